@@ -1,0 +1,1 @@
+"""Chat: understanding, routing, retrieval, prompt, generation, citations, streaming."""

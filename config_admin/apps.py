@@ -1,0 +1,13 @@
+"""App config: keeps role permissions in step with the models after every migrate."""
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+class ConfigAdminConfig(AppConfig):
+    name = "config_admin"
+    verbose_name = "AI configuration"
+
+    def ready(self) -> None:
+        from docmind import roles
+
+        post_migrate.connect(roles.sync_role_permissions, dispatch_uid="docmind-sync-roles")

@@ -1,0 +1,167 @@
+"""Every sys_ai_config key a stage reads: its type, default, category, description and valid range."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+VALUE_TYPES = ("int", "float", "bool", "str", "json")
+
+
+class ConfigValueError(ValueError):
+    """A value does not fit its key's type or range."""
+
+
+class UnknownConfigKey(KeyError):
+    """A key that no stage declares."""
+
+    def __str__(self) -> str:
+        return f"unknown AI config key: {self.args[0]!r}"
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    key: str
+    value_type: str
+    default: Any
+    category: str
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple[str, ...] | None = None
+
+    def parse(self, raw: str) -> Any:
+        """Turn the stored text into a typed value; raise ConfigValueError with a clear message."""
+        text = raw.strip() if isinstance(raw, str) else raw
+        try:
+            if self.value_type == "int":
+                if isinstance(text, bool):
+                    raise ValueError
+                value: Any = int(text)
+            elif self.value_type == "float":
+                value = float(text)
+                if value != value or value in (float("inf"), float("-inf")):
+                    raise ValueError
+            elif self.value_type == "bool":
+                lowered = str(text).lower()
+                if lowered not in {"true", "false", "1", "0"}:
+                    raise ValueError
+                value = lowered in {"true", "1"}
+            elif self.value_type == "json":
+                value = json.loads(text) if isinstance(text, str) else text
+            else:
+                value = str(text)
+        except (TypeError, ValueError):
+            raise ConfigValueError(f"{self.key}: {raw!r} is not a valid {self.value_type}") from None
+        self.check(value)
+        return value
+
+    def check(self, value: Any) -> None:
+        if self.minimum is not None and value < self.minimum:
+            raise ConfigValueError(f"{self.key}: {value} is below the minimum {self.minimum}")
+        if self.maximum is not None and value > self.maximum:
+            raise ConfigValueError(f"{self.key}: {value} is above the maximum {self.maximum}")
+        if self.choices is not None and value not in self.choices:
+            raise ConfigValueError(f"{self.key}: {value!r} is not one of {', '.join(self.choices)}")
+
+    def render(self, value: Any) -> str:
+        if self.value_type == "bool":
+            return "true" if value else "false"
+        if self.value_type == "json":
+            return json.dumps(value, ensure_ascii=False)
+        return str(value)
+
+
+def _budget(key: str, default: int, description: str, category: str = "prompt") -> ConfigKey:
+    return ConfigKey(key, "int", default, category, description, minimum=1, maximum=1_000_000)
+
+
+KEYS: tuple[ConfigKey, ...] = (
+    # Prompt budget (seed #32/#33)
+    _budget("rag.context_max_tokens", 3000, "Token budget for the evidence chunks in the prompt.", "rag"),
+    _budget("prompt.budget.aux_max_tokens", 2500, "Shared budget of computations, memory and history."),
+    _budget("prompt.budget.computations_max_tokens", 1500, "Cap for sandbox computation output."),
+    _budget("prompt.budget.memory_max_tokens", 600, "Cap for long-term memory in the prompt."),
+    _budget("prompt.budget.history_max_tokens", 1000, "Cap for conversation history in the prompt."),
+    _budget("prompt.budget.total_max_tokens", 6000, "Global ceiling for the whole prompt."),
+    ConfigKey("prompt.history.rolling_summary", "bool", True, "prompt",
+              "Summarise the dropped head of a long history with the cheap model."),
+    _budget("prompt.history.summary_max_tokens", 300, "Budget of the rolling history summary."),
+    _budget("prompt.history.message_max_chars", 600, "Each history message is cut to this many characters."),
+    # Agentic loop
+    ConfigKey("agentic.enabled", "bool", True, "agentic", "Route complex questions through the tool-calling loop."),
+    ConfigKey("agentic.max_iterations", "int", 4, "agentic", "Maximum tool-calling rounds per question.",
+              minimum=1, maximum=10),
+    ConfigKey("sandbox.enabled", "bool", False, "agentic", "Offer executeCode (model-written Python in a sandbox)."),
+    ConfigKey("sandbox.timeout_seconds", "float", 5.0, "agentic", "Wall-time limit of one sandbox run.",
+              minimum=0.5, maximum=60),
+    ConfigKey("sandbox.memory_mb", "int", 256, "agentic", "Memory limit of one sandbox run (MiB).",
+              minimum=32, maximum=4096),
+    # Retrieval
+    ConfigKey("retrieval.top_k", "int", 6, "retrieval", "Chunks kept after rerank and MMR.", minimum=1, maximum=50),
+    ConfigKey("retrieval.candidate_k", "int", 30, "retrieval", "Candidates fetched from each retriever.",
+              minimum=1, maximum=500),
+    ConfigKey("retrieval.vector_weight", "float", 1.0, "retrieval", "RRF weight of the vector retriever.",
+              minimum=0, maximum=10),
+    ConfigKey("retrieval.bm25_weight", "float", 1.0, "retrieval", "RRF weight of the BM25 retriever.",
+              minimum=0, maximum=10),
+    ConfigKey("retrieval.rrf_k", "int", 60, "retrieval", "RRF constant k (adapted to the candidate count).",
+              minimum=1, maximum=1000),
+    ConfigKey("retrieval.hyde.enabled", "bool", False, "retrieval", "Embed a hypothetical answer (one-shot path only)."),
+    ConfigKey("retrieval.web_compensation_on_low", "bool", True, "retrieval", "Add web results when the grade is LOW."),
+    ConfigKey("mmr.lambda", "float", 0.7, "retrieval", "MMR relevance/diversity trade-off.", minimum=0, maximum=1),
+    ConfigKey("mmr.similarity", "str", "cosine", "retrieval", "MMR similarity: cosine over embeddings or jaccard.",
+              choices=("cosine", "jaccard")),
+    ConfigKey("compress.near_dup_jaccard", "float", 0.85, "retrieval",
+              "Bigram Jaccard at or above which two chunks are near-duplicates.", minimum=0, maximum=1),
+    ConfigKey("compress.window_chars", "int", 800, "retrieval", "Long chunks are cut to a window of this size.",
+              minimum=100, maximum=10000),
+    ConfigKey("grader.mode", "str", "heuristic", "retrieval", "CRAG grey-zone arbitration.",
+              choices=("heuristic", "cross_encoder", "disabled")),
+    ConfigKey("grader.web_fallback_on_ambiguous", "bool", True, "retrieval",
+              "Add web results when the grade is AMBIGUOUS and KB entities are weak."),
+    ConfigKey("grader.high_threshold", "float", 0.6, "retrieval", "Rerank score at or above which it counts as strong.",
+              minimum=0, maximum=1),
+    ConfigKey("grader.low_threshold", "float", 0.3, "retrieval", "Rerank score below which it counts as weak.",
+              minimum=0, maximum=1),
+    # Chunking
+    ConfigKey("chunk.parent_chars", "int", 1000, "ingestion", "Target size of a parent chunk (characters).",
+              minimum=200, maximum=10000),
+    ConfigKey("chunk.child_chars", "int", 240, "ingestion", "Target size of a child chunk (characters).",
+              minimum=50, maximum=2000),
+    # Models
+    ConfigKey("llm.main_model", "str", "qwen-plus", "llm", "Model that writes answers."),
+    ConfigKey("llm.small_model", "str", "qwen-turbo", "llm", "Cheap model for classification and planning."),
+    ConfigKey("memory.extract_model", "str", "qwen-flash", "llm", "Cheapest model: memory extraction, summaries."),
+    ConfigKey("llm.temperature", "float", 0.2, "llm", "Sampling temperature of the main model.", minimum=0, maximum=2),
+    # Chat
+    ConfigKey("chat.max_message_chars", "int", 4000, "chat", "Longest question a user may send.",
+              minimum=1, maximum=100000),
+    ConfigKey("cache.semantic.enabled", "bool", True, "chat", "Reuse answers of near-identical questions."),
+    ConfigKey("cache.semantic.threshold", "float", 0.97, "chat",
+              "Query-embedding cosine at or above which a cached answer is reused.", minimum=0.5, maximum=1),
+)
+
+BY_KEY: dict[str, ConfigKey] = {k.key: k for k in KEYS}
+
+
+def spec(key: str) -> ConfigKey:
+    try:
+        return BY_KEY[key]
+    except KeyError:
+        raise UnknownConfigKey(key) from None
+
+
+def seed_rows(apps: Any, schema_editor: Any = None) -> None:
+    """Create the rows of every declared key that is missing; never overwrite an edited value."""
+    model = apps.get_model("config_admin", "SysAiConfig")
+    for item in KEYS:
+        model.objects.get_or_create(
+            key=item.key,
+            defaults={
+                "value": item.render(item.default),
+                "value_type": item.value_type,
+                "category": item.category,
+                "description": item.description,
+            },
+        )

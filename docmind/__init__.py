@@ -1,0 +1,1 @@
+"""DocMind: knowledge-base question answering on Django."""

@@ -1,0 +1,43 @@
+"""Token login for API clients and a who-am-I endpoint."""
+from __future__ import annotations
+
+from django.contrib.auth import authenticate
+from rest_framework import serializers, status
+from rest_framework.authtoken.models import Token
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from docmind.roles import ROLES, has_role
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=256, trim_whitespace=False)
+
+
+class TokenView(APIView):
+    """POST {username, password} → {token}; 401 on wrong credentials."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+    throttle_scope = "auth"
+
+    def post(self, request) -> Response:
+        creds = CredentialsSerializer(data=request.data)
+        creds.is_valid(raise_exception=True)
+        user = authenticate(request, **creds.validated_data)
+        if user is None:
+            return Response({"error": "wrong username or password"}, status=status.HTTP_401_UNAUTHORIZED)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})
+
+
+class MeView(APIView):
+    def get(self, request) -> Response:
+        user = request.user
+        return Response({
+            "id": user.id,
+            "username": user.username,
+            "roles": [r for r in ROLES if has_role(user, r)],
+        })

@@ -1,0 +1,57 @@
+"""Builds each external-service implementation once, chosen by settings (never by a config row)."""
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+if TYPE_CHECKING:
+    from docmind.embeddings import Embedder
+    from docmind.llm.base import ChatModel
+    from docmind.rerank import Reranker
+    from docmind.vectorstore import VectorStore
+
+_lock = threading.Lock()
+
+
+def llm_is_remote() -> bool:
+    """Remote mode needs an API key; without one DocMind answers extractively (offline mode)."""
+    return bool(settings.OPENAI_API_KEY)
+
+
+@lru_cache(maxsize=1)
+def get_embedder() -> Embedder:
+    from docmind.embeddings import build_embedder
+
+    return build_embedder(settings.EMBEDDING_ENDPOINT)
+
+
+@lru_cache(maxsize=1)
+def get_vector_store() -> VectorStore:
+    from docmind.vectorstore import MilvusVectorStore
+
+    with _lock:
+        return MilvusVectorStore(uri=settings.MILVUS_URI, dim=get_embedder().dim)
+
+
+@lru_cache(maxsize=1)
+def get_reranker() -> Reranker:
+    from docmind.rerank import build_reranker
+
+    return build_reranker(settings.RERANK_ENDPOINT)
+
+
+@lru_cache(maxsize=1)
+def get_chat_model() -> ChatModel:
+    from docmind.llm import build_chat_model
+
+    return build_chat_model(base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
+                            timeout=settings.LLM_TIMEOUT_SECONDS)
+
+
+def reset_backends() -> None:
+    """Forget built backends (tests switch settings)."""
+    for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model):
+        factory.cache_clear()

@@ -1,0 +1,152 @@
+"""Reads DocMind's environment variables; a malformed value stops start-up naming the variable."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import dj_database_url
+
+
+class EnvError(RuntimeError):
+    """An environment variable has a value DocMind cannot use."""
+
+    def __init__(self, name: str, value: str, reason: str) -> None:
+        super().__init__(f"Environment variable {name}={value!r} is invalid: {reason}")
+        self.name = name
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise EnvError(name, raw, "expected one of 1/0, true/false, yes/no, on/off")
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise EnvError(name, raw, "expected an integer") from None
+    if value < minimum:
+        raise EnvError(name, raw, f"must be >= {minimum}")
+    return value
+
+
+def database_config(data_dir: Path) -> dict:
+    """DATABASE_URL → Django DATABASES['default']; unset → SQLite under the data dir."""
+    raw = env_str("DATABASE_URL")
+    if not raw:
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(data_dir / "docmind.sqlite3"),
+            # Ingestion workers write while requests read: wait rather than fail on a lock.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+        }
+    scheme = urlparse(raw).scheme
+    if scheme not in {"mysql", "mariadb", "sqlite"}:
+        raise EnvError("DATABASE_URL", _redact(raw), "scheme must be mysql://, mariadb:// or sqlite://")
+    try:
+        config = dj_database_url.parse(raw.replace("mariadb://", "mysql://", 1), conn_max_age=60)
+    except Exception as exc:  # dj_database_url raises several types for garbage
+        raise EnvError("DATABASE_URL", _redact(raw), str(exc)) from None
+    if config["ENGINE"] == "django.db.backends.mysql":
+        if not config.get("NAME"):
+            raise EnvError("DATABASE_URL", _redact(raw), "the database name is missing")
+        config.setdefault("OPTIONS", {})
+        # utf8mb4 so that Chinese (and any 4-byte character) round-trips.
+        config["OPTIONS"].update({"charset": "utf8mb4", "init_command": "SET sql_mode='STRICT_TRANS_TABLES'"})
+        config["TEST"] = {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"}
+    return config
+
+
+def redis_url() -> str | None:
+    raw = env_str("REDIS_URL")
+    if not raw:
+        return None
+    parsed = urlparse(raw)
+    if parsed.scheme not in {"redis", "rediss", "unix"} or (parsed.scheme != "unix" and not parsed.hostname):
+        raise EnvError("REDIS_URL", _redact(raw), "expected redis://host:port/db")
+    return raw
+
+
+def milvus_uri(data_dir: Path) -> str:
+    raw = env_str("MILVUS_URI")
+    if not raw:
+        return str(data_dir / "milvus.db")
+    parsed = urlparse(raw)
+    if parsed.scheme in {"http", "https", "tcp", "grpc"}:
+        if not parsed.hostname:
+            raise EnvError("MILVUS_URI", raw, "the host is missing")
+        return raw
+    if raw.endswith(".db"):
+        return raw
+    raise EnvError("MILVUS_URI", raw, "expected http://host:19530 or a Milvus Lite file ending in .db")
+
+
+def openai_base_url() -> str | None:
+    raw = env_str("OPENAI_BASE_URL")
+    if not raw:
+        return None
+    parsed = urlparse(raw)
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+        raise EnvError("OPENAI_BASE_URL", raw, "expected an http(s) URL")
+    return raw
+
+
+def allowed_hosts(debug: bool) -> list[str]:
+    raw = env_str("DJANGO_ALLOWED_HOSTS")
+    if not raw:
+        return ["127.0.0.1", "localhost", "[::1]", "testserver"]
+    hosts = [h.strip() for h in raw.split(",") if h.strip()]
+    if not hosts:
+        raise EnvError("DJANGO_ALLOWED_HOSTS", raw, "no host given")
+    return hosts
+
+
+@dataclass(frozen=True)
+class ServiceEndpoint:
+    """An optional OpenAI-compatible HTTP service (embeddings, rerank, web search)."""
+
+    url: str | None
+    api_key: str | None
+    model: str
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.url)
+
+
+def service_endpoint(prefix: str, default_model: str = "") -> ServiceEndpoint:
+    url = env_str(f"{prefix}_URL") or None
+    if url:
+        parsed = urlparse(url)
+        if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+            raise EnvError(f"{prefix}_URL", url, "expected an http(s) URL")
+    return ServiceEndpoint(url=url, api_key=env_str(f"{prefix}_API_KEY") or None,
+                           model=env_str(f"{prefix}_MODEL", default_model))
+
+
+def _redact(url: str) -> str:
+    parsed = urlparse(url)
+    if parsed.password:
+        return url.replace(f":{parsed.password}@", ":***@", 1)
+    return url

@@ -1,0 +1,1 @@
+"""Knowledge base: documents, chunks, domains; ingestion and retrieval."""

@@ -1,0 +1,1 @@
+"""Ingestion: parse → chunk → embed → index, off the request path."""

@@ -1,0 +1,2 @@
+def start_background_worker() -> None:
+    return None

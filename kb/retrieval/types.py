@@ -1,0 +1,107 @@
+"""Data passed between retrieval stages; stages return changed copies, never mutate their inputs."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any
+
+
+class Source(StrEnum):
+    KB = "KB"
+    WEB = "WEB"
+    MEMORY = "MEMORY"
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    """One piece of evidence. KB chunk ids are the Chunk primary key as text; web ids are URLs' hashes."""
+
+    chunk_id: str
+    content: str
+    score: float
+    source: Source = Source.KB
+    document_id: int | None = None
+    document_title: str = ""
+    domain: str = ""
+    parent_id: int | None = None
+    # After parent expansion `content` is the parent's text; the child's own text is kept here
+    # so that compression can centre its window on the passage that actually matched.
+    child_content: str | None = None
+    url: str | None = None
+    # Score of each stage that touched the chunk (vector, bm25, rrf, rerank…), for the trace.
+    stage_scores: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+
+    def dedupe_key(self) -> str:
+        """Same key ⇔ same evidence: a parent reached from two children is one piece of evidence."""
+        if self.source == Source.KB:
+            return f"kb:{self.parent_id if self.parent_id is not None else self.chunk_id}"
+        return f"{self.source.value.lower()}:{self.url or self.chunk_id}"
+
+    def with_score(self, stage: str, score: float) -> ScoredChunk:
+        """A copy scored by `stage`; the stage score becomes the current score."""
+        scores = dict(self.stage_scores)
+        scores[stage] = score
+        return replace(self, score=score, stage_scores=MappingProxyType(scores))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "chunk_id": self.chunk_id,
+            "document_id": self.document_id,
+            "document_title": self.document_title,
+            "domain": self.domain,
+            "content": self.content,
+            "score": round(float(self.score), 6),
+            "source": self.source.value,
+            "url": self.url,
+        }
+
+
+class Grade(StrEnum):
+    HIGH = "HIGH"
+    AMBIGUOUS = "AMBIGUOUS"
+    LOW = "LOW"
+
+
+@dataclass(frozen=True)
+class GradeResult:
+    grade: Grade
+    rerank_top1: float
+    lex_coverage: float
+    kb_entity_weak: bool
+    web_compensation_needed: bool
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "grade": self.grade.value,
+            "rerankTop1": round(self.rerank_top1, 4),
+            "lexCoverage": round(self.lex_coverage, 4),
+            "kbEntityWeak": self.kb_entity_weak,
+            "webCompensationNeeded": self.web_compensation_needed,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the answer step sees: compressed chunks, their grade, and how long each stage took."""
+
+    chunks: tuple[ScoredChunk, ...]
+    grade: GradeResult
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+    trace: tuple[str, ...] = ()
+
+    @property
+    def needs_fallback(self) -> bool:
+        # Only "no evidence at all": LOW-but-present evidence is still cited (seed #28).
+        return not self.chunks
+
+    @property
+    def kb_chunks(self) -> tuple[ScoredChunk, ...]:
+        return tuple(c for c in self.chunks if c.source == Source.KB)
+
+    @property
+    def web_chunks(self) -> tuple[ScoredChunk, ...]:
+        return tuple(c for c in self.chunks if c.source == Source.WEB)

@@ -1,0 +1,1 @@
+"""Long-term per-user memory."""
