@@ -44,11 +44,14 @@ def get_reranker() -> Reranker:
 
 
 @lru_cache(maxsize=1)
-def get_chat_model() -> ChatModel:
-    from docmind.llm import build_chat_model
+def get_chat_model() -> ChatModel | None:
+    """The remote model, or None in offline mode (stages then use their deterministic fallback)."""
+    if not llm_is_remote():
+        return None
+    from docmind.llm.openai_model import OpenAIChatModel
 
-    return build_chat_model(base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
-                            timeout=settings.LLM_TIMEOUT_SECONDS)
+    return OpenAIChatModel(base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
+                           timeout=settings.LLM_TIMEOUT_SECONDS)
 
 
 def reset_backends() -> None:

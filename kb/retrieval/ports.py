@@ -26,3 +26,9 @@ class ParentLookup(Protocol):
     """Maps child chunk ids to their parent chunk (id, content); children without a parent are absent."""
 
     def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str]]: ...
+
+
+class WebSearcher(Protocol):
+    """Searches the web; returns chunks with source WEB, best first. Raises on failure or timeout."""
+
+    def search(self, query: str, *, k: int) -> list[ScoredChunk]: ...
