@@ -7,3 +7,5 @@ os.environ.setdefault("DOCMIND_DATA_DIR", tempfile.mkdtemp(prefix="docmind-test-
 os.environ.setdefault("DOCMIND_INGEST_WORKER", "false")
 # Tests run offline unless a test starts its own scripted OpenAI-compatible server.
 os.environ.pop("OPENAI_API_KEY", None)
+
+pytest_plugins = ["tests.fakes.plugin"]

@@ -22,6 +22,13 @@ class ChunkSearcher(Protocol):
                        document_ids: Sequence[int] | None = None) -> list[ScoredChunk]: ...
 
 
+class VectorLookup(Protocol):
+    """Stored embeddings of child chunks by id (for MMR cosine and the local reranker); ids
+    without a stored vector are absent from the result."""
+
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+
 class ParentLookup(Protocol):
     """Maps child chunk ids to their parent chunk (id, content); children without a parent are absent."""
 
