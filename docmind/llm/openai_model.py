@@ -1,0 +1,98 @@
+"""`OpenAIChatModel`: the `ChatModel` port over the openai SDK against any OpenAI-compatible URL."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import httpx2
+import openai
+
+from docmind.llm.base import ChatReply, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+
+logger = logging.getLogger(__name__)
+
+
+class OpenAIChatModel:
+    """Sync openai client; tool calls are returned to the caller, never executed by the SDK."""
+
+    def __init__(self, *, base_url: str, api_key: str, timeout: float, max_retries: int = 2) -> None:
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        if not 0 <= max_retries <= 5:
+            raise ValueError("max_retries must be between 0 and 5")
+        if not api_key:
+            raise ValueError("api_key is required (offline mode has no ChatModel)")
+        self.base_url = base_url
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+
+    def __repr__(self) -> str:  # never show the key
+        return f"OpenAIChatModel(base_url={self.base_url!r}, timeout={self.timeout})"
+
+    def complete(self, messages: list[dict], *, model: str, tools: list[dict] | None = None,
+                 temperature: float = 0.2, max_tokens: int | None = None) -> ChatReply:
+        kwargs = _params(model, temperature, max_tokens)
+        if tools:
+            kwargs["tools"] = tools
+        with _mapped_errors(model):
+            response = self._client.chat.completions.create(messages=messages, **kwargs)
+            if not response.choices:
+                raise LlmError(f"{model}: reply without choices")
+            choice = response.choices[0]
+            calls = tuple(
+                ToolCall(id=c.id or "", name=c.function.name or "", arguments=c.function.arguments or "")
+                for c in (choice.message.tool_calls or ()) if getattr(c, "function", None) is not None
+            )
+            return ChatReply(content=choice.message.content or "", tool_calls=calls,
+                             model=response.model or model, finish_reason=choice.finish_reason or "")
+
+    def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
+               max_tokens: int | None = None) -> Iterator[str]:
+        with _mapped_errors(model):
+            response = self._client.chat.completions.create(messages=messages, stream=True,
+                                                            **_params(model, temperature, max_tokens))
+            try:
+                for chunk in response:
+                    for choice in chunk.choices:
+                        if choice.delta and choice.delta.content:
+                            yield choice.delta.content
+            finally:
+                response.close()  # a consumer that stops early must not leak the connection
+
+
+def _params(model: str, temperature: float, max_tokens: int | None) -> dict[str, Any]:
+    params: dict[str, Any] = {"model": model, "temperature": temperature}
+    if max_tokens is not None:
+        params["max_tokens"] = max_tokens
+    return params
+
+
+class _mapped_errors:
+    """Translate the SDK's exceptions into the port's errors (messages carry no credentials)."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or isinstance(exc, LlmError | GeneratorExit):
+            return False
+        # Mid-stream failures surface as raw transport errors: the SDK only wraps the request itself.
+        if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+            raise LlmTimeout(f"{self.model}: timed out") from exc
+        if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+            raise LlmUnavailable(f"{self.model}: connection failed") from exc
+        if isinstance(exc, openai.APIStatusError):
+            if exc.status_code >= 500 or exc.status_code == 429:
+                raise LlmUnavailable(f"{self.model}: HTTP {exc.status_code}") from exc
+            raise LlmError(f"{self.model}: HTTP {exc.status_code}") from exc
+        if isinstance(exc, openai.OpenAIError):
+            raise LlmError(f"{self.model}: {type(exc).__name__}") from exc
+        if isinstance(exc, ValueError | KeyError | TypeError | AttributeError):
+            logger.warning("malformed reply from %s: %s", self.model, type(exc).__name__)
+            raise LlmError(f"{self.model}: malformed reply") from exc
+        return False

@@ -1,0 +1,122 @@
+"""The real openai client against the scripted OpenAI-compatible server."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docmind.llm.base import ChatModel, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+from docmind.llm.openai_model import OpenAIChatModel
+from tests.fakes.openai_server import delayed, http_error, tool_calls
+
+
+def _model(server, timeout: float = 2.0) -> OpenAIChatModel:
+    return OpenAIChatModel(base_url=server.base_url, api_key="sk-test-secret", timeout=timeout)
+
+
+def test_it_is_a_chat_model(scripted_openai):
+    assert isinstance(_model(scripted_openai), ChatModel)
+
+
+def test_it_completes_plain_text_and_sends_the_prompt(scripted_openai):
+    scripted_openai.script(["你好，世界 [1]"])
+    reply = _model(scripted_openai).complete([{"role": "user", "content": "hi"}], model="qwen-plus",
+                                             temperature=0.1, max_tokens=50)
+    assert reply.content == "你好，世界 [1]"
+    assert reply.finish_reason == "stop"
+    body = scripted_openai.requests[0]
+    assert body["model"] == "qwen-plus" and body["max_tokens"] == 50 and body["temperature"] == 0.1
+    assert body["messages"] == [{"role": "user", "content": "hi"}]
+
+
+def test_it_streams_content_deltas(scripted_openai):
+    scripted_openai.script(["The answer is 42 [1]."])
+    deltas = list(_model(scripted_openai).stream([{"role": "user", "content": "q"}], model="m"))
+    assert len(deltas) > 1
+    assert "".join(deltas) == "The answer is 42 [1]."
+    assert scripted_openai.requests[0]["stream"] is True
+
+
+@pytest.mark.parametrize("arguments", [{"query": "退货政策"}, '{"query": "unterminated'])
+def test_it_returns_tool_calls_without_running_them(scripted_openai, arguments):
+    scripted_openai.script([tool_calls(("searchDocs", arguments))])
+    tools = [{"type": "function", "function": {"name": "searchDocs", "parameters": {"type": "object"}}}]
+    reply = _model(scripted_openai).complete([{"role": "user", "content": "q"}], model="m", tools=tools)
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    assert reply.tool_calls == (ToolCall(id="call_0_searchDocs", name="searchDocs", arguments=raw),)
+    assert reply.finish_reason == "tool_calls"
+    assert scripted_openai.requests[0]["tools"] == tools
+    assert len(scripted_openai.requests) == 1  # no SDK-side tool loop
+
+
+def test_it_accepts_a_tool_round_trip_in_messages(scripted_openai):
+    scripted_openai.script([tool_calls(("searchDocs", {"q": "a"})), "done [1]"])
+    model = _model(scripted_openai)
+    first = model.complete([{"role": "user", "content": "q"}], model="m")
+    call = first.tool_calls[0]
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}]},
+        {"role": "tool", "tool_call_id": call.id, "content": "[1] chunk"},
+    ]
+    assert model.complete(messages, model="m").content == "done [1]"
+    assert scripted_openai.requests[1]["messages"][2]["tool_call_id"] == call.id
+
+
+def test_a_slow_server_raises_llm_timeout(scripted_openai):
+    scripted_openai.script([delayed(3.0, "late")] * 3)
+    model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=0.3, max_retries=0)
+    with pytest.raises(LlmTimeout):
+        model.complete([{"role": "user", "content": "q"}], model="m")
+
+
+def test_a_slow_stream_raises_llm_timeout(scripted_openai):
+    scripted_openai.script([delayed(3.0, "late")])
+    model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=0.3, max_retries=0)
+    with pytest.raises(LlmTimeout):
+        list(model.stream([{"role": "user", "content": "q"}], model="m"))
+
+
+def test_persistent_500_raises_unavailable_after_bounded_retries(scripted_openai):
+    scripted_openai.script([http_error(500, times=5)])
+    with pytest.raises(LlmUnavailable):
+        _model(scripted_openai).complete([{"role": "user", "content": "q"}], model="m")
+    assert len(scripted_openai.requests) == 3  # first try + 2 retries
+
+
+def test_a_transient_500_is_retried(scripted_openai):
+    scripted_openai.script([http_error(500), "recovered"])
+    assert _model(scripted_openai).complete([{"role": "user", "content": "q"}], model="m").content == "recovered"
+
+
+def test_a_400_is_an_llm_error_not_retried(scripted_openai):
+    scripted_openai.script([http_error(400)])
+    with pytest.raises(LlmError) as info:
+        _model(scripted_openai).complete([{"role": "user", "content": "q"}], model="m")
+    assert not isinstance(info.value, LlmUnavailable)
+    assert len(scripted_openai.requests) == 1
+
+
+def test_connection_refused_is_unavailable():
+    model = OpenAIChatModel(base_url="http://127.0.0.1:9/v1", api_key="k", timeout=1, max_retries=0)
+    with pytest.raises(LlmUnavailable):
+        model.complete([{"role": "user", "content": "q"}], model="m")
+
+
+def test_model_specific_queue_answers_that_model(scripted_openai):
+    scripted_openai.script(['{"scope": "KNOWLEDGE"}'], model="qwen-turbo")
+    scripted_openai.script(["main answer"])
+    model = _model(scripted_openai)
+    assert model.complete([{"role": "user", "content": "q"}], model="qwen-plus").content == "main answer"
+    assert model.complete([{"role": "user", "content": "q"}], model="qwen-turbo").content == '{"scope": "KNOWLEDGE"}'
+
+
+def test_the_key_never_appears_in_repr():
+    assert "sk-test-secret" not in repr(OpenAIChatModel(base_url="http://x/v1", api_key="sk-test-secret", timeout=1))
+
+
+@pytest.mark.parametrize("kwargs", [{"timeout": 0}, {"timeout": 1, "max_retries": 9}, {"timeout": 1, "api_key": ""}])
+def test_it_rejects_bad_configuration(kwargs):
+    with pytest.raises(ValueError):
+        OpenAIChatModel(**{"base_url": "http://x/v1", "api_key": "k", **kwargs})
