@@ -1,0 +1,51 @@
+"""Conversations and their messages, with each answer's citations and retrieval log."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=120)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [models.Index(fields=["user", "-updated_at"])]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class MessageRole(models.TextChoices):
+    USER = "user", "user"
+    ASSISTANT = "assistant", "assistant"
+
+
+class MessageStatus(models.TextChoices):
+    COMPLETE = "complete", "complete"
+    ERROR = "error", "error"
+    CANCELLED = "cancelled", "cancelled"
+
+
+class Message(models.Model):
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=MessageRole.choices)
+    content = models.TextField(blank=True, default="")
+    # Structured citations as sent in the `done` event (index, chunk_id, document_id, document_title…).
+    citations = models.JSONField(default=list, blank=True)
+    # Route, classification, KB and web chunks (kept apart), grade, timings, tool calls / agentic trace.
+    retrieval_log = models.JSONField(default=dict, blank=True)
+    confidence_score = models.FloatField(null=True, blank=True)
+    confidence_band = models.CharField(max_length=16, blank=True, default="")
+    status = models.CharField(max_length=16, choices=MessageStatus.choices, default=MessageStatus.COMPLETE)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.content[:40]}"

@@ -1,0 +1,60 @@
+"""Writes to conversations and messages; the pipeline, the API and the admin all go through here."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from chat.models import Conversation, Message, MessageRole, MessageStatus
+
+TITLE_CHARS = 40
+
+
+def title_from_question(question: str) -> str:
+    """The first line of the first question, cut so that the sidebar stays one line."""
+    line = " ".join(question.split())
+    return line if len(line) <= TITLE_CHARS else line[: TITLE_CHARS - 1] + "…"
+
+
+@transaction.atomic
+def conversation_start(*, user: Any, question: str) -> Conversation:
+    return Conversation.objects.create(user=user, title=title_from_question(question) or "新对话")
+
+
+@transaction.atomic
+def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
+    title = " ".join(title.split())[:120]
+    if not title:
+        raise ValueError("title must not be empty")
+    conversation.title = title
+    conversation.save(update_fields=["title", "updated_at"])
+    return conversation
+
+
+@transaction.atomic
+def conversation_delete(*, conversation: Conversation) -> None:
+    conversation.delete()
+
+
+@transaction.atomic
+def message_add_question(*, conversation: Conversation, content: str) -> Message:
+    """Saved before any work starts, so a failing stream never loses the question."""
+    message = Message.objects.create(conversation=conversation, role=MessageRole.USER, content=content)
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    return message
+
+
+@transaction.atomic
+def message_add_answer(*, conversation: Conversation, content: str, status: str = MessageStatus.COMPLETE,
+                       citations: list[dict] | None = None, retrieval_log: dict | None = None,
+                       confidence_score: float | None = None, confidence_band: str = "",
+                       error: str = "") -> Message:
+    """The assistant's turn: complete, or error/cancelled with whatever text was produced."""
+    message = Message.objects.create(
+        conversation=conversation, role=MessageRole.ASSISTANT, content=content, status=status,
+        citations=citations or [], retrieval_log=retrieval_log or {}, confidence_score=confidence_score,
+        confidence_band=confidence_band, error=error,
+    )
+    Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    return message
