@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from docmind.llm.base import ChatModel
     from docmind.rerank import Reranker
     from docmind.vectorstore import VectorStore
+    from docmind.websearch import WebSearch
 
 _lock = threading.Lock()
 
@@ -54,7 +55,18 @@ def get_chat_model() -> ChatModel | None:
                            timeout=settings.LLM_TIMEOUT_SECONDS)
 
 
+@lru_cache(maxsize=1)
+def get_web_search() -> WebSearch | None:
+    """The configured web search provider, or None (off by default: no URL, no web search)."""
+    endpoint = settings.WEB_SEARCH_ENDPOINT
+    if not endpoint.enabled:
+        return None
+    from docmind.websearch import SearxngWebSearch
+
+    return SearxngWebSearch(url=endpoint.url, api_key=endpoint.api_key, timeout=settings.LLM_TIMEOUT_SECONDS)
+
+
 def reset_backends() -> None:
     """Forget built backends (tests switch settings)."""
-    for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model):
+    for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search):
         factory.cache_clear()
