@@ -63,7 +63,9 @@ def get_web_search() -> WebSearch | None:
         return None
     from docmind.websearch import SearxngWebSearch
 
-    return SearxngWebSearch(url=endpoint.url, api_key=endpoint.api_key, timeout=settings.LLM_TIMEOUT_SECONDS)
+    # A web search slower than this is worth less than the answer it delays.
+    return SearxngWebSearch(url=endpoint.url, api_key=endpoint.api_key,
+                            timeout=min(10.0, settings.LLM_TIMEOUT_SECONDS))
 
 
 def reset_backends() -> None:
