@@ -60,6 +60,9 @@ def database_config(data_dir: Path) -> dict:
             # Ingestion workers write while requests read: wait rather than fail on a lock.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
                         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"},
+            # A file, not pytest's default in-memory database: tests start other processes
+            # (a second config reader, a live server) that must see the same data.
+            "TEST": {"NAME": str(data_dir / "test.sqlite3")},
         }
     scheme = urlparse(raw).scheme
     if scheme not in {"mysql", "mariadb", "sqlite"}:
