@@ -137,6 +137,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = DATA_DIR / "staticfiles"
+STATIC_ROOT.mkdir(exist_ok=True)
+# Serve static files straight from the app folders too, so a fresh clone needs no collectstatic.
+WHITENOISE_USE_FINDERS = True
 MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "media/"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
