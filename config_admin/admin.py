@@ -38,7 +38,7 @@ class ChangeInline(admin.TabularInline):
 @admin.register(SysAiConfig)
 class SysAiConfigAdmin(admin.ModelAdmin):
     form = SysAiConfigForm
-    list_display = ["key", "value", "value_type", "description", "updated_at", "updated_by"]
+    list_display = ["category", "key", "value", "value_type", "description", "updated_at", "updated_by"]
     list_display_links = ["key"]
     list_filter = ["category"]
     search_fields = ["key", "description"]
