@@ -137,6 +137,8 @@ KEYS: tuple[ConfigKey, ...] = (
     # Chat
     ConfigKey("chat.max_message_chars", "int", 4000, "chat", "Longest question a user may send.",
               minimum=1, maximum=100000),
+    ConfigKey("chat.direct_read.max_chunks", "int", 12, "chat",
+              "Chunks sampled evenly from a selected document for a direct read.", minimum=1, maximum=200),
     ConfigKey("cache.semantic.enabled", "bool", True, "chat", "Reuse answers of near-identical questions."),
     ConfigKey("cache.semantic.threshold", "float", 0.97, "chat",
               "Query-embedding cosine at or above which a cached answer is reused.", minimum=0.5, maximum=1),
