@@ -43,4 +43,5 @@ def ready_document(*, document_id: int) -> Document:
 
 def document_parent_chunks(*, document_id: int) -> list[Chunk]:
     """A document's parent chunks in reading order: the material of a direct read."""
-    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT).order_by("ordinal"))
+    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT)
+                .select_related("document").order_by("ordinal"))

@@ -1,0 +1,97 @@
+"""WebSocket `/ws/chat/`: parse a frame, run one pipeline turn in a worker thread, forward its events."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from typing import Any
+
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from chat.events import error_event, events_from_thread
+from chat.pipeline import ChatPipeline
+
+log = logging.getLogger(__name__)
+
+CLOSE_UNAUTHENTICATED = 4401
+_OPTIONAL_IDS = ("conversation_id", "document_id")
+
+
+def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
+    """("ask", fields) / ("cancel", {}) or ValueError with a message fit for the client."""
+    if text is None:
+        raise ValueError("binary frames are not supported; send JSON text")
+    try:
+        frame = json.loads(text)
+    except json.JSONDecodeError:
+        raise ValueError("frame is not valid JSON") from None
+    if not isinstance(frame, dict):
+        raise ValueError("frame must be a JSON object")
+    kind = frame.get("type")
+    if kind == "cancel":
+        return "cancel", {}
+    if kind != "ask":
+        raise ValueError('type must be "ask" or "cancel"')
+    if not isinstance(frame.get("message"), str):
+        raise ValueError("message must be a string")
+    fields: dict[str, Any] = {"message": frame["message"]}
+    for name in _OPTIONAL_IDS:
+        value = frame.get(name)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"{name} must be an integer or null")
+        fields[name] = value
+    return "ask", fields
+
+
+class ChatConsumer(AsyncJsonWebsocketConsumer):
+    pipeline_factory = ChatPipeline
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.task: asyncio.Task[None] | None = None
+        self.cancel_event: threading.Event | None = None
+        await self.accept()
+        if not getattr(self.user, "is_authenticated", False):
+            # Accept first so that the client sees a meaningful close code, not a bare 403.
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+
+    async def disconnect(self, code: int) -> None:
+        await self._stop_turn()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        try:
+            kind, fields = parse_frame(text_data)
+        except ValueError as exc:
+            await self.send_json(error_event("bad_frame", str(exc)).to_ws())
+            return
+        if kind == "cancel":
+            await self._stop_turn()
+            return
+        if self.task is not None and not self.task.done():
+            await self.send_json(error_event("busy", "上一个问题还在回答中；请先等待或取消。").to_ws())
+            return
+        self.cancel_event = threading.Event()
+        self.task = asyncio.create_task(self._run_turn(fields, self.cancel_event))
+
+    async def _run_turn(self, fields: dict[str, Any], cancel: threading.Event) -> None:
+        pipeline = self.pipeline_factory()
+
+        def produce():  # noqa: ANN202 - a generator of ChatEvents, run in the worker thread
+            return pipeline.run(user=self.user, cancel=cancel, **fields)
+
+        try:
+            async for event in events_from_thread(produce, cancel):
+                await self.send_json(event.to_ws())
+        except Exception:  # noqa: BLE001 - the socket may already be gone
+            log.debug("chat consumer: could not forward an event", exc_info=True)
+
+    async def _stop_turn(self) -> None:
+        """Cancel the running turn and wait for it, so the cancelled answer is saved before we return."""
+        if self.cancel_event is not None:
+            self.cancel_event.set()
+        if self.task is not None and not self.task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self.task), timeout=10)
+            except (TimeoutError, asyncio.CancelledError):
+                self.task.cancel()

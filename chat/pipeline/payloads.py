@@ -1,0 +1,96 @@
+"""Event payloads and the persisted retrieval log, built from stage results (no decisions here)."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from chat import events
+from chat.events import ChatEvent
+from kb.retrieval.types import Evidence, ScoredChunk
+
+SNIPPET_CHARS = 600
+CARD_CHARS = 1200
+
+
+def chunk_card(chunk: ScoredChunk, *, chars: int = CARD_CHARS) -> dict[str, Any]:
+    card = chunk.as_dict()
+    card["content"] = chunk.content[:chars]
+    return card
+
+
+def source_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
+    """The `[n]` targets in prompt order: source n is the chunk the model saw as [n]."""
+    return [{"index": i, **chunk_card(c, chars=SNIPPET_CHARS)} for i, c in enumerate(chunks, start=1)]
+
+
+def understanding(classification: Any, ms: float) -> ChatEvent:
+    return ChatEvent(events.UNDERSTANDING, {**classification.as_dict(), "source": classification.source,
+                                            "ms": ms})
+
+
+def routing(decision: Any) -> ChatEvent:
+    return ChatEvent(events.ROUTING, decision.as_dict())
+
+
+def meta_routing(scope: str) -> ChatEvent:
+    return ChatEvent(events.ROUTING, {"mode": "META", "reason": f"scope {scope}: answered without retrieval",
+                                      "fallbackNote": ""})
+
+
+def retrieval(evidence: Evidence, *, cached: bool = False) -> ChatEvent:
+    return ChatEvent(events.RETRIEVAL, {
+        "kb_chunks": [chunk_card(c) for c in evidence.kb_chunks],
+        "web_chunks": [chunk_card(c) for c in evidence.web_chunks],
+        "noEvidence": evidence.needs_fallback,
+        "timings_ms": dict(evidence.timings_ms),
+        "trace": list(evidence.trace),
+        "cached": cached,
+    })
+
+
+def rerank(evidence: Evidence) -> ChatEvent:
+    top = [{"chunk_id": c.chunk_id, "document_title": c.document_title, "source": c.source.value,
+            "score": round(float(c.stage_scores.get("rerank", c.score)), 4)} for c in evidence.chunks]
+    return ChatEvent(events.RERANK, {"top": top, "rerankTop1": round(evidence.grade.rerank_top1, 4)})
+
+
+def grader(evidence: Evidence) -> ChatEvent:
+    return ChatEvent(events.GRADER, evidence.grade.as_dict())
+
+
+def start(*, extractive: bool, model: str, sources: list[dict[str, Any]], low_confidence: bool = False,
+          no_evidence: bool = False, cached: bool = False, mode: str = "") -> ChatEvent:
+    return ChatEvent(events.START, {"extractive": extractive, "model": "extractive" if extractive else model,
+                                    "sources": sources, "lowConfidence": low_confidence,
+                                    "noEvidence": no_evidence, "cached": cached, "mode": mode})
+
+
+def token(text: str) -> ChatEvent:
+    return ChatEvent(events.TOKEN, {"text": text})
+
+
+def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, message_id: int,
+         question_id: int, timings_ms: Mapping[str, float]) -> ChatEvent:
+    return ChatEvent(events.DONE, {
+        "answer": answer,
+        "citations": list(report.get("citations", [])),
+        "citationCoverage": report.get("citationCoverage"),
+        "invalidRefs": list(report.get("invalidRefs", [])),
+        "confidenceScore": report.get("confidenceScore"),
+        "confidenceBand": report.get("confidenceBand", ""),
+        "conversation_id": conversation_id,
+        "message_id": message_id,
+        "question_id": question_id,
+        "timings_ms": dict(timings_ms),
+    })
+
+
+def evidence_log(evidence: Evidence) -> dict[str, Any]:
+    """KB and web evidence kept apart, so "answered from the web only" is visible afterwards (seed #28)."""
+    return {
+        "kb_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.kb_chunks],
+        "web_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.web_chunks],
+        "grade": evidence.grade.as_dict(),
+        "retrieval_timings_ms": dict(evidence.timings_ms),
+        "retrieval_trace": list(evidence.trace),
+    }

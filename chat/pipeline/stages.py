@@ -1,0 +1,85 @@
+"""Builds every stage of one chat turn from one config snapshot (the only place that knows constructors)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache as django_cache
+
+from chat.answer_cache import SemanticAnswerCache
+from docmind.llm.base import ChatModel
+
+
+@dataclass
+class TurnStages:
+    snapshot: Mapping[str, Any]
+    chat_model: ChatModel | None
+    understanding: Any
+    router: Any
+    assembler: Any
+    generator: Any
+    citations: Any
+    meta: Any
+    answer_cache: SemanticAnswerCache
+    # Built lazily: a greeting never needs the retrieval stack (embedder, vector store, reranker).
+    _retriever_factory: Callable[[], Any]
+    _direct_reader_factory: Callable[[], Any]
+    _retriever: Any = None
+
+    @property
+    def main_model(self) -> str:
+        return str(self.snapshot["llm.main_model"])
+
+    @property
+    def extractive(self) -> bool:
+        """Offline mode: the answer is built from evidence sentences, not written by a model."""
+        return self.chat_model is None
+
+    @property
+    def retriever(self) -> Any:
+        if self._retriever is None:
+            self._retriever = self._retriever_factory()
+        return self._retriever
+
+    def direct_reader(self) -> Any:
+        return self._direct_reader_factory()
+
+    def agentic_available(self) -> bool:
+        if not self.snapshot["agentic.enabled"]:
+            return False
+        try:
+            from chat.agentic import AgenticSearchOrchestrator  # noqa: F401
+        except ImportError:
+            return False
+        return True
+
+
+def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
+    from chat.citations import CitationParser
+    from chat.direct_read import DocumentDirectReader
+    from chat.generation import AnswerGenerator
+    from chat.meta_answers import MetaAnswerer
+    from chat.path import PathRouter
+    from chat.prompt import PromptAssembler
+    from chat.understanding import QueryUnderstanding
+    from docmind.backends import get_chat_model, get_embedder
+    from kb.retrieval.pipeline import build_one_shot_retriever
+
+    chat_model = get_chat_model()
+    return TurnStages(
+        snapshot=snapshot,
+        chat_model=chat_model,
+        understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
+        router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
+        assembler=PromptAssembler.from_config(snapshot),
+        generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
+        citations=CitationParser(),
+        meta=MetaAnswerer(),
+        answer_cache=SemanticAnswerCache(
+            embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
+            threshold=float(snapshot["cache.semantic.threshold"]),
+        ),
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot),
+        _direct_reader_factory=lambda: DocumentDirectReader.from_config(snapshot),
+    )

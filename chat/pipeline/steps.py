@@ -1,0 +1,169 @@
+"""The steps of a knowledge turn that need more than one stage call: routing, retrieval, prompt, cache."""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from chat.answer_cache import CachedAnswer, CacheProbe
+from chat.events import ChatEvent
+from chat.pipeline.stages import TurnStages
+from chat.pipeline.turn import ChatTurn, TurnCancelled
+from chat.types import Mode, PathDecision
+from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
+
+log = logging.getLogger(__name__)
+
+AGENTIC_FALLBACK_NOTE = "agentic loop not available: answered with one-shot retrieval"
+REPLAY_CHARS = 6
+
+
+def route(stages: TurnStages, classification: Any, document_id: int | None) -> PathDecision:
+    decision = stages.router.run(classification=classification, selected_document_id=document_id)
+    if decision.mode is Mode.AGENTIC and not stages.agentic_available():
+        # Said in the routing event so the trace shows why a complex question took the simple path.
+        return replace(decision, fallback_note=decision.fallback_note or AGENTIC_FALLBACK_NOTE)
+    return decision
+
+
+def retrieve(stages: TurnStages, turn: ChatTurn, classification: Any, decision: PathDecision,
+             cancel: threading.Event) -> Iterator[ChatEvent]:
+    """Evidence for the answer (a generator because the agentic loop streams `agentic` events)."""
+    started = time.monotonic()
+    try:
+        if decision.mode is Mode.SELECTED_DOC and turn.document_id is not None:
+            return direct_read(stages, turn.document_id)
+        if decision.mode is Mode.AGENTIC and not decision.fallback_note:
+            evidence = yield from agentic(stages, turn, classification, cancel)
+            if evidence is not None:
+                return evidence
+            turn.log["agentic_fallback"] = "agentic loop failed or found nothing: one-shot retrieval"
+        return one_shot(stages, turn, classification)
+    finally:
+        turn.log.setdefault("timings_ms", {})["retrieval"] = round((time.monotonic() - started) * 1000, 1)
+
+
+def one_shot(stages: TurnStages, turn: ChatTurn, classification: Any) -> Evidence:
+    # A selected document that the question does not ask to read still narrows the search to it.
+    ids = [turn.document_id] if turn.document_id is not None else None
+    return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
+
+
+def direct_read(stages: TurnStages, document_id: int) -> Evidence:
+    from chat import selectors
+
+    parents = selectors.document_parent_chunks(document_id=document_id)
+    chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
+                          document_title=c.document.title, domain=c.document.domain, parent_id=c.pk)
+              for c in parents]
+    read = stages.direct_reader().run(chunks=chunks)
+    if isinstance(read, Evidence):
+        return read
+    picked = tuple(read)
+    grade = GradeResult(grade=Grade.HIGH if picked else Grade.LOW, rerank_top1=1.0 if picked else 0.0,
+                        lex_coverage=1.0 if picked else 0.0, kb_entity_weak=False, web_compensation_needed=False,
+                        reason="direct read of the selected document")
+    return Evidence(chunks=picked, grade=grade, trace=(f"direct read: {len(picked)} of {len(chunks)} parts",))
+
+
+def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
+            cancel: threading.Event) -> Iterator[ChatEvent]:
+    """The agentic hook (engineer E): runs the loop in a helper thread and streams what it emits.
+
+    Returns the loop's evidence, or None (any exception, empty result) so the caller falls back
+    to one-shot retrieval, as the design requires.
+    """
+    from chat.agentic import AgenticSearchOrchestrator
+
+    emitted: queue.Queue[ChatEvent] = queue.Queue()
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            orchestrator = AgenticSearchOrchestrator.from_stages(stages)
+            outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
+                                                 history=turn.history, emit=emitted.put, cancel=cancel)
+        except Exception as exc:  # noqa: BLE001 - the design says: any failure → one-shot
+            log.warning("agentic loop failed, falling back to one-shot", exc_info=True)
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=work, name="chat-agentic", daemon=True)
+    thread.start()
+    while thread.is_alive() or not emitted.empty():
+        try:
+            yield emitted.get(timeout=0.05)
+        except queue.Empty:
+            continue
+    if cancel.is_set():
+        raise TurnCancelled
+    result = outcome.get("result")
+    if result is None or not getattr(result, "evidence", None) or not result.evidence.chunks:
+        return None
+    turn.log["agentic"] = {"tool_calls": list(getattr(result, "tool_calls", [])),
+                           "used_web": bool(getattr(result, "used_web", False)),
+                           "trace": list(getattr(result, "trace", []))}
+    turn.log["computations"] = list(getattr(result, "computations", []))
+    return result.evidence
+
+
+def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence) -> Any:
+    return stages.assembler.run(question=turn.question, chunks=list(evidence.chunks), grade=evidence.grade,
+                                history=turn.history, memories=[], computations=turn.log.get("computations", []),
+                                profile=None)
+
+
+def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iterator[str]:
+    from chat import selectors
+
+    documents = selectors.ready_documents()
+    answer = stages.meta.run(classification=classification, message=turn.question, documents=documents)
+    if isinstance(answer, str):
+        yield answer
+    else:
+        yield from answer
+
+
+def replay_tokens(answer: str) -> Iterator[str]:
+    for i in range(0, len(answer), REPLAY_CHARS):
+        yield answer[i:i + REPLAY_CHARS]
+
+
+def cache_probe(stages: TurnStages, turn: ChatTurn, classification: Any, scope: str) -> CacheProbe:
+    if not stages.answer_cache.enabled or turn.history:
+        # Follow-up questions depend on the conversation, so their answers are not reusable.
+        return CacheProbe(vector=None)
+    from kb.selectors import kb_version
+
+    turn.log["kb_version"] = kb_version()
+    return stages.answer_cache.lookup(user_id=turn.user.pk, kb_version=turn.log["kb_version"], scope=scope,
+                                      query=classification.rewritten or turn.question)
+
+
+def cache_store(stages: TurnStages, turn: ChatTurn, classification: Any, scope: str, probe: CacheProbe,
+                evidence: Evidence, prompt: Any, sources: list[dict], report: dict[str, Any]) -> None:
+    if probe.vector is None or not turn.answer:
+        return
+    stages.answer_cache.store(
+        user_id=turn.user.pk, kb_version=turn.log["kb_version"], scope=scope, probe=probe,
+        answer=CachedAnswer(
+            question=turn.question, answer=turn.answer, classification=classification.as_dict(),
+            chunks=[c.as_dict() for c in evidence.chunks], grade=evidence.grade.as_dict(), sources=sources,
+            report=report, model=stages.main_model, extractive=stages.extractive,
+            low_confidence=bool(prompt.low_confidence)),
+    )
+
+
+def cached_evidence(hit: CachedAnswer) -> Evidence:
+    chunks = tuple(ScoredChunk(chunk_id=c["chunk_id"], content=c["content"], score=float(c["score"]),
+                               source=Source(c["source"]), document_id=c["document_id"],
+                               document_title=c["document_title"], domain=c["domain"], url=c.get("url"))
+                   for c in hit.chunks)
+    g = hit.grade
+    grade = GradeResult(grade=Grade(g["grade"]), rerank_top1=float(g["rerankTop1"]),
+                        lex_coverage=float(g["lexCoverage"]), kb_entity_weak=bool(g["kbEntityWeak"]),
+                        web_compensation_needed=bool(g["webCompensationNeeded"]), reason=g.get("reason", ""))
+    return Evidence(chunks=chunks, grade=grade, trace=("semantic answer cache hit",))

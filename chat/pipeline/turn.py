@@ -1,0 +1,110 @@
+"""One chat turn: validated input, the saved question, and what is persisted when the turn ends."""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chat import selectors, services
+from chat.models import Conversation, Message, MessageStatus
+
+
+class ChatInputError(Exception):
+    """Bad input caught before any work starts: a 4xx over HTTP, an `error` event over WebSocket."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+class TurnCancelled(Exception):
+    """The client left or pressed cancel; the partial answer is saved as cancelled."""
+
+
+@dataclass
+class ChatTurn:
+    user: Any
+    question: str
+    conversation: Conversation
+    question_message: Message
+    snapshot: Mapping[str, Any]
+    document_id: int | None = None
+    document_title: str = ""
+    history: list[dict[str, str]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+    # Filled while the turn runs; whatever is here is saved, on success or failure.
+    answer: str = ""
+    log: dict[str, Any] = field(default_factory=dict)
+
+    def elapsed_ms(self) -> float:
+        return round((time.monotonic() - self.started) * 1000, 1)
+
+    def ids(self) -> dict[str, int]:
+        return {"conversation_id": self.conversation.pk, "question_id": self.question_message.pk}
+
+
+def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: Any,
+               snapshot: Mapping[str, Any]) -> ChatTurn:
+    """Validate the request and save the question; raises ChatInputError before anything is written."""
+    if not getattr(user, "is_authenticated", False):
+        raise ChatInputError("unauthenticated", "请先登录。", status=401)
+    if not isinstance(message, str) or not message.strip():
+        raise ChatInputError("empty_message", "问题不能为空。")
+    limit = int(snapshot["chat.max_message_chars"])
+    question = message.strip()
+    if len(question) > limit:
+        raise ChatInputError("message_too_long", f"问题太长了：最多 {limit} 个字符，当前 {len(question)} 个。")
+    conversation = _conversation(user, conversation_id)
+    document_title = ""
+    if document_id is not None:
+        document_id, document_title = _document(document_id)
+    history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
+    if conversation is None:
+        conversation = services.conversation_start(user=user, question=question)
+    saved = services.message_add_question(conversation=conversation, content=question)
+    return ChatTurn(user=user, question=question, conversation=conversation, question_message=saved,
+                    snapshot=snapshot, document_id=document_id, document_title=document_title, history=history)
+
+
+def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: str = "",
+                citations: list[dict] | None = None, confidence_score: float | None = None,
+                confidence_band: str = "") -> Message:
+    turn.log.setdefault("timings_ms", {})["total"] = turn.elapsed_ms()
+    return services.message_add_answer(
+        conversation=turn.conversation, content=turn.answer, status=status, error=error, citations=citations,
+        retrieval_log=turn.log, confidence_score=confidence_score, confidence_band=confidence_band,
+    )
+
+
+def _id(value: Any, what: str) -> int:
+    # bool is an int subclass; `true` is never a valid id.
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ChatInputError(f"invalid_{what}", f"{what} 必须是整数。")
+    try:
+        return int(value)
+    except ValueError:
+        raise ChatInputError(f"invalid_{what}", f"{what} 必须是整数。") from None
+
+
+def _conversation(user: Any, conversation_id: Any) -> Conversation | None:
+    if conversation_id is None or conversation_id == "":
+        return None
+    try:
+        return selectors.conversation_get(user=user, conversation_id=_id(conversation_id, "conversation_id"))
+    except Conversation.DoesNotExist:
+        # Same answer for "someone else's" and "unknown": never reveal that an id exists.
+        raise ChatInputError("conversation_not_found", "找不到这个对话。", status=404) from None
+
+
+def _document(document_id: Any) -> tuple[int, str]:
+    from kb.models import Document
+
+    pk = _id(document_id, "document_id")
+    try:
+        document = selectors.ready_document(document_id=pk)
+    except Document.DoesNotExist:
+        raise ChatInputError("document_not_found", "找不到这个文档，或它还没有处理完成。", status=404) from None
+    return document.pk, document.title
