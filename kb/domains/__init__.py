@@ -1,0 +1,21 @@
+"""Knowledge-domain map (seed 003, Part B): document profiles, domain aggregation and the planner's YAML map."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kb.models import Document
+
+
+def on_document_ingested(document: Document) -> None:
+    """Ingestion hook: profile the document, then re-aggregate its domain. Never fails ingestion."""
+    from kb.domains.service import build_domain_service
+
+    build_domain_service().on_document_ingested(document)
+
+
+def on_document_deleted(domain_id: str) -> None:
+    """Deletion hook: re-aggregate the domain the document belonged to."""
+    from kb.domains.service import build_domain_service
+
+    build_domain_service().on_document_change(domain_id)

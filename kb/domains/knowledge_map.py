@@ -1,0 +1,64 @@
+"""The planner's knowledge map: YAML in seed 003's shape, built from knowledge_domain and document metadata."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import yaml
+
+from docmind.tokens import estimate_tokens
+
+
+@dataclass(frozen=True)
+class MapDocument:
+    title: str
+    covers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MapDomain:
+    domain_id: str
+    description: str
+    when_to_retrieve: str
+    documents: tuple[MapDocument, ...]
+
+
+def render_knowledge_map(domains: Sequence[MapDomain], *, max_tokens: int = 1500, max_docs_per_domain: int = 12
+                         ) -> str:
+    """YAML for the planner prompt; documents are dropped (never domains) until it fits the budget."""
+    per_domain = max_docs_per_domain
+    while True:
+        body = {"available_knowledge_domains": [
+            {"domain_id": d.domain_id, "description": d.description or d.domain_id,
+             "when_to_retrieve": d.when_to_retrieve or "",
+             "documents": [{"title": doc.title, "covers": list(doc.covers)} for doc in d.documents[:per_domain]]}
+            for d in domains]}
+        text = yaml.safe_dump(body, allow_unicode=True, sort_keys=False, width=1000)
+        # A big knowledge base must not crowd the conversation out of the planner's context.
+        if estimate_tokens(text) <= max_tokens or per_domain == 0:
+            return text
+        per_domain //= 2
+
+
+def load_knowledge_map_domains() -> list[MapDomain]:
+    """Selector: domain rows plus the titles and covers of their ready documents (two queries)."""
+    from kb.models import Document, DocumentStatus, KnowledgeDomain
+
+    docs: dict[str, list[MapDocument]] = {}
+    rows = (Document.objects.filter(status=DocumentStatus.READY)
+            .order_by("domain", "title").values_list("domain", "title", "metadata"))
+    for domain, title, metadata in rows:
+        covers = (metadata or {}).get("covers") or []
+        docs.setdefault(domain, []).append(MapDocument(title=title, covers=tuple(str(c) for c in covers)))
+    out = [MapDomain(domain_id=row.domain_id, description=row.description or "",
+                     when_to_retrieve=row.when_to_retrieve or "", documents=tuple(docs.pop(row.domain_id, ())))
+           for row in KnowledgeDomain.objects.order_by("domain_id")]
+    # Domains with documents but no row yet (start-up will generate them) are still shown.
+    out += [MapDomain(domain_id=d, description="", when_to_retrieve="", documents=tuple(v))
+            for d, v in sorted(docs.items())]
+    return [d for d in out if d.documents]
+
+
+def current_knowledge_map(*, max_tokens: int = 1500) -> str:
+    """The map as the planner should see it now (read per turn, so every worker process agrees)."""
+    return render_knowledge_map(load_knowledge_map_domains(), max_tokens=max_tokens)

@@ -1,0 +1,92 @@
+"""`DocumentProfiler`: a document's `covers` (scenario tags) and `when_to_retrieve`, by LLM or offline."""
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+
+from docmind.llm.base import ChatModel, LlmError
+
+log = logging.getLogger(__name__)
+
+MAX_COVERS = 6
+# Markdown headings, 第一章 / 第2节, 1.2. / 3、 and 一、 style numbered headings.
+_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|第[一二三四五六七八九十百\d]+[章节部分条]\s*|\d+(?:\.\d+)*[.、]\s*"
+                      r"|[一二三四五六七八九十]+、\s*)(.+?)\s*$")
+_JSON = re.compile(r"\{.*\}", re.S)
+
+_SYSTEM = ("你为知识库文档生成检索元数据。只输出 JSON：{\"covers\": [2-6 个简短的业务场景标签], "
+           "\"when_to_retrieve\": \"一句话：用户问到什么时应检索这篇文档\"}。不要输出其它内容。")
+
+
+@dataclass(frozen=True)
+class DocumentProfile:
+    covers: tuple[str, ...]
+    when_to_retrieve: str
+    source: str  # "llm" or "offline"
+
+    def as_metadata(self) -> dict[str, object]:
+        return {"covers": list(self.covers), "when_to_retrieve": self.when_to_retrieve}
+
+
+class DocumentProfiler:
+    """With a chat model: one JSON call; any failure (or no model) → derived from headings and jieba terms."""
+
+    def __init__(self, *, chat_model: ChatModel | None, model: str, max_input_chars: int = 4000) -> None:
+        if max_input_chars <= 0:
+            raise ValueError("max_input_chars must be positive")
+        self.chat_model = chat_model
+        self.model = model
+        self.max_input_chars = max_input_chars
+
+    def run(self, *, title: str, text: str) -> DocumentProfile:
+        if self.chat_model is not None:
+            try:
+                return self._by_llm(title, text)
+            except (LlmError, ValueError, TypeError) as exc:
+                log.warning("document profile by LLM failed, deriving it offline: %s", exc)
+        return offline_profile(title, text)
+
+    def _by_llm(self, title: str, text: str) -> DocumentProfile:
+        assert self.chat_model is not None
+        messages = [{"role": "system", "content": _SYSTEM},
+                    {"role": "user", "content": f"标题：{title}\n\n正文：\n{text[:self.max_input_chars]}"}]
+        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
+        found = _JSON.search(reply.content or "")
+        if not found:
+            raise ValueError("no JSON object in the reply")
+        data = json.loads(found.group(0))
+        covers = tuple(str(c).strip()[:40] for c in data.get("covers", []) if str(c).strip())[:MAX_COVERS]
+        when = str(data.get("when_to_retrieve", "")).strip()[:300]
+        if not covers or not when:
+            raise ValueError("covers or when_to_retrieve missing")
+        return DocumentProfile(covers=covers, when_to_retrieve=when, source="llm")
+
+
+def offline_profile(title: str, text: str) -> DocumentProfile:
+    """Headings first (an author's own scenario names), then the most salient jieba terms."""
+    covers: list[str] = []
+    for line in text.splitlines()[:400]:
+        match = _HEADING.match(line)
+        if match and 2 <= len(match.group(1)) <= 30 and match.group(1) not in covers:
+            covers.append(match.group(1).strip("#：: "))
+        if len(covers) >= MAX_COVERS // 2:
+            break
+    for term in salient_terms(f"{title}\n{text}", MAX_COVERS * 2):
+        if len(covers) >= MAX_COVERS:
+            break
+        if term not in covers and term not in title:
+            covers.append(term)
+    topics = "、".join(covers[:4]) or title
+    when = f"用户问题涉及《{title}》或{topics}时检索" if title else f"用户问题涉及{topics}时检索"
+    return DocumentProfile(covers=tuple(covers), when_to_retrieve=when, source="offline")
+
+
+def salient_terms(text: str, k: int) -> list[str]:
+    """Top-k TF-IDF terms by jieba's bundled IDF table (no corpus statistics needed)."""
+    import jieba
+    import jieba.analyse
+
+    jieba.setLogLevel(logging.WARNING)
+    return [t for t in jieba.analyse.extract_tags(text[:20000], topK=k) if len(t) >= 2 and not t.isdigit()]

@@ -1,0 +1,112 @@
+"""`KnowledgeDomainService`: writes document profiles and re-aggregates one domain's knowledge_domain row."""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from kb.domains.aggregator import DocSummary, DomainAggregator
+from kb.domains.profiler import DocumentProfiler
+
+if TYPE_CHECKING:
+    from kb.models import Document, KnowledgeDomain
+
+log = logging.getLogger(__name__)
+
+# Enough of a document for the profiler to see its headings and main topics.
+PROFILE_INPUT_CHARS = 6000
+
+
+class KnowledgeDomainService:
+    """Profile at upload, aggregate on change, generate missing rows at start-up (seed 003, Part B)."""
+
+    def __init__(self, *, profiler: DocumentProfiler, aggregator: DomainAggregator) -> None:
+        self.profiler = profiler
+        self.aggregator = aggregator
+
+    def profile_document(self, document: Document) -> None:
+        """Write `covers` and `when_to_retrieve` into the document's metadata (other keys kept)."""
+        from kb.models import Document
+
+        profile = self.profiler.run(title=document.title, text=document_text(document))
+        metadata = dict(document.metadata or {})
+        metadata.update(profile.as_metadata())
+        metadata["profile_source"] = profile.source
+        Document.objects.filter(pk=document.pk).update(metadata=metadata)
+        document.metadata = metadata
+
+    def on_document_ingested(self, document: Document) -> None:
+        # Profiling is an enhancement: a failure here must never fail the document's ingestion.
+        try:
+            self.profile_document(document)
+            self.on_document_change(document.domain)
+        except Exception:
+            log.exception("knowledge map update failed for document %s", document.pk)
+
+    def on_document_change(self, domain_id: str) -> KnowledgeDomain:
+        """Re-aggregate this domain only; an admin-written description is never overwritten."""
+        from kb.models import Document, DocumentStatus, KnowledgeDomain
+
+        docs = list(Document.objects.filter(domain=domain_id, status=DocumentStatus.READY)
+                    .order_by("title").values_list("title", "metadata"))
+        summaries = [DocSummary(title=title, covers=tuple(str(c) for c in (meta or {}).get("covers") or ()),
+                                when_to_retrieve=str((meta or {}).get("when_to_retrieve") or ""))
+                     for title, meta in docs]
+        summary = self.aggregator.run(domain_id=domain_id, docs=summaries)
+        row, _ = KnowledgeDomain.objects.get_or_create(domain_id=domain_id)
+        row.when_to_retrieve = summary.when_to_retrieve
+        row.document_count = len(docs)
+        # Blank means "not written by an admin": only then is a generated description filled in.
+        if not (row.description or "").strip():
+            row.description = summary.description or None
+        row.save()
+        return row
+
+    def regenerate(self, domain_id: str) -> KnowledgeDomain:
+        """Admin action: re-profile the domain's documents, then re-aggregate it."""
+        from kb.models import Document, DocumentStatus
+
+        for document in Document.objects.filter(domain=domain_id, status=DocumentStatus.READY):
+            self.profile_document(document)
+        return self.on_document_change(domain_id)
+
+    def load_index(self) -> list[str]:
+        """Start-up: domains with documents but no row (or an empty one) are generated; returns them."""
+        from kb.models import Document, DocumentStatus, KnowledgeDomain
+
+        have = set(KnowledgeDomain.objects.exclude(when_to_retrieve__isnull=True).exclude(when_to_retrieve="")
+                   .values_list("domain_id", flat=True))
+        wanted = set(Document.objects.filter(status=DocumentStatus.READY).values_list("domain", flat=True))
+        missing = sorted(wanted - have)
+        for domain_id in missing:
+            unprofiled = Document.objects.filter(domain=domain_id, status=DocumentStatus.READY,
+                                                 metadata__covers__isnull=True)
+            for document in unprofiled:
+                self.profile_document(document)
+            self.on_document_change(domain_id)
+        return missing
+
+
+def document_text(document: Document, limit: int = PROFILE_INPUT_CHARS) -> str:
+    """The head of the document: its parent chunks in order (children overlap them)."""
+    from kb.models import ChunkLevel
+
+    parts: list[str] = []
+    size = 0
+    for content in document.chunks.filter(level=ChunkLevel.PARENT).order_by("ordinal").values_list("content",
+                                                                                                  flat=True):
+        parts.append(content)
+        size += len(content)
+        if size >= limit:
+            break
+    return "\n".join(parts)[:limit]
+
+
+def build_domain_service() -> KnowledgeDomainService:
+    """The service with the small model (or offline stages when there is no model)."""
+    from config_admin.conf import ai_config
+    from docmind.backends import get_chat_model
+
+    model = ai_config.get("llm.small_model")
+    chat_model = get_chat_model()
+    return KnowledgeDomainService(profiler=DocumentProfiler(chat_model=chat_model, model=model),
+                                  aggregator=DomainAggregator(chat_model=chat_model, model=model))
