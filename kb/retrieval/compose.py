@@ -1,0 +1,38 @@
+"""Wires the retrieval path to the real backends; the one place that turns a config snapshot into stages."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kb.retrieval.finisher import EvidenceFinisher
+from kb.retrieval.hyde import AnswerWriter, HydeExpander
+from kb.retrieval.params import RetrievalParams
+from kb.retrieval.pipeline import OneShotRetriever, build_finisher
+from kb.retrieval.ports import WebSearcher
+
+
+def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None = None,
+                             web: WebSearcher | None = None,
+                             hyde_writer: AnswerWriter | None = None) -> OneShotRetriever:
+    """The RULE_PLANNER retriever for one request. `web` (None = no web compensation) and
+    `hyde_writer` (an LLM call writing a hypothetical answer; used only when retrieval.hyde.enabled)
+    come from the chat layer, which owns those integrations."""
+    from docmind.backends import get_embedder, get_reranker
+    from kb.search import get_searcher
+
+    params = RetrievalParams.from_config(snapshot, top_k=top_k)
+    embedder = get_embedder()
+    hyde = HydeExpander(embedder=embedder, write_answer=hyde_writer) if hyde_writer is not None else None
+    return OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params,
+                            web=web, hyde=hyde)
+
+
+def build_evidence_finisher(snapshot: Mapping[str, Any], *, top_k: int | None = None,
+                            web: WebSearcher | None = None) -> EvidenceFinisher:
+    """The shared tail for the agentic finalize(): pass it the union of all tool results."""
+    from docmind.backends import get_embedder, get_reranker
+    from kb.search import get_searcher
+
+    params = RetrievalParams.from_config(snapshot, top_k=top_k)
+    return build_finisher(params=params, searcher=get_searcher(), embedder=get_embedder(),
+                          reranker=get_reranker(), web=web)

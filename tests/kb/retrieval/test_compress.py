@@ -1,0 +1,87 @@
+"""ContextCompressor: dedupe, near-duplicates, windows centred on the hit, budget packing."""
+from __future__ import annotations
+
+import pytest
+
+from docmind.tokens import estimate_tokens
+from kb.retrieval.compress import ContextCompressor
+from tests.kb.retrieval.fakes import chunk
+
+
+def _compressor(**kwargs) -> ContextCompressor:
+    return ContextCompressor(**{"max_tokens": 3000, "window_chars": 200, "near_dup_jaccard": 0.85, **kwargs})
+
+
+@pytest.mark.parametrize("kwargs", [{"max_tokens": 0}, {"window_chars": 0}, {"near_dup_jaccard": 1.5}])
+def test_it_rejects_bad_configuration(kwargs):
+    with pytest.raises(ValueError):
+        _compressor(**kwargs)
+
+
+def test_exact_duplicates_by_key_keep_the_first():
+    a = chunk("1", "甲乙丙", 0.9, parent_id=7)
+    b = chunk("2", "丁戊己", 0.5, parent_id=7)
+    assert _compressor().run(query="q", chunks=[a, b]).chunks == (a,)
+
+
+def test_a_chunk_contained_in_a_better_one_is_dropped():
+    big = chunk("1", "第一句话很长。第二句话也不短。", 0.9)
+    small = chunk("2", "第二句话也不短", 0.5)
+    assert _compressor().run(query="q", chunks=[big, small]).chunks == (big,)
+
+
+def test_near_duplicates_by_bigram_jaccard_are_dropped_but_distinct_text_stays():
+    a = chunk("1", "北京是中华人民共和国的首都，也是全国的政治中心和文化中心", 0.9)
+    b = chunk("2", "北京是中华人民共和国的首都，也是全国的政治中心和文化中心！", 0.8)
+    c = chunk("3", "上海是中国的经济中心", 0.7)
+    assert [x.chunk_id for x in _compressor().run(query="q", chunks=[a, b, c]).chunks] == ["1", "3"]
+
+
+def _long_text() -> str:
+    sentences = [f"第{i:03d}句是一些填充文字用来把段落撑长。" for i in range(60)]
+    sentences[40] = "答案在这里：珠穆朗玛峰高八千八百四十八米。"
+    return "".join(sentences)
+
+
+def test_the_window_is_centred_on_the_child_text_and_snapped_to_sentences():
+    text = _long_text()
+    hit = "答案在这里：珠穆朗玛峰高八千八百四十八米。"
+    out = _compressor().window("q", chunk("1", text, child_content=hit))
+    assert hit in out.content and len(out.content) <= 200
+    assert out.content[-1] in "。！？；.!?\n"
+    start = text.index(out.content)
+    assert start == 0 or text[start - 1] == "。"
+
+
+def test_without_child_text_the_window_finds_the_query_terms():
+    out = _compressor().window("珠穆朗玛峰有多高", chunk("1", _long_text()))
+    assert "珠穆朗玛峰" in out.content and len(out.content) <= 200
+
+
+def test_without_any_hit_the_head_is_kept():
+    text = _long_text()
+    out = _compressor().window("完全无关", chunk("1", text))
+    assert text.startswith(out.content) and len(out.content) <= 200
+
+
+def test_short_chunks_are_untouched():
+    c = chunk("1", "短文本。")
+    assert _compressor().window("q", c) is c
+
+
+def test_packing_skips_a_chunk_that_does_not_fit_and_tries_the_next():
+    big = chunk("1", "长" * 150, 0.9)
+    small = chunk("2", "短句一", 0.5)
+    out = _compressor(max_tokens=100, window_chars=200).run(query="q", chunks=[big, small])
+    assert out.chunks == (small,) and "skipped" in out.notes[0]
+
+
+def test_a_budget_smaller_than_every_chunk_gives_no_evidence():
+    out = _compressor(max_tokens=1).run(query="q", chunks=[chunk("1", "两字"), chunk("2", "三个字")])
+    assert out.chunks == ()
+
+
+def test_packed_chunks_stay_within_the_budget():
+    chunks = [chunk(str(i), f"第{i}段" + "内容" * 40, 1 - i / 100) for i in range(20)]
+    out = _compressor(max_tokens=300).run(query="q", chunks=chunks)
+    assert sum(estimate_tokens(c.content) for c in out.chunks) <= 300 and out.chunks
