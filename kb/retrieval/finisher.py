@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -68,7 +68,8 @@ class EvidenceFinisher:
             clock.time("web", start)
             if web_chunks:
                 clock.trace.append(f"web compensation ({evidence.grade.grade.value}): {len(web_chunks)} results")
-                evidence = self._finish(query, _dedupe([*pool, *web_chunks]), query_vector, clock)
+                return self._finish(query, _dedupe([*pool, *web_chunks]), query_vector, clock)
+            evidence = replace(evidence, timings_ms=dict(clock.timings), trace=tuple(clock.trace))
         return evidence
 
     def _finish(self, query: str, pool: list[ScoredChunk], query_vector: np.ndarray | None,

@@ -1,0 +1,125 @@
+"""docmind.rerank: the HTTP cross-encoder in both wire shapes, the local score, the factory."""
+from __future__ import annotations
+
+import json
+
+import httpx
+import numpy as np
+import pytest
+
+from docmind.env import ServiceEndpoint
+from docmind.rerank import HttpReranker, IdentityReranker, LocalReranker, RerankError, build_reranker
+from tests.kb.retrieval.fakes import chunk, unit
+
+CHUNKS = [chunk("a", "甲"), chunk("b", "乙"), chunk("c", "丙")]
+
+
+def _client(handler) -> httpx.Client:
+    return httpx.Client(transport=httpx.MockTransport(handler))
+
+
+def test_dashscope_shape_is_sent_and_parsed():
+    seen = {}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.update(json.loads(request.content))
+        return httpx.Response(200, json={"output": {"results": [
+            {"index": 2, "relevance_score": 0.9}, {"index": 0, "relevance_score": 0.4},
+            {"index": 1, "relevance_score": 0.1}]}})
+
+    reranker = HttpReranker(url="https://dashscope.aliyuncs.com/api/v1/services/rerank/text-rerank/text-rerank",
+                            api_key="k", model="gte-rerank", client=_client(handler))
+    assert reranker.rerank("q", CHUNKS) == [0.4, 0.1, 0.9]
+    assert seen["input"] == {"query": "q", "documents": ["甲", "乙", "丙"]}
+    assert seen["parameters"] == {"top_n": 3, "return_documents": False}
+
+
+def test_v1_rerank_shape_is_sent_and_parsed_and_logits_are_squashed():
+    seen = {}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.update(json.loads(request.content))
+        return httpx.Response(200, json={"results": [
+            {"index": 0, "relevance_score": 0.7}, {"index": 1, "relevance_score": -3.0},
+            {"index": 2, "relevance_score": 0.2}]})
+
+    reranker = HttpReranker(url="http://tei:8080/v1/rerank", api_key=None, model="bge", client=_client(handler))
+    scores = reranker.rerank("q", CHUNKS)
+    assert seen["query"] == "q" and seen["documents"] == ["甲", "乙", "丙"]
+    assert scores[0] == 0.7 and 0 < scores[1] < 0.1 and scores[2] == 0.2
+
+
+def test_server_errors_are_retried_then_raise():
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(503)
+
+    reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=2, client=_client(handler))
+    with pytest.raises(RerankError):
+        reranker.rerank("q", CHUNKS)
+    assert len(calls) == 3
+
+
+def test_client_errors_are_not_retried():
+    calls = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        return httpx.Response(401, text="bad key")
+
+    reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=2, client=_client(handler))
+    with pytest.raises(RerankError):
+        reranker.rerank("q", CHUNKS)
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("body", [{"results": [{"index": 0, "relevance_score": 0.5}]}, {"nothing": 1},
+                                  {"results": [{"index": 9, "relevance_score": 0.5}] * 3}])
+def test_malformed_answers_raise(body):
+    reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=0,
+                            client=_client(lambda r: httpx.Response(200, json=body)))
+    with pytest.raises(RerankError):
+        reranker.rerank("q", CHUNKS)
+
+
+def test_timeouts_raise_rerank_error():
+    def handler(request):
+        raise httpx.ReadTimeout("slow", request=request)
+
+    reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=0, client=_client(handler))
+    with pytest.raises(RerankError):
+        reranker.rerank("q", CHUNKS)
+
+
+def test_local_reranker_scores_in_unit_range_and_prefers_the_matching_chunk():
+    chunks = [chunk("x", "长江是中国最长的河流"), chunk("y", "珠穆朗玛峰的海拔为8848米")]
+    vectors = {"x": unit(0, 1, 0), "y": unit(1, 0, 0)}
+    scores = LocalReranker(cos_floor=0.0, cos_ceiling=1.0).rerank(
+        "珠穆朗玛峰的海拔是多少", chunks, query_vector=unit(1, 0, 0), chunk_vectors=vectors)
+    assert scores[1] > scores[0] and all(0 <= s <= 1 for s in scores)
+
+
+def test_local_reranker_works_without_vectors_and_with_zero_vectors():
+    chunks = [chunk("x", "无关"), chunk("y", "珠穆朗玛峰")]
+    scores = LocalReranker().rerank("珠穆朗玛峰的海拔", chunks, query_vector=np.zeros(3),
+                                    chunk_vectors={"x": np.zeros(3)})
+    assert scores[1] > scores[0] and not any(np.isnan(scores))
+
+
+def test_identity_reranker_keeps_the_order():
+    scores = IdentityReranker().rerank("q", CHUNKS)
+    assert scores == sorted(scores, reverse=True) and scores[0] == 1.0
+
+
+def test_the_factory_picks_http_only_when_a_url_is_set():
+    assert isinstance(build_reranker(ServiceEndpoint(url=None, api_key=None, model="gte-rerank")), LocalReranker)
+    http = build_reranker(ServiceEndpoint(url="http://tei/v1/rerank", api_key=None, model="bge"))
+    assert isinstance(http, HttpReranker)
+
+
+def test_empty_input_makes_no_call():
+    reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m",
+                            client=_client(lambda r: (_ for _ in ()).throw(AssertionError())))
+    assert reranker.rerank("q", []) == []
