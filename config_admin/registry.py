@@ -109,6 +109,8 @@ KEYS: tuple[ConfigKey, ...] = (
               minimum=1, maximum=1000),
     ConfigKey("retrieval.hyde.enabled", "bool", False, "retrieval", "Embed a hypothetical answer (one-shot path only)."),
     ConfigKey("retrieval.web_compensation_on_low", "bool", True, "retrieval", "Add web results when the grade is LOW."),
+    ConfigKey("retrieval.query_max_chars", "int", 2000, "retrieval", "Longest query the retrieve API accepts.",
+              minimum=1, maximum=100000),
     ConfigKey("mmr.lambda", "float", 0.7, "retrieval", "MMR relevance/diversity trade-off.", minimum=0, maximum=1),
     ConfigKey("mmr.similarity", "str", "cosine", "retrieval", "MMR similarity: cosine over embeddings or jaccard.",
               choices=("cosine", "jaccard")),

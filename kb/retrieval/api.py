@@ -1,0 +1,70 @@
+"""POST /api/kb/retrieve/: the evidence the answer step would see for a query, with grade and timings."""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+MAX_TOP_K = 50
+
+
+class RetrieveRequest(serializers.Serializer):
+    query = serializers.CharField(trim_whitespace=True, allow_blank=True)
+    top_k = serializers.JSONField(required=False)
+
+    def __init__(self, *args: Any, max_chars: int, default_top_k: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._max_chars = max_chars
+        self._default_top_k = default_top_k
+
+    def validate_query(self, value: str) -> str:
+        if not value:
+            raise serializers.ValidationError("query must not be empty")
+        if len(value) > self._max_chars:
+            raise serializers.ValidationError(f"query is {len(value)} characters; the limit is {self._max_chars}")
+        return value
+
+    def validate_top_k(self, value: Any) -> int:
+        # JSON true is an int to Python and 2.0 is not an int to anyone: accept only real integers.
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise serializers.ValidationError("top_k must be an integer")
+        if not 1 <= value <= MAX_TOP_K:
+            raise serializers.ValidationError(f"top_k must be between 1 and {MAX_TOP_K}")
+        return value
+
+
+class RetrieveView(APIView):
+    """Every signed-in user may retrieve; the request gets one config snapshot for all its stages."""
+
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request) -> Response:
+        from config_admin.conf import ai_config
+        from kb.retrieval.compose import build_one_shot_retriever
+
+        snapshot = ai_config.snapshot()
+        form = RetrieveRequest(data=request.data, max_chars=int(snapshot["retrieval.query_max_chars"]),
+                               default_top_k=int(snapshot["retrieval.top_k"]))
+        if not form.is_valid():
+            field, messages = next(iter(form.errors.items()))
+            return Response({"error": f"{field}: {messages[0]}", "fields": form.errors}, status=400)
+        query: str = form.validated_data["query"]
+        top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
+        evidence = build_one_shot_retriever(snapshot, top_k=top_k).run(query=query, top_k=top_k)
+        return Response({
+            "chunks": [_chunk_json(c.as_dict()) for c in evidence.chunks],
+            "grade": evidence.grade.as_dict(),
+            "timings_ms": dict(evidence.timings_ms),
+        })
+
+
+def _chunk_json(data: dict[str, Any]) -> dict[str, Any]:
+    keys = ("chunk_id", "document_id", "document_title", "domain", "content", "score", "source")
+    out = {k: data[k] for k in keys}
+    if data.get("url"):
+        out["url"] = data["url"]  # web evidence is cited by its address
+    return out
