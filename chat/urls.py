@@ -1,7 +1,8 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+"""The chat page at /."""
 from django.urls import path
+
+from chat.views import chat_page
 
 app_name = "chat"
 
-urlpatterns = [path("", login_required(lambda r: HttpResponse("DocMind chat")), name="page")]
+urlpatterns = [path("", chat_page, name="page")]

@@ -94,6 +94,7 @@ class ChatPipeline:
         turn.log["prompt"] = {"tokens": dict(prompt.tokens), "notes": list(prompt.notes),
                               "lowConfidence": prompt.low_confidence}
         sources = payloads.source_cards(prompt.chunks)
+        turn.log["sources"] = sources
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=prompt.low_confidence, mode=decision.mode.value)
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=turn.question), cancel)
@@ -110,6 +111,7 @@ class ChatPipeline:
         evidence = steps.cached_evidence(hit)
         turn.log.update(payloads.evidence_log(evidence))
         turn.log["cache"] = {"hit": True, "question": hit.question}
+        turn.log["sources"] = hit.sources
         yield payloads.retrieval(evidence, cached=True)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)

@@ -1,0 +1,20 @@
+"""The chat page: server-rendered shell; chat.js streams answers over the WebSocket."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+from chat import selectors
+from config_admin.conf import ai_config
+
+
+@login_required
+@ensure_csrf_cookie  # chat.js sends the cookie's token on PATCH/DELETE of conversations
+def chat_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "chat/page.html", {
+        "conversations": selectors.conversation_list(user=request.user)[:200],
+        "documents": selectors.ready_documents(),
+        "max_chars": ai_config.get("chat.max_message_chars"),
+    })

@@ -1,0 +1,529 @@
+// DocMind chat page: WebSocket client, safe Markdown rendering, citations, sources and trace.
+// Model and document text is only ever placed with textContent / createTextNode: nothing from
+// an answer or a document can become markup or script.
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const app = $("app");
+  if (!app) return;
+
+  const els = {
+    messages: $("messages"), welcome: $("welcome"), input: $("input"), send: $("send"),
+    cancel: $("cancel"), form: $("composer"), convList: $("conv-list"), convEmpty: $("conv-empty"),
+    title: $("chat-title"), picker: $("doc-picker"), conn: $("conn"), docNote: $("doc-note"),
+    charCount: $("char-count"), sidebar: $("sidebar"),
+  };
+  const maxChars = parseInt(app.dataset.maxChars || "4000", 10);
+  const state = { ws: null, conversationId: null, streaming: false, turn: null, retry: 0, queued: null };
+
+  // ---------- DOM helpers ----------
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function csrfToken() {
+    const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+    return m ? decodeURIComponent(m[1]) : "";
+  }
+  function scrollToBottom(force) {
+    const box = els.messages;
+    const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
+    if (force || near) box.scrollTop = box.scrollHeight;
+  }
+
+  // ---------- safe Markdown subset: paragraphs, lists, headings, bold, inline code, fenced code ----------
+  function renderInline(parent, text, turn) {
+    const pattern = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d{1,3}\])/g;
+    let last = 0;
+    let m;
+    while ((m = pattern.exec(text)) !== null) {
+      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
+      const tok = m[0];
+      if (tok.startsWith("**")) {
+        parent.appendChild(el("strong", null, tok.slice(2, -2)));
+      } else if (tok.startsWith("`")) {
+        parent.appendChild(el("code", null, tok.slice(1, -1)));
+      } else {
+        parent.appendChild(citeLink(parseInt(tok.slice(1, -1), 10), turn));
+      }
+      last = m.index + tok.length;
+    }
+    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
+  }
+
+  function renderMarkdown(container, text, turn) {
+    container.replaceChildren();
+    const lines = String(text).replace(/\r\n?/g, "\n").split("\n");
+    let para = [];
+    let list = null;
+    let code = null;
+    const flushPara = () => {
+      if (para.length) {
+        const p = el("p");
+        para.forEach((line, i) => { if (i) p.appendChild(el("br")); renderInline(p, line, turn); });
+        container.appendChild(p);
+        para = [];
+      }
+    };
+    const flushList = () => { if (list) { container.appendChild(list); list = null; } };
+    for (const raw of lines) {
+      if (code !== null) {
+        if (/^\s*```/.test(raw)) { const pre = el("pre"); pre.appendChild(el("code", null, code.join("\n"))); container.appendChild(pre); code = null; }
+        else code.push(raw);
+        continue;
+      }
+      if (/^\s*```/.test(raw)) { flushPara(); flushList(); code = []; continue; }
+      const line = raw.trimEnd();
+      const bullet = line.match(/^\s*[-*•]\s+(.*)$/);
+      const ordered = line.match(/^\s*(\d{1,3})[.)、]\s+(.*)$/);
+      const heading = line.match(/^\s*#{1,6}\s+(.*)$/);
+      if (bullet || ordered) {
+        flushPara();
+        const tag = bullet ? "ul" : "ol";
+        if (!list || list.tagName.toLowerCase() !== tag) { flushList(); list = el(tag); }
+        const li = el("li");
+        renderInline(li, bullet ? bullet[1] : ordered[2], turn);
+        list.appendChild(li);
+      } else if (heading) {
+        flushPara(); flushList();
+        const h = el("h4");
+        renderInline(h, heading[1], turn);
+        container.appendChild(h);
+      } else if (!line.trim()) {
+        flushPara(); flushList();
+      } else {
+        flushList();
+        para.push(line);
+      }
+    }
+    if (code !== null) { const pre = el("pre"); pre.appendChild(el("code", null, code.join("\n"))); container.appendChild(pre); }
+    flushPara(); flushList();
+  }
+
+  function citeLink(n, turn) {
+    const a = el("a", "cite", "[" + n + "]");
+    a.href = "#";
+    a.dataset.index = String(n);
+    a.setAttribute("role", "button");
+    a.addEventListener("click", (ev) => { ev.preventDefault(); highlightSource(turn, n); });
+    return a;
+  }
+
+  function highlightSource(turn, n) {
+    if (!turn) return;
+    const card = turn.sourcesBox.querySelector('[data-index="' + n + '"]');
+    if (!card) return;
+    turn.sourcesWrap.open = true;
+    document.querySelectorAll(".source-card.highlight").forEach((c) => c.classList.remove("highlight"));
+    // Restart the flash animation even when the same card is clicked twice.
+    void card.offsetWidth;
+    card.classList.add("highlight");
+    card.scrollIntoView({ behavior: "smooth", block: "center" });
+  }
+
+  // ---------- message blocks ----------
+  function addUserMessage(text) {
+    hideWelcome();
+    const row = el("div", "msg msg-user");
+    const bubble = el("div", "bubble");
+    renderMarkdown(bubble, text, null);
+    row.appendChild(bubble);
+    els.messages.appendChild(row);
+    scrollToBottom(true);
+  }
+
+  function addAssistantTurn() {
+    hideWelcome();
+    const row = el("div", "msg msg-assistant");
+    const turn = { row, text: "", sources: [], events: [], agentic: [], pending: false };
+    turn.badges = el("div", "badges");
+    turn.body = el("div", "answer md");
+    turn.status = el("div", "status");
+    turn.status.appendChild(el("span", "spinner"));
+    turn.statusText = el("span", null, "正在理解问题…");
+    turn.status.appendChild(turn.statusText);
+    turn.sourcesWrap = el("details", "sources");
+    turn.sourcesWrap.open = true;
+    turn.sourcesWrap.hidden = true;
+    turn.sourcesSummary = el("summary", null, "来源");
+    turn.sourcesWrap.appendChild(turn.sourcesSummary);
+    turn.sourcesBox = el("div", "source-grid");
+    turn.sourcesWrap.appendChild(turn.sourcesBox);
+    turn.trace = el("details", "trace");
+    turn.trace.appendChild(el("summary", null, "检索轨迹"));
+    turn.traceBody = el("dl", "trace-body");
+    turn.trace.appendChild(turn.traceBody);
+    turn.trace.hidden = true;
+    row.append(turn.badges, turn.status, turn.body, turn.sourcesWrap, turn.trace);
+    els.messages.appendChild(row);
+    scrollToBottom(true);
+    return turn;
+  }
+
+  function badge(turn, text, kind, title) {
+    const b = el("span", "badge" + (kind ? " badge-" + kind : ""), text);
+    if (title) b.title = title;
+    turn.badges.appendChild(b);
+    return b;
+  }
+
+  function renderSources(turn, sources) {
+    turn.sources = sources || [];
+    turn.sourcesBox.replaceChildren();
+    turn.sourcesWrap.hidden = !turn.sources.length;
+    turn.sourcesSummary.textContent = "来源 · " + turn.sources.length;
+    for (const s of turn.sources) {
+      const card = el("article", "source-card");
+      card.dataset.index = String(s.index);
+      card.id = "";
+      const head = el("header", "source-head");
+      head.appendChild(el("span", "source-num", s.index));
+      const isWeb = s.source === "WEB";
+      head.appendChild(el("span", "kind " + (isWeb ? "kind-web" : "kind-kb"), isWeb ? "WEB" : "KB"));
+      const title = el(isWeb && s.url ? "a" : "span", "source-title", s.document_title || s.url || "未命名");
+      if (isWeb && s.url && /^https?:\/\//i.test(s.url)) { title.href = s.url; title.target = "_blank"; title.rel = "noopener noreferrer"; }
+      head.appendChild(title);
+      if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
+      card.appendChild(head);
+      const snippet = String(s.content || "");
+      card.appendChild(el("p", "source-snippet", snippet.length > 280 ? snippet.slice(0, 280) + "…" : snippet));
+      turn.sourcesBox.appendChild(card);
+    }
+  }
+
+  function markCited(turn, citations) {
+    const used = new Set((citations || []).map((c) => String(c.index)));
+    turn.sourcesBox.querySelectorAll(".source-card").forEach((card) => {
+      card.classList.toggle("cited", used.has(card.dataset.index));
+    });
+  }
+
+  function traceRow(turn, label, value) {
+    if (value === undefined || value === null || value === "") return;
+    turn.traceBody.appendChild(el("dt", null, label));
+    const dd = el("dd");
+    if (Array.isArray(value)) {
+      const ul = el("ul");
+      value.forEach((v) => ul.appendChild(el("li", null, v)));
+      dd.appendChild(ul);
+    } else dd.textContent = String(value);
+    turn.traceBody.appendChild(dd);
+  }
+
+  function fmtMs(map) {
+    if (!map) return "";
+    return Object.entries(map).map(([k, v]) => k + " " + Math.round(Number(v)) + "ms").join(" · ");
+  }
+  function chunkLine(c) {
+    return "[" + c.source + "] " + (c.document_title || c.url || c.chunk_id) + " · " + Number(c.score).toFixed(3);
+  }
+
+  function renderTrace(turn, log) {
+    turn.traceBody.replaceChildren();
+    const ev = log || {};
+    const route = ev.route || {};
+    traceRow(turn, "路径", [route.mode, route.reason].filter(Boolean).join(" — "));
+    traceRow(turn, "降级", route.fallbackNote || ev.agentic_fallback);
+    const cls = ev.classification;
+    if (cls) traceRow(turn, "理解", [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
+    if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, "Agentic 轮次", ev.agenticRounds);
+    if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, "工具调用", ev.agentic.tool_calls.map((t) => typeof t === "string" ? t : JSON.stringify(t)));
+    const g = ev.grade;
+    if (g) traceRow(turn, "评级", g.grade + " · rerank " + Number(g.rerankTop1).toFixed(3) + " · 覆盖 " + Number(g.lexCoverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
+    if (ev.kb_chunks) traceRow(turn, "知识库证据 (" + ev.kb_chunks.length + ")", ev.kb_chunks.length ? ev.kb_chunks.map(chunkLine) : "无");
+    if (ev.web_chunks) traceRow(turn, "联网证据 (" + ev.web_chunks.length + ")", ev.web_chunks.length ? ev.web_chunks.map(chunkLine) : "无");
+    if (ev.cache && ev.cache.hit) traceRow(turn, "缓存", "语义缓存命中：" + ev.cache.question);
+    traceRow(turn, "耗时", fmtMs(ev.timings_ms));
+    turn.trace.hidden = !turn.traceBody.childNodes.length;
+  }
+
+  function setStatus(turn, text) {
+    if (!turn) return;
+    if (text) { turn.status.hidden = false; turn.statusText.textContent = text; }
+    else turn.status.hidden = true;
+  }
+
+  function scheduleRender(turn) {
+    if (turn.pending) return;
+    turn.pending = true;
+    requestAnimationFrame(() => { turn.pending = false; renderMarkdown(turn.body, turn.text, turn); scrollToBottom(false); });
+  }
+
+  function showError(turn, message) {
+    const box = el("div", "inline-error");
+    box.setAttribute("role", "alert");
+    box.textContent = message;
+    (turn ? turn.row : els.messages).appendChild(box);
+    scrollToBottom(true);
+  }
+
+  const BAND_LABEL = { HIGH: "高置信", MEDIUM: "中置信", LOW: "低置信", NONE: "无证据" };
+  function confidenceBadge(turn, band, score) {
+    if (!band || band === "N/A") return;
+    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + String(band).toLowerCase(), "置信度");
+    b.classList.add("confidence");
+  }
+
+  // ---------- protocol ----------
+  function handleEvent(type, data) {
+    const turn = state.turn;
+    if (!turn) { if (type === "error") showError(null, data.message || "出错了"); return; }
+    turn.events.push(type);
+    const log = turn.log || (turn.log = { timings_ms: {} });
+    switch (type) {
+      case "understanding":
+        log.classification = data;
+        setStatus(turn, "正在选择检索路径…");
+        break;
+      case "routing":
+        log.route = data;
+        if (data.mode && data.mode !== "META") badge(turn, data.mode, "mode", data.reason || "");
+        setStatus(turn, data.mode === "META" ? "正在回答…" : "正在检索知识库…");
+        break;
+      case "agentic":
+        (log.agenticRounds || (log.agenticRounds = [])).push(data.summary || JSON.stringify(data));
+        setStatus(turn, "Agentic 检索第 " + log.agenticRounds.length + " 轮…");
+        break;
+      case "code_exec":
+        (log.agenticRounds || (log.agenticRounds = [])).push("code: " + (data.summary || JSON.stringify(data)));
+        break;
+      case "retrieval":
+        log.kb_chunks = data.kb_chunks; log.web_chunks = data.web_chunks;
+        Object.assign(log.timings_ms, data.timings_ms || {});
+        if (data.cached) log.cache = { hit: true, question: "" };
+        setStatus(turn, "正在重排与评估证据…");
+        break;
+      case "rerank": break;
+      case "grader": log.grade = data; break;
+      case "start":
+        if (data.extractive) badge(turn, "抽取式回答（离线）", "extractive", "未连接大模型：回答由证据原句拼成");
+        if (data.cached) badge(turn, "缓存", "cached", "与之前的问题几乎相同，复用了答案");
+        if (data.lowConfidence) badge(turn, "证据相关性偏低", "warn");
+        if (data.noEvidence) { badge(turn, "未找到证据", "warn"); turn.row.classList.add("no-evidence"); }
+        renderSources(turn, data.sources);
+        setStatus(turn, "正在生成回答…");
+        break;
+      case "token":
+        turn.text += data.text || "";
+        setStatus(turn, "");
+        scheduleRender(turn);
+        break;
+      case "done":
+        turn.text = data.answer || turn.text;
+        renderMarkdown(turn.body, turn.text, turn);
+        markCited(turn, data.citations);
+        confidenceBadge(turn, data.confidenceBand, data.confidenceScore);
+        Object.assign(log.timings_ms, data.timings_ms || {});
+        renderTrace(turn, log);
+        setStatus(turn, "");
+        if (data.conversation_id) adoptConversation(data.conversation_id);
+        endTurn();
+        break;
+      case "error":
+        setStatus(turn, "");
+        if (turn.text) renderMarkdown(turn.body, turn.text, turn);
+        if (data.code === "cancelled") { badge(turn, "已停止", "muted"); }
+        else showError(turn, data.message || "出错了");
+        if (data.conversation_id) adoptConversation(data.conversation_id);
+        renderTrace(turn, log);
+        endTurn();
+        break;
+    }
+  }
+
+  function startTurn(message) {
+    const docId = els.picker.value ? parseInt(els.picker.value, 10) : null;
+    const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId };
+    addUserMessage(message);
+    state.turn = addAssistantTurn();
+    setStreaming(true);
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(frame));
+    else { state.queued = frame; connect(); }
+  }
+
+  function endTurn() { state.turn = null; setStreaming(false); els.input.focus(); }
+
+  function setStreaming(on) {
+    state.streaming = on;
+    els.input.disabled = on;
+    els.send.disabled = on;
+    els.cancel.hidden = !on;
+    els.picker.disabled = on;
+    app.classList.toggle("is-streaming", on);
+  }
+
+  // ---------- WebSocket ----------
+  function connect() {
+    if (state.ws && (state.ws.readyState === WebSocket.OPEN || state.ws.readyState === WebSocket.CONNECTING)) return;
+    const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws/chat/";
+    const ws = new WebSocket(url);
+    state.ws = ws;
+    els.conn.dataset.state = "connecting";
+    ws.addEventListener("open", () => {
+      state.retry = 0;
+      els.conn.dataset.state = "open";
+      els.conn.title = "已连接";
+      if (state.queued) { ws.send(JSON.stringify(state.queued)); state.queued = null; }
+    });
+    ws.addEventListener("message", (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg && typeof msg.type === "string") handleEvent(msg.type, msg.data || {});
+    });
+    ws.addEventListener("close", (ev) => {
+      els.conn.dataset.state = "closed";
+      els.conn.title = "连接已断开，正在重连…";
+      if (state.turn) { showError(state.turn, "连接中断，回答未完成。问题已保存，可以重试。"); setStatus(state.turn, ""); endTurn(); }
+      if (ev.code === 4401) { location.href = "/login/?next=/"; return; }
+      state.retry = Math.min(state.retry + 1, 6);
+      setTimeout(connect, 400 * 2 ** state.retry);
+    });
+  }
+
+  // ---------- conversations ----------
+  function adoptConversation(id) {
+    const isNew = state.conversationId !== id;
+    state.conversationId = id;
+    const url = new URL(location.href);
+    url.searchParams.set("c", id);
+    history.replaceState(null, "", url);
+    if (isNew || !els.convList.querySelector('.conv-item[data-id="' + id + '"]')) refreshConversations(id);
+    else markActive(id);
+  }
+
+  function markActive(id) {
+    els.convList.querySelectorAll(".conv-item").forEach((item) => item.classList.toggle("active", item.dataset.id === String(id)));
+    const active = els.convList.querySelector('.conv-item[data-id="' + id + '"] .conv-link');
+    els.title.textContent = active ? active.textContent : "新对话";
+  }
+
+  function convItem(c) {
+    const item = el("div", "conv-item");
+    item.dataset.id = String(c.id);
+    const a = el("a", "conv-link", c.title);
+    a.href = "?c=" + c.id; a.dataset.id = String(c.id); a.title = c.title;
+    const del = el("button", "conv-delete", "✕");
+    del.type = "button"; del.dataset.id = String(c.id); del.setAttribute("aria-label", "删除对话");
+    item.append(a, del);
+    return item;
+  }
+
+  async function refreshConversations(activeId) {
+    try {
+      const res = await fetch("/api/conversations/", { credentials: "same-origin" });
+      if (!res.ok) return;
+      const body = await res.json();
+      const rows = body.results || body;
+      els.convList.querySelectorAll(".conv-item").forEach((n) => n.remove());
+      rows.forEach((c) => els.convList.appendChild(convItem(c)));
+      els.convEmpty.hidden = rows.length > 0;
+      markActive(activeId);
+    } catch (e) { /* the list is a convenience; the chat keeps working */ }
+  }
+
+  async function openConversation(id) {
+    if (state.streaming) return;
+    const res = await fetch("/api/conversations/" + id + "/", { credentials: "same-origin" });
+    if (!res.ok) { newChat(); return; }
+    const conv = await res.json();
+    clearMessages();
+    state.conversationId = conv.id;
+    for (const m of conv.messages) {
+      if (m.role === "user") { addUserMessage(m.content); continue; }
+      const turn = addAssistantTurn();
+      setStatus(turn, "");
+      const log = m.retrieval_log || {};
+      if (log.route && log.route.mode && log.route.mode !== "META") badge(turn, log.route.mode, "mode");
+      renderSources(turn, log.sources || []);
+      turn.text = m.content;
+      renderMarkdown(turn.body, m.content, turn);
+      markCited(turn, m.citations);
+      confidenceBadge(turn, m.confidence_band, m.confidence_score);
+      if (m.status === "error") showError(turn, m.error.replace(/^[a-z_]+: /, "") || "回答未完成");
+      if (m.status === "cancelled") badge(turn, "已停止", "muted");
+      renderTrace(turn, log);
+    }
+    markActive(conv.id);
+    const url = new URL(location.href); url.searchParams.set("c", conv.id); history.replaceState(null, "", url);
+    scrollToBottom(true);
+  }
+
+  function clearMessages() {
+    els.messages.querySelectorAll(".msg, .inline-error").forEach((n) => n.remove());
+  }
+  function hideWelcome() { els.welcome.hidden = true; }
+
+  function newChat() {
+    if (state.streaming) return;
+    clearMessages();
+    els.welcome.hidden = false;
+    state.conversationId = null;
+    const url = new URL(location.href); url.searchParams.delete("c"); history.replaceState(null, "", url);
+    markActive(null);
+    els.input.focus();
+    app.classList.remove("sidebar-open");
+  }
+
+  async function deleteConversation(id) {
+    if (!confirm("删除这个对话？此操作无法撤销。")) return;
+    const res = await fetch("/api/conversations/" + id + "/", {
+      method: "DELETE", credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() },
+    });
+    if (res.ok || res.status === 404) {
+      const item = els.convList.querySelector('.conv-item[data-id="' + id + '"]');
+      if (item) item.remove();
+      els.convEmpty.hidden = !!els.convList.querySelector(".conv-item");
+      if (String(state.conversationId) === String(id)) newChat();
+    }
+  }
+
+  // ---------- wiring ----------
+  function autosize() {
+    els.input.style.height = "auto";
+    els.input.style.height = Math.min(els.input.scrollHeight, 220) + "px";
+    const n = els.input.value.length;
+    els.charCount.textContent = n > maxChars * 0.8 ? n + " / " + maxChars : "";
+  }
+
+  els.form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = els.input.value.trim();
+    if (!text || state.streaming) return;
+    if (text.length > maxChars) { showError(null, "问题太长了：最多 " + maxChars + " 个字符。"); return; }
+    els.input.value = "";
+    autosize();
+    startTurn(text);
+  });
+  els.input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); els.form.requestSubmit(); }
+  });
+  els.input.addEventListener("input", autosize);
+  els.cancel.addEventListener("click", () => {
+    if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "cancel" }));
+  });
+  $("new-chat").addEventListener("click", newChat);
+  els.convList.addEventListener("click", (ev) => {
+    const del = ev.target.closest(".conv-delete");
+    if (del) { ev.preventDefault(); deleteConversation(del.dataset.id); return; }
+    const link = ev.target.closest(".conv-link");
+    if (link) { ev.preventDefault(); openConversation(link.dataset.id); app.classList.remove("sidebar-open"); }
+  });
+  document.querySelectorAll(".suggestion").forEach((b) => b.addEventListener("click", () => {
+    if (!state.streaming) startTurn(b.textContent.trim());
+  }));
+  els.picker.addEventListener("change", () => {
+    const opt = els.picker.selectedOptions[0];
+    els.docNote.textContent = els.picker.value ? "限定文档：" + opt.textContent + "（说“总结这篇文档”可直接阅读）" : "";
+  });
+  const open = $("open-sidebar"), close = $("close-sidebar");
+  if (open) open.addEventListener("click", () => app.classList.add("sidebar-open"));
+  if (close) close.addEventListener("click", () => app.classList.remove("sidebar-open"));
+
+  connect();
+  const initial = new URL(location.href).searchParams.get("c");
+  if (initial && /^\d+$/.test(initial)) openConversation(initial);
+  else els.input.focus();
+})();
