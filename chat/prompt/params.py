@@ -1,0 +1,43 @@
+"""`PromptParams`: the budget layer's numbers, validated once, built from a per-turn config snapshot."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PromptParams:
+    context_max_tokens: int = 3000
+    aux_max_tokens: int = 2500
+    computations_max_tokens: int = 1500
+    memory_max_tokens: int = 600
+    history_max_tokens: int = 1000
+    total_max_tokens: int = 6000
+    rolling_summary: bool = True
+    summary_max_tokens: int = 300
+    message_max_chars: int = 600
+
+    def __post_init__(self) -> None:
+        for name in ("context_max_tokens", "total_max_tokens", "message_max_chars"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+        # Zero switches a stream off; negative is a configuration mistake.
+        for name in ("aux_max_tokens", "computations_max_tokens", "memory_max_tokens", "history_max_tokens",
+                     "summary_max_tokens"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative")
+
+    @classmethod
+    def from_config(cls, snapshot: Mapping[str, Any]) -> PromptParams:
+        return cls(
+            context_max_tokens=int(snapshot["rag.context_max_tokens"]),
+            aux_max_tokens=int(snapshot["prompt.budget.aux_max_tokens"]),
+            computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]),
+            memory_max_tokens=int(snapshot["prompt.budget.memory_max_tokens"]),
+            history_max_tokens=int(snapshot["prompt.budget.history_max_tokens"]),
+            total_max_tokens=int(snapshot["prompt.budget.total_max_tokens"]),
+            rolling_summary=bool(snapshot["prompt.history.rolling_summary"]),
+            summary_max_tokens=int(snapshot["prompt.history.summary_max_tokens"]),
+            message_max_chars=int(snapshot["prompt.history.message_max_chars"]),
+        )

@@ -1,0 +1,46 @@
+"""Prompt texts of the answer step: the normal, low-confidence and no-evidence templates, evidence blocks."""
+from __future__ import annotations
+
+from kb.retrieval.types import ScoredChunk, Source
+
+_RULES = """规则：
+1. 每个用到参考资料的句子末尾标注来源编号，例如 [1] 或 [1][2]；只能使用下面给出的编号，不要编造编号。
+2. 参考资料中没有的事实不要编造；资料不足以回答时，直接说明。
+3. 使用与用户问题相同的语言回答（用户用英文提问就用英文回答），条理清晰，可以使用 Markdown。"""
+
+SYSTEM_NORMAL = "你是 DocMind 知识库问答助手，根据编号的参考资料回答用户的问题。\n" + _RULES
+
+# LOW grade but evidence present (seed #28): answer from it, say it is weakly related, still cite.
+SYSTEM_LOW_CONFIDENCE = (
+    "你是 DocMind 知识库问答助手。本次检索到的参考资料与问题的相关性偏低。\n"
+    "请先用一句话说明：以下回答基于有限的参考内容，相关性偏低，请谨慎参考（英文提问则用英文说明）。"
+    "然后只依据资料中确实相关的部分作答，并同样用 [n] 标注来源；资料无法回答的部分明确说明不知道。\n" + _RULES
+)
+
+SYSTEM_NO_EVIDENCE = (
+    "你是 DocMind 知识库问答助手。知识库中没有找到与这个问题相关的参考资料。\n"
+    "请如实告诉用户知识库里没有找到相关内容，不要编造事实，也不要使用 [n] 形式的引用；"
+    "可以建议用户换个问法，或上传相关文档。使用与用户问题相同的语言回答。"
+)
+
+PROFILE_HEADER = "\n\n【用户画像】\n"
+EVIDENCE_HEADER = "【参考资料】\n"
+COMPUTATIONS_HEADER = "\n\n【计算结果（沙箱实际运行得到，可直接引用数值）】\n"
+MEMORY_HEADER = "\n\n【关于用户的长期记忆】\n"
+HISTORY_HEADER = "\n\n【对话历史】\n"
+QUESTION_HEADER = "\n\n【用户问题】\n"
+COMPUTATIONS_DROPPED = "（另有 {n} 条计算结果因篇幅省略）"
+
+
+def evidence_header(index: int, chunk: ScoredChunk) -> str:
+    title = chunk.document_title or (chunk.url or "未命名来源")
+    parts = [f"[{index}] 《{title}》"]
+    if chunk.domain:
+        parts.append(f"领域：{chunk.domain}")
+    if chunk.source is Source.WEB:
+        parts.append(f"网页：{chunk.url}" if chunk.url else "网页")
+    return " · ".join(parts) + "\n"
+
+
+def evidence_block(index: int, chunk: ScoredChunk, content: str | None = None) -> str:
+    return evidence_header(index, chunk) + (chunk.content if content is None else content).strip()

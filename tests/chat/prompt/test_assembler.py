@@ -1,0 +1,220 @@
+"""PromptAssembler: the global token budget, history handling and the templates."""
+from __future__ import annotations
+
+import pytest
+
+from chat.prompt import PromptAssembler, PromptParams
+from chat.prompt.history import OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
+from config_admin.registry import KEYS
+from docmind.tokens import estimate_tokens
+from kb.retrieval.types import Grade, GradeResult, ScoredChunk, Source
+
+
+def _chunk(i: int, text: str = "年假按工龄计算，满一年五天。", **kw) -> ScoredChunk:
+    return ScoredChunk(chunk_id=f"c{i}", content=text, score=0.9, document_id=i, document_title=f"员工手册{i}",
+                       domain="hr", **kw)
+
+
+def _grade(level: Grade = Grade.HIGH) -> GradeResult:
+    return GradeResult(grade=level, rerank_top1=0.8, lex_coverage=0.9, kb_entity_weak=False,
+                       web_compensation_needed=False)
+
+
+def _history(turns: int, size: int = 200) -> list[dict]:
+    out = []
+    for i in range(turns):
+        out.append({"role": "user", "content": f"问题{i}：" + "问" * size})
+        out.append({"role": "assistant", "content": f"回答{i}：" + "答" * size + " [1][2]"})
+    return out
+
+
+def _user(parts) -> str:
+    return parts.messages[1]["content"]
+
+
+def _run(params: PromptParams | None = None, **kw):
+    args = {"question": "年假有几天？", "chunks": [_chunk(1)], "grade": _grade(), "history": []}
+    args.update(kw)
+    return PromptAssembler(params).run(**args)
+
+
+def test_it_numbers_evidence_with_title_and_domain_and_asks_for_citations():
+    parts = _run(chunks=[_chunk(1), _chunk(2, source=Source.WEB, url="https://example.com/a")])
+    user = _user(parts)
+    assert "[1] 《员工手册1》 · 领域：hr" in user and "[2] 《员工手册2》" in user and "https://example.com/a" in user
+    assert "[n]" in parts.messages[0]["content"] or "[1]" in parts.messages[0]["content"]
+    assert [c.chunk_id for c in parts.chunks] == ["c1", "c2"]
+    assert user.rstrip().endswith("年假有几天？")
+    assert parts.low_confidence is False
+
+
+def test_low_grade_uses_the_low_confidence_template_and_still_cites_the_evidence():
+    parts = _run(grade=_grade(Grade.LOW))
+    assert parts.low_confidence is True
+    assert "相关性偏低" in parts.messages[0]["content"]
+    assert "[1] 《员工手册1》" in _user(parts) and parts.chunks
+
+
+def test_no_evidence_uses_the_no_evidence_template():
+    parts = _run(chunks=[], grade=_grade(Grade.LOW))
+    assert parts.chunks == () and parts.low_confidence is False
+    assert "没有找到" in parts.messages[0]["content"]
+
+
+def test_big_chunks_squeeze_aux_under_the_global_ceiling():
+    params = PromptParams(context_max_tokens=3000, total_max_tokens=3500, aux_max_tokens=2500)
+    chunks = [_chunk(i, "长" * 900) for i in range(3)]
+    parts = _run(params, chunks=chunks, history=_history(10), memories=["喜欢简洁"] * 50,
+                 computations=["x = 1\nprint(x)"] * 20)
+    assert parts.tokens["chunks"] > 2500
+    assert parts.tokens["aux_available"] <= 3500 - parts.tokens["fixed"]
+    assert parts.tokens["total"] <= 3500
+
+
+def test_the_aux_cap_binds_when_the_ceiling_is_far():
+    parts = _run(PromptParams(aux_max_tokens=300, total_max_tokens=100_000), history=_history(10),
+                 memories=["记忆" * 100] * 10, computations=["print(1)"] * 100)
+    assert parts.tokens["aux_available"] == 300
+    assert parts.tokens["computations"] + parts.tokens["memory"] + parts.tokens["history"] <= 300
+
+
+def test_computations_have_priority_over_memory_and_history():
+    parts = _run(PromptParams(aux_max_tokens=400, computations_max_tokens=1500), history=_history(5),
+                 memories=["用户喜欢表格"], computations=["r = 2 ** 10\nprint(r)\n# 1024" * 10])
+    assert parts.tokens["computations"] > 0
+    assert parts.tokens["computations"] + parts.tokens["memory"] + parts.tokens["history"] <= 400
+
+
+def test_computations_are_dropped_whole_with_a_note():
+    small = "```python\nprint(6 * 7)\n```\n输出：42"
+    huge = "```python\n" + "x = 1\n" * 400 + "```\n输出：1"
+    parts = _run(PromptParams(computations_max_tokens=200), computations=[small, huge, small.replace("42", "43")])
+    user = _user(parts)
+    assert small in user and small.replace("42", "43") in user
+    assert "x = 1" not in user  # never a half code block
+    assert "另有 1 条计算结果因篇幅省略" in user
+    assert any("dropped" in n for n in parts.notes)
+    assert parts.tokens["computations"] <= 200
+
+
+def test_memory_keeps_its_head():
+    memories = [f"记忆{i}：" + "甲" * 50 for i in range(30)]
+    parts = _run(PromptParams(memory_max_tokens=150), memories=memories)
+    assert "记忆0：" in _user(parts) and "记忆29：" not in _user(parts)
+    assert 0 < parts.tokens["memory"] <= 150
+
+
+def test_history_keeps_the_tail_with_a_marker_without_summarizer():
+    parts = _run(PromptParams(history_max_tokens=500), history=_history(10))
+    user = _user(parts)
+    assert OMITTED_MARKER in user
+    assert "问题9：" in user and "问题0：" not in user
+    assert parts.tokens["history"] <= 500
+
+
+def test_history_strips_citations_from_assistant_turns_and_cuts_long_messages():
+    history = [{"role": "user", "content": "看 [3] 的内容"},
+               {"role": "assistant", "content": "答案是五天 [1][2]，见 [1, 3]。"},
+               {"role": "user", "content": "长" * 2000}]
+    user = _user(_run(PromptParams(history_max_tokens=5000, aux_max_tokens=5000), history=history))
+    assert "答案是五天，见。" in user
+    assert "看 [3] 的内容" in user  # user turns are left as typed
+    assert "长" * 600 + "…" in user and "长" * 601 not in user
+
+
+def test_over_budget_history_is_summarised_by_the_cheap_model():
+    calls = []
+
+    def summarizer(text: str, budget: int) -> str:
+        calls.append((text, budget))
+        return "用户先问了年假，又问了病假。"
+
+    parts = _run(PromptParams(history_max_tokens=600, summary_max_tokens=100), history=_history(10),
+                 history_summarizer=summarizer)
+    user = _user(parts)
+    assert f"{SUMMARY_HEAD}用户先问了年假，又问了病假。\n{SUMMARY_SEPARATOR}" in user
+    assert "问题9：" in user
+    assert "问题0：" in calls[0][0] and calls[0][1] <= 100
+    assert parts.tokens["history"] <= 600
+
+
+@pytest.mark.parametrize("summarizer", [
+    lambda text, budget: (_ for _ in ()).throw(RuntimeError("model down")),
+    lambda text, budget: "   ",
+])
+def test_a_failing_summary_falls_back_to_the_hard_cut(summarizer):
+    parts = _run(PromptParams(history_max_tokens=600), history=_history(10), history_summarizer=summarizer)
+    assert OMITTED_MARKER in _user(parts) and SUMMARY_HEAD not in _user(parts)
+
+
+def test_a_long_summary_is_held_to_its_budget():
+    parts = _run(PromptParams(history_max_tokens=600, summary_max_tokens=80), history=_history(10),
+                 history_summarizer=lambda text, budget: "摘" * 5000)
+    assert parts.tokens["history"] <= 600
+    assert "摘" * 81 not in _user(parts)
+
+
+def test_rolling_summary_off_means_hard_cut():
+    parts = _run(PromptParams(history_max_tokens=600, rolling_summary=False), history=_history(10),
+                 history_summarizer=lambda text, budget: "不该出现")
+    assert "不该出现" not in _user(parts) and OMITTED_MARKER in _user(parts)
+
+
+@pytest.mark.parametrize("params", [
+    PromptParams(aux_max_tokens=0),
+    PromptParams(computations_max_tokens=0, memory_max_tokens=0, history_max_tokens=0),
+    PromptParams(total_max_tokens=200),  # the ceiling is below the fixed cost: remaining budget is negative
+    PromptParams(aux_max_tokens=5),  # smaller than any block header
+])
+def test_zero_or_negative_budget_leaks_nothing(params):
+    parts = _run(params, history=_history(3), memories=["记住我"], computations=["print(1)"])
+    user = _user(parts)
+    assert parts.tokens["computations"] == parts.tokens["memory"] == parts.tokens["history"] == 0
+    assert "print(1)" not in user and "记住我" not in user and "问题0" not in user
+
+
+def test_a_chunk_bigger_than_the_context_budget_is_cut_not_lost():
+    parts = _run(PromptParams(context_max_tokens=200), chunks=[_chunk(1, "巨" * 1000)])
+    assert parts.chunks and parts.tokens["chunks"] <= 200
+    assert "[1] 《员工手册1》" in _user(parts)
+
+
+def test_chunks_that_do_not_fit_are_skipped_and_numbering_stays_aligned():
+    chunks = [_chunk(1, "短内容一"), _chunk(2, "长" * 3000), _chunk(3, "短内容三")]
+    parts = _run(PromptParams(context_max_tokens=500), chunks=chunks)
+    assert [c.chunk_id for c in parts.chunks] == ["c1", "c3"]
+    assert "[2] 《员工手册3》" in _user(parts)
+
+
+def test_profile_counts_as_fixed_cost():
+    without = _run()
+    with_profile = _run(profile="后端工程师，偏好简洁回答")
+    assert with_profile.tokens["fixed"] > without.tokens["fixed"]
+    assert "后端工程师" in with_profile.messages[0]["content"]
+
+
+def test_inputs_are_not_mutated():
+    history = _history(10)
+    snapshot = [dict(m) for m in history]
+    _run(PromptParams(history_max_tokens=300), history=history)
+    assert history == snapshot
+
+
+def test_from_config_uses_the_registry_keys():
+    snapshot = {k.key: k.default for k in KEYS}
+    assert PromptAssembler.from_config(snapshot).params == PromptParams()
+
+
+@pytest.mark.parametrize("kwargs", [{"context_max_tokens": 0}, {"aux_max_tokens": -1}, {"message_max_chars": 0}])
+def test_params_reject_bad_values(kwargs):
+    with pytest.raises(ValueError):
+        PromptParams(**kwargs)
+
+
+def test_estimate_counts_whitespace():
+    assert estimate_tokens("a" * 7 + " " * 70) > estimate_tokens("a" * 7)
+
+
+def test_estimate_code_like_is_more_conservative():
+    code = "for i in range(10):\n    print(i * i)\n"
+    assert estimate_tokens(code, code_like=True) > estimate_tokens(code)
