@@ -13,7 +13,8 @@ MAX_TOP_K = 50
 
 
 class RetrieveRequest(serializers.Serializer):
-    query = serializers.CharField(trim_whitespace=True, allow_blank=True)
+    query = serializers.CharField(trim_whitespace=True, allow_blank=True,
+                                  error_messages={"required": "query is required", "invalid": "query must be text"})
     top_k = serializers.JSONField(required=False)
 
     def __init__(self, *args: Any, max_chars: int, default_top_k: int, **kwargs: Any) -> None:
