@@ -10,7 +10,8 @@ from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
 
 
 def conversation_list(*, user: Any) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(user=user).annotate(message_count=Count("messages"))
+    return (Conversation.objects.filter(user=user).annotate(message_count=Count("messages"))
+            .order_by("-updated_at", "-id"))
 
 
 def conversation_get(*, user: Any, conversation_id: int) -> Conversation:

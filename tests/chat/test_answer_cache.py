@@ -1,0 +1,88 @@
+"""Semantic answer cache: similarity threshold, per-user isolation, knowledge-base version."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from django.core.cache import caches
+
+from chat.answer_cache import CachedAnswer, SemanticAnswerCache
+
+
+class BagOfCharsEmbedder:
+    """Deterministic query vectors: near-identical texts get near-identical vectors."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector = np.zeros(64, dtype=np.float32)
+        for ch in text:
+            vector[ord(ch) % 64] += 1.0
+        return vector / max(float(np.linalg.norm(vector)), 1e-9)
+
+
+@pytest.fixture
+def backend():
+    cache = caches["default"]
+    cache.clear()
+    yield cache
+    cache.clear()
+
+
+def _cache(backend, **kw) -> SemanticAnswerCache:
+    return SemanticAnswerCache(embedder=BagOfCharsEmbedder(), backend=backend, enabled=kw.pop("enabled", True),
+                               threshold=kw.pop("threshold", 0.97), **kw)
+
+
+def _answer(question: str) -> CachedAnswer:
+    return CachedAnswer(question=question, answer="答案 [1]", classification={}, chunks=[], grade={}, sources=[],
+                        report={"citations": []})
+
+
+def _remember(cache, *, user_id=1, kb_version=1, question="北京的面积是多少？"):
+    probe = cache.lookup(user_id=user_id, kb_version=kb_version, scope="kb", query=question)
+    assert probe.hit is None
+    cache.store(user_id=user_id, kb_version=kb_version, scope="kb", probe=probe, answer=_answer(question))
+
+
+def test_it_hits_for_the_same_question(backend):
+    cache = _cache(backend)
+    _remember(cache)
+    probe = cache.lookup(user_id=1, kb_version=1, scope="kb", query="北京的面积是多少？")
+    assert probe.hit is not None and probe.hit.answer == "答案 [1]"
+    assert probe.similarity == pytest.approx(1.0, abs=1e-5)
+
+
+def test_it_misses_for_a_different_question(backend):
+    cache = _cache(backend)
+    _remember(cache)
+    assert cache.lookup(user_id=1, kb_version=1, scope="kb", query="上海有多少人口？").hit is None
+
+
+def test_answers_are_isolated_per_user(backend):
+    cache = _cache(backend)
+    _remember(cache, user_id=1)
+    assert cache.lookup(user_id=2, kb_version=1, scope="kb", query="北京的面积是多少？").hit is None
+
+
+def test_a_knowledge_base_change_drops_old_answers(backend):
+    cache = _cache(backend)
+    _remember(cache, kb_version=1)
+    assert cache.lookup(user_id=1, kb_version=2, scope="kb", query="北京的面积是多少？").hit is None
+
+
+def test_a_disabled_cache_never_embeds_or_hits(backend):
+    cache = _cache(backend, enabled=False)
+    probe = cache.lookup(user_id=1, kb_version=1, scope="kb", query="x")
+    assert probe.vector is None and probe.hit is None
+
+
+def test_it_keeps_only_the_newest_entries(backend):
+    cache = _cache(backend, max_entries=2)
+    for q in ("aaaa", "bbbb", "cccc"):
+        _remember(cache, question=q)
+    assert cache.lookup(user_id=1, kb_version=1, scope="kb", query="aaaa").hit is None
+    assert cache.lookup(user_id=1, kb_version=1, scope="kb", query="cccc").hit is not None
+
+
+@pytest.mark.parametrize("threshold", [0, 1.5])
+def test_it_rejects_a_bad_threshold(backend, threshold):
+    with pytest.raises(ValueError):
+        _cache(backend, threshold=threshold)

@@ -1,0 +1,58 @@
+"""`/api/conversations/`: the caller's own only; another user's id is a 404."""
+from __future__ import annotations
+
+import pytest
+
+from chat import services
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def alices(member):
+    conversation = services.conversation_start(user=member, question="alice asks")
+    services.message_add_question(conversation=conversation, content="alice asks")
+    services.message_add_answer(conversation=conversation, content="answer [1]", citations=[{"index": 1}])
+    return conversation
+
+
+def test_list_shows_only_the_callers_conversations(member_client, alices, other_member):
+    services.conversation_start(user=other_member, question="bob asks")
+    body = member_client.get("/api/conversations/").json()
+    assert [c["title"] for c in body["results"]] == ["alice asks"]
+    assert body["results"][0]["message_count"] == 2
+
+
+def test_detail_includes_messages(member_client, alices):
+    body = member_client.get(f"/api/conversations/{alices.pk}/").json()
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant"]
+    assert body["messages"][1]["citations"] == [{"index": 1}]
+
+
+@pytest.mark.parametrize("method", ["get", "delete", "patch"])
+def test_another_users_conversation_is_404(client_for_bob, alices, method):
+    response = getattr(client_for_bob, method)(f"/api/conversations/{alices.pk}/", {"title": "x"}, format="json")
+    assert response.status_code == 404
+    alices.refresh_from_db()
+    assert alices.title == "alice asks"
+
+
+def test_rename_and_delete(member_client, alices):
+    response = member_client.patch(f"/api/conversations/{alices.pk}/", {"title": "  新标题 "}, format="json")
+    assert response.status_code == 200 and response.json()["title"] == "新标题"
+    assert member_client.patch(f"/api/conversations/{alices.pk}/", {"title": ""}, format="json").status_code == 400
+    assert member_client.delete(f"/api/conversations/{alices.pk}/").status_code == 204
+    assert member_client.get(f"/api/conversations/{alices.pk}/").status_code == 404
+
+
+def test_anonymous_is_rejected(client, alices):
+    assert client.get("/api/conversations/").status_code in (401, 403)
+
+
+@pytest.fixture
+def client_for_bob(other_member):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(user=other_member)
+    return api
