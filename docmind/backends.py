@@ -33,8 +33,9 @@ def get_embedder() -> Embedder:
 def get_vector_store() -> VectorStore:
     from docmind.vectorstore import MilvusVectorStore
 
+    embedder = get_embedder()
     with _lock:
-        return MilvusVectorStore(uri=settings.MILVUS_URI, dim=get_embedder().dim)
+        return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,214 @@
+"""Child-chunk vectors in Milvus (a Milvus Lite file by default, a server for a URL), behind VectorStore."""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+CHUNK_COLLECTION = "docmind_chunks"
+META_COLLECTION = "docmind_meta"
+
+
+class VectorStoreError(RuntimeError):
+    """The vector store is unreachable or answered with an error."""
+
+
+class EmbedderMismatch(VectorStoreError):
+    """The stored vectors were made by another embedder; `manage.py kb_reindex` rebuilds them."""
+
+
+class VectorStore(Protocol):
+    """Vectors of child chunks keyed by chunk id, with document id and domain as filterable fields.
+
+    `upsert` replaces vectors of the same ids; `delete_documents` removes every vector of those
+    documents; `search` returns up to k (chunk id, cosine similarity) pairs, best first, with the
+    domain / document filters applied inside the search; `fetch` returns the stored vectors of
+    the ids that have one. All raise VectorStoreError when the backend fails.
+    """
+
+    def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
+               domains: Sequence[str]) -> None: ...
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None: ...
+
+    def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
+               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
+
+    def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
+
+    def ping(self) -> bool: ...
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] | None) -> str:
+    """A Milvus boolean expression; values are quoted/cast so user text cannot change the expression."""
+    parts = []
+    if domains is not None:
+        parts.append(f"domain in [{', '.join(_quote(str(d)) for d in domains)}]")
+    if document_ids is not None:
+        parts.append(f"document_id in [{', '.join(str(int(i)) for i in document_ids)}]")
+    return " and ".join(parts)
+
+
+class MilvusVectorStore:
+    """One code path for Milvus Lite and a Milvus server; pymilvus' client is safe to share between threads."""
+
+    def __init__(self, *, uri: str, dim: int, embedder_name: str, collection: str = CHUNK_COLLECTION,
+                 token: str | None = None) -> None:
+        from pymilvus import MilvusClient
+
+        self.uri, self.dim, self.embedder_name, self.collection = uri, dim, embedder_name, collection
+        try:
+            self._client = MilvusClient(uri=uri, token=token or "")
+        except Exception as exc:
+            hint = ""
+            if not uri.startswith(("http://", "https://", "tcp://", "grpc://")):
+                hint = (" — a Milvus Lite file can be opened by one process only: stop the running server "
+                        "or upload through the API")
+            raise VectorStoreError(f"cannot open the vector store at {uri}: {exc}{hint}") from exc
+        self._lock = threading.Lock()
+        # Milvus Lite scans unflushed (growing) rows slowly; flushing after each write keeps search indexed.
+        self._is_lite = not uri.startswith(("http://", "https://", "tcp://", "grpc://"))
+        self._ensure()
+
+    # -- set-up -----------------------------------------------------------------------------------------
+    def _ensure(self) -> None:
+        from pymilvus import DataType
+
+        with self._lock:
+            if not self._client.has_collection(META_COLLECTION):
+                schema = self._client.create_schema(auto_id=False)
+                schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=128)
+                schema.add_field("value", DataType.VARCHAR, max_length=1024)
+                schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus needs a vector field
+                index = self._client.prepare_index_params()
+                index.add_index("v", index_type="AUTOINDEX", metric_type="L2")
+                self._client.create_collection(META_COLLECTION, schema=schema, index_params=index)
+            self._client.load_collection(META_COLLECTION)
+            if not self._client.has_collection(self.collection):
+                self._create_chunk_collection(DataType)
+            self._client.load_collection(self.collection)
+            stored = self._meta_get(f"{self.collection}.embedder")
+        if stored is None:
+            self._meta_set(f"{self.collection}.embedder", self.embedder_name)
+        elif stored != self.embedder_name:
+            raise EmbedderMismatch(
+                f"the vectors in {self.collection} were made by {stored!r} but the configured embedder is "
+                f"{self.embedder_name!r}; run `python manage.py kb_reindex` to rebuild them")
+
+    def _create_chunk_collection(self, DataType) -> None:  # noqa: N803 - pymilvus enum passed in
+        schema = self._client.create_schema(auto_id=False)
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("document_id", DataType.INT64)
+        schema.add_field("domain", DataType.VARCHAR, max_length=64)
+        schema.add_field("vector", DataType.FLOAT_VECTOR, dim=self.dim)
+        index = self._client.prepare_index_params()
+        index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
+        index.add_index("document_id", index_type="INVERTED")
+        index.add_index("domain", index_type="INVERTED")
+        self._client.create_collection(self.collection, schema=schema, index_params=index)
+
+    def _meta_get(self, key: str) -> str | None:
+        rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"])
+        return rows[0]["value"] if rows else None
+
+    def _meta_set(self, key: str, value: str) -> None:
+        self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
+        self._client.flush(META_COLLECTION)
+
+    # -- the protocol -----------------------------------------------------------------------------------
+    def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
+               domains: Sequence[str]) -> None:
+        if not len(ids):
+            return
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if vectors.shape != (len(ids), self.dim):
+            raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), got {vectors.shape}")
+        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "vector": v}
+                for i, d, dom, v in zip(ids, document_ids, domains, vectors, strict=True)]
+        self._call("upsert", self.collection, rows)
+
+    def flush(self) -> None:
+        """Seal written rows so that they are searched through the index (much faster in Milvus Lite)."""
+        self._call("flush", self.collection)
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None:
+        if not document_ids:
+            return
+        self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+        if self._is_lite:
+            self.flush()
+
+    def delete_ids(self, ids: Sequence[int]) -> None:
+        if ids:
+            self._call("delete", self.collection, ids=[int(i) for i in ids])
+
+    def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
+               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        if k <= 0:
+            raise ValueError("k must be positive")
+        if (domains is not None and not domains) or (document_ids is not None and not document_ids):
+            return []  # an empty filter list matches nothing
+        hits = self._call("search", self.collection, data=[np.asarray(vector, dtype=np.float32)],
+                          anns_field="vector", limit=k, filter=build_filter(domains=domains, document_ids=document_ids),
+                          search_params={"metric_type": "COSINE"}, output_fields=["document_id"])
+        return [(int(hit["id"]), float(hit["distance"])) for hit in hits[0]]
+
+    def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
+        if not ids:
+            return {}
+        rows = self._call("get", self.collection, ids=[int(i) for i in ids], output_fields=["vector"])
+        return {int(row["id"]): np.asarray(row["vector"], dtype=np.float32) for row in rows}
+
+    def ping(self) -> bool:
+        try:
+            self._client.has_collection(self.collection)
+            return True
+        except Exception:
+            return False
+
+    # -- maintenance (kb_reconcile, kb_reindex) -------------------------------------------------------------
+    def all_ids(self) -> set[int]:
+        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
+                                               output_fields=["id"])
+        ids: set[int] = set()
+        try:
+            while batch := iterator.next():
+                ids.update(int(row["id"]) for row in batch)
+        finally:
+            iterator.close()
+        return ids
+
+    def reset(self, *, embedder_name: str, dim: int) -> None:
+        """Drop every vector and recreate the collection for `embedder_name` (kb_reindex)."""
+        from pymilvus import DataType
+
+        with self._lock:
+            if self._client.has_collection(self.collection):
+                self._client.drop_collection(self.collection)
+            self.dim, self.embedder_name = dim, embedder_name
+            self._create_chunk_collection(DataType)
+            self._client.load_collection(self.collection)
+        self._meta_set(f"{self.collection}.embedder", embedder_name)
+
+    @property
+    def client(self):
+        """The underlying MilvusClient, shared with the lexical index (one Milvus Lite file, one client)."""
+        return self._client
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _call(self, method: str, *args, **kwargs):
+        try:
+            return getattr(self._client, method)(*args, **kwargs)
+        except Exception as exc:
+            raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc

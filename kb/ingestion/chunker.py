@@ -1,0 +1,127 @@
+"""TextChunker: parent chunks (~1000 chars) split into child chunks (~240) on sentence boundaries."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# A heading line as the parsers emit it (Markdown style; docx/html headings are rewritten to it).
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
+# Sentence ends: Chinese punctuation (。！？；) with trailing closing quotes; English . ! ? ; followed by
+# whitespace; and line breaks, which end list items and headings.
+_SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\"')\]]*(?=\s)|\n+")
+_SOFT_BREAK = re.compile(r"[，,、：:\s]")
+
+
+@dataclass(frozen=True)
+class ChildPiece:
+    content: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class ParentPiece:
+    """`content` may carry its section heading as a prefix; start/end locate the body in the source text."""
+
+    content: str
+    start: int
+    end: int
+    children: list[ChildPiece] = field(default_factory=list)
+
+
+class TextChunker:
+    """Splits text into parents of about `parent_chars` and children of about `child_chars`.
+
+    Sizes are targets: a piece closes once it reaches 80 % of the target and the next sentence
+    would overshoot it, and is forced closed before 120 %. Sentences longer than that are cut
+    at a comma or space near the limit. A heading starts a new parent.
+    """
+
+    def __init__(self, *, parent_chars: int, child_chars: int) -> None:
+        if child_chars <= 0 or parent_chars <= 0:
+            raise ValueError("chunk sizes must be positive")
+        if child_chars > parent_chars:
+            raise ValueError("child chunks cannot be larger than parent chunks")
+        self.parent_chars = parent_chars
+        self.child_chars = child_chars
+
+    def split(self, text: str) -> list[ParentPiece]:
+        parents: list[ParentPiece] = []
+        for heading, start, end in self._sections(text):
+            spans = self._sentences(text, start, end, self.child_chars)
+            for index, group in enumerate(self._pack(spans, self.parent_chars)):
+                p_start, p_end = group[0][0], group[-1][1]
+                body = text[p_start:p_end]
+                # Later parents of a section repeat its heading so that they still say what they are about.
+                content = f"{heading}\n{body}" if heading and index > 0 else body
+                children = [ChildPiece(text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
+                            for s in self._pack(group, self.child_chars)]
+                parents.append(ParentPiece(content, p_start, p_end, children))
+        return parents
+
+    @staticmethod
+    def _sections(text: str) -> list[tuple[str | None, int, int]]:
+        starts = [m.start() for m in _HEADING.finditer(text)]
+        if not starts or starts[0] != 0:
+            starts.insert(0, 0)
+        sections = []
+        for i, start in enumerate(starts):
+            end = starts[i + 1] if i + 1 < len(starts) else len(text)
+            match = _HEADING.match(text, start)
+            heading = match.group(0).strip() if match and match.start() == start else None
+            sections.append((heading, start, end))
+        return sections
+
+    @staticmethod
+    def _sentences(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+        """Sentence spans with surrounding whitespace trimmed; over-long ones cut near `limit`."""
+        spans: list[tuple[int, int]] = []
+        cursor = start
+        for match in _SENTENCE_END.finditer(text, start, end):
+            spans.extend(_trimmed_pieces(text, cursor, match.end(), limit))
+            cursor = match.end()
+        spans.extend(_trimmed_pieces(text, cursor, end, limit))
+        return spans
+
+    @staticmethod
+    def _pack(spans: list[tuple[int, int]], target: int) -> list[list[tuple[int, int]]]:
+        groups: list[list[tuple[int, int]]] = []
+        current: list[tuple[int, int]] = []
+        for span in spans:
+            if current:
+                size = span[1] - current[0][0]
+                filled = current[-1][1] - current[0][0]
+                if (size > target and filled >= 0.8 * target) or size > 1.2 * target:
+                    groups.append(current)
+                    current = []
+            current.append(span)
+        if current:
+            tail = current[-1][1] - current[0][0]
+            # A small remainder joins the previous piece rather than standing alone as a fragment.
+            if groups and tail < 0.3 * target and current[-1][1] - groups[-1][0][0] <= 1.5 * target:
+                groups[-1].extend(current)
+            else:
+                groups.append(current)
+        return groups
+
+
+def _trimmed_pieces(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    pieces = []
+    while end - start > limit:
+        cut = start + limit
+        # Prefer a comma or space in the last third of the window over a cut inside a word.
+        window = text[start + limit * 2 // 3:cut]
+        soft = [m.end() for m in _SOFT_BREAK.finditer(window)]
+        if soft:
+            cut = start + limit * 2 // 3 + soft[-1]
+        pieces.append((start, cut))
+        start = cut
+        while start < end and text[start].isspace():
+            start += 1
+    if end > start:
+        pieces.append((start, end))
+    return pieces

@@ -1,0 +1,100 @@
+"""DocumentIngester: parse → chunk → store chunks → BM25 → embed in batches → vectors, with progress."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.db import transaction
+from django.db.models import F
+
+from docmind.embeddings import Embedder
+from docmind.tokens import estimate_tokens
+from docmind.vectorstore import VectorStore
+from kb.ingestion.chunker import TextChunker
+from kb.ingestion.parsers import parse_document
+from kb.lexical import LexicalIndex
+from kb.models import Chunk, ChunkLevel, Document
+
+log = logging.getLogger(__name__)
+
+PARSED, STORED = 10, 30
+
+
+class DocumentIngester:
+    """Turns one claimed document into stored chunks, BM25 entries and vectors.
+
+    Write order is the database first (so lexical search and reconcile can rely on it), then
+    the BM25 index (the document is lexically searchable from here on), then vectors in batches
+    (semantically searchable as each batch lands). Re-running it on a document first removes
+    what an interrupted earlier run left behind.
+    """
+
+    def __init__(self, *, embedder: Embedder, vectors: VectorStore, lexical: LexicalIndex, chunker: TextChunker,
+                 batch_size: int = 32, on_progress: Callable[[int, int], None] | None = None) -> None:
+        if batch_size <= 0:
+            raise ValueError("batch_size must be positive")
+        self.embedder, self.vectors, self.lexical, self.chunker = embedder, vectors, lexical, chunker
+        self.batch_size = batch_size
+        self.on_progress = on_progress or (lambda document_id, progress: None)
+
+    def run(self, *, document: Document) -> int:
+        """Ingest `document`; returns its child-chunk count. Raises ParseError and backend errors."""
+        with document.file.open("rb") as handle:
+            data = handle.read()
+        text = parse_document(data, document.file_type)
+        self.on_progress(document.pk, PARSED)
+
+        self.vectors.delete_documents([document.pk])
+        self.lexical.delete_documents([document.pk])
+        children = self._store_chunks(document, text)
+        self.lexical.add(ids=[c.pk for c in children], texts=[c.content for c in children],
+                         document_ids=[document.pk] * len(children), domains=[document.domain] * len(children))
+        self.on_progress(document.pk, STORED)
+
+        for start in range(0, len(children), self.batch_size):
+            batch = children[start:start + self.batch_size]
+            matrix = self.embedder.embed_passages([c.content for c in batch])
+            ids = [c.pk for c in batch]
+            self.vectors.upsert(ids=ids, vectors=matrix, document_ids=[document.pk] * len(batch),
+                                domains=[document.domain] * len(batch))
+            Chunk.objects.filter(pk__in=ids).update(vector_id=F("id"))  # the Milvus primary key is the chunk id
+            done = start + len(batch)
+            self.on_progress(document.pk, STORED + (100 - STORED - 1) * done // max(1, len(children)))
+        flush = getattr(self.vectors, "flush", None)
+        if flush is not None:
+            flush()
+        return len(children)
+
+    def _store_chunks(self, document: Document, text: str) -> list[Chunk]:
+        pieces = self.chunker.split(text)
+        with transaction.atomic():
+            Chunk.objects.filter(document=document).delete()
+            parents = [Chunk(document=document, level=ChunkLevel.PARENT, ordinal=i, content=p.content,
+                             char_start=p.start, char_end=p.end, token_count=estimate_tokens(p.content))
+                       for i, p in enumerate(pieces)]
+            parents = _bulk_create(parents, document, ChunkLevel.PARENT)
+            children: list[Chunk] = []
+            for parent, piece in zip(parents, pieces, strict=True):
+                for child in piece.children:
+                    children.append(Chunk(document=document, parent=parent, level=ChunkLevel.CHILD,
+                                          ordinal=len(children), content=child.content, char_start=child.start,
+                                          char_end=child.end, token_count=estimate_tokens(child.content)))
+            children = _bulk_create(children, document, ChunkLevel.CHILD)
+            Document.objects.filter(pk=document.pk).update(metadata=_metadata(document, text, len(parents),
+                                                                              len(children)))
+        return children
+
+
+def _bulk_create(rows: list[Chunk], document: Document, level: int) -> list[Chunk]:
+    created = Chunk.objects.bulk_create(rows, batch_size=500)
+    if all(row.pk is not None for row in created):
+        return created
+    # MySQL cannot return ids from a bulk insert: read them back in order.
+    return list(Chunk.objects.filter(document=document, level=level).order_by("ordinal"))
+
+
+def _metadata(document: Document, text: str, parents: int, children: int) -> dict:
+    metadata = dict(document.metadata or {})
+    metadata.update({"chars": len(text), "parent_chunks": parents, "child_chunks": children})
+    return metadata
+

@@ -1,0 +1,136 @@
+"""BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from docmind.vectorstore import VectorStoreError, build_filter
+
+LEXICAL_COLLECTION = "docmind_lexical"
+MAX_TEXT_BYTES = 16_384
+
+# Function words that carry no retrieval signal in either language.
+STOP_WORDS = [
+    "的", "了", "和", "是", "在", "也", "就", "都", "而", "及", "与", "或", "之", "其", "这", "那", "个", "着",
+    "吗", "呢", "吧", "啊", "把", "被", "让", "给", "对", "从", "向", "于", "以", "为", "等", "中", "上", "下",
+    "the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "was", "were", "be", "for", "with",
+    "by", "at", "as", "it", "this", "that", "from", "what", "which", "who", "how",
+    "，", "。", "！", "？", "；", "：", "、", "“", "”", "（", "）", ",", ".", "!", "?", ";", ":", "(", ")",
+]
+ANALYZER_PARAMS: dict[str, Any] = {
+    "tokenizer": {"type": "jieba", "mode": "search"},
+    "filter": ["lowercase", {"type": "stop", "stop_words": STOP_WORDS}],
+}
+
+
+class LexicalIndex(Protocol):
+    """BM25 index of child-chunk texts, keyed by chunk id.
+
+    `add` indexes (or replaces) chunks; `delete_documents` drops every chunk of those documents;
+    `search` returns up to k (chunk id, BM25 score) pairs, best first, filters applied inside
+    the search. All raise VectorStoreError when the backend fails.
+    """
+
+    def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
+            domains: Sequence[str]) -> None: ...
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None: ...
+
+    def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
+               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
+
+
+class MilvusLexicalIndex:
+    """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
+    is persisted, updated incrementally and identical for every server process without any sync code."""
+
+    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION) -> None:
+        self._client = client
+        self.collection = collection
+        self._lock = threading.Lock()
+        self._ensure()
+
+    def _ensure(self) -> None:
+        from pymilvus import DataType, Function, FunctionType
+
+        with self._lock:
+            if not self._client.has_collection(self.collection):
+                schema = self._client.create_schema(auto_id=False)
+                schema.add_field("id", DataType.INT64, is_primary=True)
+                schema.add_field("document_id", DataType.INT64)
+                schema.add_field("domain", DataType.VARCHAR, max_length=64)
+                schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
+                                 analyzer_params=ANALYZER_PARAMS)
+                schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+                schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
+                                             input_field_names=["text"], output_field_names=["sparse"]))
+                index = self._client.prepare_index_params()
+                index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+                index.add_index("document_id", index_type="INVERTED")
+                self._client.create_collection(self.collection, schema=schema, index_params=index)
+            self._client.load_collection(self.collection)
+
+    def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
+            domains: Sequence[str]) -> None:
+        if not len(ids):
+            return
+        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "text": _fit(text)}
+                for i, text, d, dom in zip(ids, texts, document_ids, domains, strict=True)]
+        self._call("upsert", self.collection, rows)
+        # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
+        self._call("flush", self.collection)
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None:
+        if document_ids:
+            self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+            self._call("flush", self.collection)
+
+    def delete_ids(self, ids: Sequence[int]) -> None:
+        if ids:
+            self._call("delete", self.collection, ids=[int(i) for i in ids])
+
+    def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
+               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        if k <= 0:
+            raise ValueError("k must be positive")
+        if not query.strip() or (domains is not None and not domains) or (document_ids is not None
+                                                                          and not document_ids):
+            return []
+        hits = self._call("search", self.collection, data=[_fit(query)], anns_field="sparse", limit=k,
+                          filter=build_filter(domains=domains, document_ids=document_ids),
+                          search_params={"metric_type": "BM25"}, output_fields=["document_id"])
+        # Milvus Lite reports BM25 as a negated distance, a Milvus server as a positive score.
+        scored = [(int(hit["id"]), abs(float(hit["distance"]))) for hit in hits[0]]
+        return [(pk, score) for pk, score in scored if score > 0]
+
+    def reset(self) -> None:
+        with self._lock:
+            if self._client.has_collection(self.collection):
+                self._client.drop_collection(self.collection)
+        self._ensure()
+
+    def all_ids(self) -> set[int]:
+        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
+                                               output_fields=["id"])
+        ids: set[int] = set()
+        try:
+            while batch := iterator.next():
+                ids.update(int(row["id"]) for row in batch)
+        finally:
+            iterator.close()
+        return ids
+
+    def _call(self, method: str, *args, **kwargs):
+        try:
+            return getattr(self._client, method)(*args, **kwargs)
+        except Exception as exc:
+            raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc
+
+
+def _fit(text: str) -> str:
+    """Milvus VARCHAR limits are in bytes; cut on a character boundary rather than fail the insert."""
+    data = text.encode("utf-8")
+    if len(data) <= MAX_TEXT_BYTES:
+        return text
+    return data[:MAX_TEXT_BYTES].decode("utf-8", errors="ignore")

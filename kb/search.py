@@ -1,0 +1,102 @@
+"""KbSearcher: vector and BM25 search over child chunks, joined back to the database, plus lookups."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from docmind.vectorstore import VectorStore
+from kb.lexical import LexicalIndex, MilvusLexicalIndex
+from kb.models import Chunk, ChunkLevel, DocumentStatus
+from kb.retrieval.types import ScoredChunk, Source
+
+# Hits of documents deleted a moment ago may still be in the index: ask for a few more than k.
+_OVERFETCH = 8
+_LIVE = (DocumentStatus.PROCESSING, DocumentStatus.READY)
+
+
+class KbSearcher:
+    """Implements ChunkSearcher, VectorLookup and ParentLookup (kb.retrieval.ports) over Milvus + the ORM.
+
+    Every hit is checked against the database, so a deleted (or failed) document never shows
+    up even while its index entries are still being removed.
+    """
+
+    def __init__(self, *, vectors: VectorStore, lexical: LexicalIndex) -> None:
+        self.vectors = vectors
+        self.lexical = lexical
+
+    def vector_search(self, query_vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
+                      document_ids: Sequence[int] | None = None) -> list[ScoredChunk]:
+        _check_k(k)
+        hits = self.vectors.search(query_vector, k=k + _OVERFETCH, domains=_opt(domains),
+                                   document_ids=_opt(document_ids))
+        return self._hydrate(hits, "vector", k)
+
+    def lexical_search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
+                       document_ids: Sequence[int] | None = None) -> list[ScoredChunk]:
+        _check_k(k)
+        hits = self.lexical.search(query, k=k + _OVERFETCH, domains=_opt(domains), document_ids=_opt(document_ids))
+        return self._hydrate(hits, "bm25", k)
+
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        ids = _int_ids(chunk_ids)
+        if not ids:
+            return {}
+        return {str(pk): vector for pk, vector in self.vectors.fetch(ids).items()}
+
+    def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+        ids = _int_ids(chunk_ids)
+        rows = (Chunk.objects.filter(pk__in=ids, parent__isnull=False)
+                .values_list("id", "parent_id", "parent__content"))
+        return {str(pk): (parent_id, content) for pk, parent_id, content in rows}
+
+    @staticmethod
+    def _hydrate(hits: list[tuple[int, float]], stage: str, k: int) -> list[ScoredChunk]:
+        if not hits:
+            return []
+        rows = (Chunk.objects.filter(pk__in=[pk for pk, _ in hits], level=ChunkLevel.CHILD,
+                                     document__status__in=_LIVE)
+                .values("id", "content", "document_id", "document__title", "document__domain"))
+        by_id = {row["id"]: row for row in rows}
+        chunks: list[ScoredChunk] = []
+        for pk, score in hits:
+            row = by_id.get(pk)
+            if row is None:
+                continue
+            chunk = ScoredChunk(chunk_id=str(pk), content=row["content"], score=score, source=Source.KB,
+                                document_id=row["document_id"], document_title=row["document__title"],
+                                domain=row["document__domain"])
+            chunks.append(chunk.with_score(stage, score))
+            if len(chunks) == k:
+                break
+        return chunks
+
+
+def _check_k(k: int) -> None:
+    if k <= 0:
+        raise ValueError("k must be positive")
+
+
+def _opt(values: Sequence | None) -> list | None:
+    return None if values is None else list(values)
+
+
+def _int_ids(chunk_ids: Sequence[str]) -> list[int]:
+    return [int(c) for c in chunk_ids if str(c).isdigit()]
+
+
+@lru_cache(maxsize=1)
+def get_lexical_index() -> MilvusLexicalIndex:
+    from docmind.backends import get_vector_store
+
+    # Same MilvusClient as the vectors: a Milvus Lite file is opened once per process.
+    return MilvusLexicalIndex(client=get_vector_store().client)
+
+
+@lru_cache(maxsize=1)
+def get_searcher() -> KbSearcher:
+    from docmind.backends import get_vector_store
+
+    return KbSearcher(vectors=get_vector_store(), lexical=get_lexical_index())

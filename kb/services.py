@@ -1,0 +1,202 @@
+"""Every write to the knowledge base: create, ingest, delete documents; keep domain counts true."""
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.files import File
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from kb.ingestion.parsers import SUPPORTED_TYPES
+from kb.models import Document, DocumentStatus, KnowledgeDomain
+from kb.selectors import KB_VERSION_KEY
+
+log = logging.getLogger(__name__)
+
+DEFAULT_DOMAIN = "general"
+_DOMAIN_RE = re.compile(r"^[\w.\-]{1,64}$")
+
+
+class IngestError(ValueError):
+    """Input the knowledge base refuses (empty, unsupported, too large…); the message is shown to the user."""
+
+
+def kb_version_bump() -> None:
+    """Mark the knowledge base as changed (answer caches drop entries made under the old version)."""
+    cache.set(KB_VERSION_KEY, time.time_ns() // 1000, None)
+
+
+def _validate_domain(domain: str | None) -> str:
+    domain = (domain or DEFAULT_DOMAIN).strip()
+    if not _DOMAIN_RE.match(domain):
+        raise IngestError("domain must be 1–64 letters, digits, '_', '-' or '.'")
+    return domain
+
+
+def _file_type(name: str) -> str:
+    suffix = Path(name).suffix.lower().lstrip(".")
+    if suffix not in SUPPORTED_TYPES:
+        shown = f".{suffix}" if suffix else "files without an extension"
+        raise IngestError(f"unsupported file type {shown}; supported: {', '.join('.' + t for t in SUPPORTED_TYPES)}")
+    return suffix
+
+
+def _checksum(uploaded_file: File) -> str:
+    digest = hashlib.sha256()
+    uploaded_file.seek(0)
+    for block in uploaded_file.chunks():
+        digest.update(block)
+    uploaded_file.seek(0)
+    return digest.hexdigest()
+
+
+def document_create(*, uploaded_file: File, title: str | None = None, domain: str | None = DEFAULT_DOMAIN,
+                    user=None) -> tuple[Document, bool]:
+    """Store an uploaded file as a pending document; the same content again returns the existing one.
+
+    Re-uploading a document whose ingestion failed queues it again (the failure may have been
+    transient, e.g. the embedding service being down).
+    """
+    name = Path(uploaded_file.name or "").name
+    file_type = _file_type(name)
+    domain = _validate_domain(domain)
+    size = uploaded_file.size or 0
+    if size == 0:
+        raise IngestError("the file is empty")
+    if size > settings.MAX_UPLOAD_BYTES:
+        raise IngestError(f"the file is {size / 2**20:.1f} MB; the limit is {settings.MAX_UPLOAD_BYTES / 2**20:.0f} MB")
+    title = (title or "").strip()[:255] or Path(name).stem[:255] or "untitled"
+    checksum = _checksum(uploaded_file)
+
+    existing = Document.objects.filter(checksum=checksum).first()
+    if existing is not None:
+        return _existing(existing), False
+    document = Document(title=title, file_type=file_type, domain=domain, checksum=checksum, size=size,
+                        uploaded_by=user if user is not None and user.is_authenticated else None)
+    document.file.save(name, uploaded_file, save=False)
+    try:
+        with transaction.atomic():
+            document.save()
+            knowledge_domain_refresh(domain_id=domain)
+            transaction.on_commit(_after_change)
+    except IntegrityError:
+        # Two uploads of the same file raced: the other one won; keep its row, drop our copy of the file.
+        document.file.delete(save=False)
+        return _existing(Document.objects.get(checksum=checksum)), False
+    except Exception:
+        document.file.delete(save=False)
+        raise
+    return document, True
+
+
+def _existing(document: Document) -> Document:
+    if document.status == DocumentStatus.FAILED:
+        Document.objects.filter(pk=document.pk, status=DocumentStatus.FAILED).update(
+            status=DocumentStatus.PENDING, progress=0, error="", attempts=0)
+        document.refresh_from_db()
+        transaction.on_commit(_after_change)
+    return document
+
+
+def document_ingest_path(*, path: Path, domain: str | None = DEFAULT_DOMAIN, title: str | None = None,
+                         user=None) -> tuple[Document, bool]:
+    """Queue a file from the server's disk (the ingest command checks the allowed roots first)."""
+    path = Path(path)
+    if not path.is_file():
+        raise IngestError(f"{path} is not a file")
+    with path.open("rb") as handle:
+        return document_create(uploaded_file=File(handle, name=path.name), title=title, domain=domain, user=user)
+
+
+def document_ingest_text(*, title: str, text: str, domain: str | None = DEFAULT_DOMAIN, filename: str | None = None,
+                         user=None) -> tuple[Document, bool]:
+    """Queue a text as a .txt document (evaluation sets, demo data)."""
+    if not text.strip():
+        raise IngestError("the text is empty")
+    name = filename or (re.sub(r"[^\w\-]+", "_", title).strip("_")[:80] or "text") + ".txt"
+    if Path(name).suffix == "":
+        name += ".txt"
+    return document_create(uploaded_file=ContentFile(text.encode("utf-8"), name=name), title=title,
+                           domain=domain, user=user)
+
+
+def document_delete(*, document: Document) -> None:
+    """Delete a document with its chunks (database first), then its vectors, BM25 entries and file."""
+    document_id, domain, file = document.pk, document.domain, document.file
+    with transaction.atomic():
+        document.delete()
+        knowledge_domain_refresh(domain_id=domain)
+        transaction.on_commit(lambda: _purge_index(document_id, file))
+        transaction.on_commit(_after_change)
+
+
+def _purge_index(document_id: int, file) -> None:
+    from docmind.backends import get_vector_store
+    from kb.search import get_lexical_index
+
+    # Search joins hits back to the database, so a failure here never shows a deleted document;
+    # the leftovers are what `kb_reconcile --repair` removes.
+    try:
+        get_vector_store().delete_documents([document_id])
+        get_lexical_index().delete_documents([document_id])
+    except Exception:
+        log.exception("could not remove the index entries of deleted document %s", document_id)
+    if file:
+        file.delete(save=False)
+
+
+def knowledge_domain_refresh(*, domain_id: str) -> KnowledgeDomain:
+    """Recount a domain's live documents (everything not failed), creating its row when missing."""
+    count = Document.objects.filter(domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
+    domain, created = KnowledgeDomain.objects.get_or_create(domain_id=domain_id,
+                                                            defaults={"document_count": count})
+    if not created and domain.document_count != count:
+        KnowledgeDomain.objects.filter(pk=domain.pk).update(document_count=count)
+        domain.document_count = count
+    return domain
+
+
+def document_set_progress(*, document_id: int, progress: int) -> None:
+    # updated_at doubles as the job's heartbeat: a processing row that stops moving belongs to a dead worker.
+    Document.objects.filter(pk=document_id).update(progress=max(0, min(100, progress)), updated_at=timezone.now())
+
+
+def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
+    """Finish a processed document; False when it was deleted meanwhile."""
+    with transaction.atomic():
+        updated = Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
+            status=DocumentStatus.READY, progress=100, error="", updated_at=timezone.now())
+        transaction.on_commit(kb_version_bump)
+    return updated == 1
+
+
+def document_mark_failed(*, document_id: int, reason: str) -> None:
+    with transaction.atomic():
+        updated = Document.objects.filter(pk=document_id).update(status=DocumentStatus.FAILED, error=reason[:2000],
+                                                                 updated_at=timezone.now())
+        domain = Document.objects.filter(pk=document_id).values_list("domain", flat=True).first()
+        if updated and domain:
+            knowledge_domain_refresh(domain_id=domain)
+        transaction.on_commit(_after_change)
+
+
+def document_claim(*, document_id: int) -> bool:
+    """Take a pending document for processing; exactly one caller (thread or process) wins."""
+    return Document.objects.filter(pk=document_id, status=DocumentStatus.PENDING).update(
+        status=DocumentStatus.PROCESSING, progress=0, error="", attempts=F("attempts") + 1,
+        updated_at=timezone.now()) == 1
+
+
+def _after_change() -> None:
+    kb_version_bump()
+    from kb.ingestion.worker import wake_worker
+
+    wake_worker()
