@@ -1,0 +1,108 @@
+"""`ExtractiveAnswerer`: the offline answer — evidence sentences that best match the question, each cited."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import jieba
+
+from chat.citations import REF, split_sentences
+from chat.generation.language import is_chinese
+from kb.retrieval.types import ScoredChunk
+
+LEAD_ZH = "以下内容摘自知识库（离线抽取模式）："
+LEAD_EN = "The following is quoted from the knowledge base (offline extractive mode):"
+LEAD_LOW_ZH = "以下内容摘自知识库（离线抽取模式），与问题的相关性偏低，请谨慎参考："
+LEAD_LOW_EN = ("The following is quoted from the knowledge base (offline extractive mode); "
+               "it matches the question only weakly, so please verify it:")
+NO_EVIDENCE_ZH = "知识库中没有找到与这个问题相关的内容。可以换个问法，或上传相关文档后再试。"
+NO_EVIDENCE_EN = ("I found nothing in the knowledge base about this question. "
+                  "Try rephrasing it, or upload a relevant document.")
+
+_STOP = set("的 了 是 在 和 与 或 及 吗 呢 吧 啊 么 有 个 这 那 哪 几 多少 什么 怎么 怎样 如何 为什么 请问 请 一下 "
+            "可以 能 会 我 你 他 她 它 们 我们 the a an of to in on for and or is are was were be do does did "
+            "what which who how why when where can could should would i you it this that with by as at from "
+            "about please tell me".split())
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_LATIN_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+_MARKUP = re.compile(r"^[\s#>*\-•|]+")
+# Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
+MIN_SENTENCE_CHARS = 6
+
+
+def terms(text: str) -> dict[str, float]:
+    """Weighted match terms: jieba words (1.0) and CJK character bigrams (0.5), stop words dropped."""
+    lowered = text.lower()
+    found: dict[str, float] = {}
+    for word in jieba.lcut(lowered):
+        word = word.strip()
+        if word and word not in _STOP and (len(word) > 1 or _CJK_RUN.fullmatch(word) is None and word.isalnum()):
+            found[word] = 1.0
+    for word in _LATIN_WORD.findall(lowered):
+        if word not in _STOP:
+            found.setdefault(word, 1.0)
+    for run in _CJK_RUN.findall(lowered):
+        for i in range(len(run) - 1):
+            # Bigrams catch matches jieba splits differently in question and evidence.
+            found.setdefault(run[i:i + 2], 0.5)
+    return found
+
+
+def _cited(text: str, index: int) -> str:
+    # Chinese punctuation takes the marker directly; Latin text reads better with a space.
+    return f"{text}[{index}]" if _CJK_RUN.search(text[-2:]) or text.endswith(("。", "！", "？", "；")) \
+        else f"{text} [{index}]"
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    chunk_index: int  # 1-based, the [n] of the prompt
+    position: int
+    text: str
+    score: float
+
+
+class ExtractiveAnswerer:
+    """Never writes a claim of its own: every sentence is copied from the evidence and cited."""
+
+    def __init__(self, *, max_sentences: int = 5, min_overlap: float = 0.12) -> None:
+        if max_sentences <= 0:
+            raise ValueError("max_sentences must be positive")
+        if not 0 <= min_overlap <= 1:
+            raise ValueError("min_overlap must be within [0, 1]")
+        self.max_sentences = max_sentences
+        self.min_overlap = min_overlap
+
+    def run(self, *, question: str, chunks: Sequence[ScoredChunk], low_confidence: bool = False) -> str:
+        zh = is_chinese(question)
+        candidates = self._candidates(question, chunks)
+        if not candidates:
+            return NO_EVIDENCE_ZH if zh else NO_EVIDENCE_EN
+        ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
+        picked = [c for c in ranked if c.score >= self.min_overlap][: self.max_sentences]
+        if not picked:
+            # Retrieval chose these chunks although the words differ: quote the best chunk's opening.
+            picked = [c for c in candidates if c.chunk_index == ranked[0].chunk_index][:2]
+        picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
+        lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
+        return lead + "\n\n" + "\n".join(f"- {_cited(c.text, c.chunk_index)}" for c in picked)
+
+    def _candidates(self, question: str, chunks: Sequence[ScoredChunk]) -> list[_Candidate]:
+        wanted = terms(question)
+        total = sum(wanted.values()) or 1.0
+        seen: set[str] = set()
+        out: list[_Candidate] = []
+        for index, chunk in enumerate(chunks, start=1):
+            for position, raw in enumerate(split_sentences(chunk.content)):
+                # Strip list/heading markup and any [n] the source text had: they'd read as our citations.
+                text = REF.sub("", _MARKUP.sub("", raw)).strip()
+                key = re.sub(r"\W", "", text.lower())
+                if len(key) < MIN_SENTENCE_CHARS or key in seen:
+                    continue
+                seen.add(key)
+                have = terms(text)
+                overlap = sum(w for t, w in wanted.items() if t in have) / total
+                # A small rank prior breaks ties in favour of the better-ranked chunk.
+                out.append(_Candidate(index, position, text, overlap + 0.01 / index))
+        return out

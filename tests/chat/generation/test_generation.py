@@ -1,0 +1,136 @@
+"""AnswerGenerator (remote and offline), ExtractiveAnswerer and the HyDE answer writer."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from chat.citations import REF, CitationParser, split_sentences
+from chat.generation import AnswerGenerator, ExtractiveAnswerer, HypotheticalAnswerWriter
+from chat.generation.extractive import LEAD_EN, LEAD_LOW_ZH, LEAD_ZH, NO_EVIDENCE_EN, NO_EVIDENCE_ZH
+from chat.types import PromptParts
+from docmind.llm.base import LlmError, LlmTimeout
+from docmind.llm.openai_model import OpenAIChatModel
+from kb.retrieval.types import ScoredChunk
+from tests.fakes.openai_server import delayed
+
+ZH = [
+    ScoredChunk(chunk_id="a", score=0.9, document_title="员工手册", content=(
+        "# 休假制度\n员工年假按工龄计算。工作满一年不满十年的，年假五天。满十年的年假十天。病假需要提供医院证明。")),
+    ScoredChunk(chunk_id="b", score=0.5, document_title="财务制度", content=(
+        "报销流程：先在系统提交申请，再由主管审批。审批通过后五个工作日内打款。")),
+]
+EN = [
+    ScoredChunk(chunk_id="e1", score=0.8, content=(
+        "Annual leave depends on seniority. Employees with one to ten years of service get five days of annual "
+        "leave. The cafeteria opens at 8 am.")),
+    ScoredChunk(chunk_id="e2", score=0.6, content="Sick leave requires a doctor's note. Remote work needs approval."),
+]
+
+
+def _evidence_sentences(chunks) -> set[str]:
+    return {re.sub(r"^[#\s\-]+", "", s).strip() for c in chunks for s in split_sentences(c.content)}
+
+
+def _answer_sentences(answer: str) -> list[tuple[str, list[int]]]:
+    body = answer.split("\n\n", 1)[1]
+    out = []
+    for line in body.splitlines():
+        refs = [int(n) for n in REF.findall(line)]
+        out.append((REF.sub("", line).lstrip("- ").strip(), refs))
+    return out
+
+
+@pytest.mark.parametrize("question,chunks,lead,must", [
+    ("年假有几天？", ZH, LEAD_ZH, "年假五天"),
+    ("How many days of annual leave do employees get?", EN, LEAD_EN, "five days of annual leave"),
+    ("报销需要谁审批", ZH, LEAD_ZH, "主管审批"),
+])
+def test_extractive_answer_quotes_and_cites_every_sentence(question, chunks, lead, must):
+    answer = ExtractiveAnswerer().run(question=question, chunks=chunks)
+    assert answer.startswith(lead)
+    assert must in answer
+    evidence = _evidence_sentences(chunks)
+    for sentence, refs in _answer_sentences(answer):
+        assert sentence in evidence  # never a word of its own
+        assert len(refs) == 1 and 1 <= refs[0] <= len(chunks)
+        assert sentence in chunks[refs[0] - 1].content  # cited to the chunk it came from
+    report = CitationParser().run(answer=answer, chunks=chunks, rerank_top1=0.9)
+    assert report.citation_coverage == 1.0 and report.invalid_refs == []
+
+
+def test_extractive_answer_prefers_matching_sentences():
+    answer = ExtractiveAnswerer().run(question="How many days of annual leave do employees get?", chunks=EN)
+    assert "cafeteria" not in answer and "Remote work" not in answer
+
+
+def test_extractive_answer_keeps_document_order():
+    answer = ExtractiveAnswerer(max_sentences=3).run(question="年假 病假 报销 审批", chunks=ZH)
+    refs = [r for _, rr in _answer_sentences(answer) for r in rr]
+    assert refs == sorted(refs)
+
+
+@pytest.mark.parametrize("question,text", [("年假有几天", NO_EVIDENCE_ZH), ("How long is leave?", NO_EVIDENCE_EN)])
+def test_no_evidence_gives_an_honest_answer_without_citations(question, text):
+    answer = ExtractiveAnswerer().run(question=question, chunks=[])
+    assert answer == text and not REF.search(answer)
+
+
+def test_low_confidence_lead_in_and_a_quote_even_without_word_overlap():
+    answer = ExtractiveAnswerer().run(question="量子纠缠", chunks=ZH[1:], low_confidence=True)
+    assert answer.startswith(LEAD_LOW_ZH)
+    assert "[1]" in answer
+
+
+def test_citation_markers_inside_the_evidence_are_not_copied():
+    chunk = ScoredChunk(chunk_id="x", score=1, content="年假天数由工龄决定[3]。")
+    answer = ExtractiveAnswerer().run(question="年假天数", chunks=[chunk])
+    assert "[3]" not in answer and "[1]" in answer
+
+
+def test_offline_generator_streams_the_extractive_answer_in_pieces():
+    generator = AnswerGenerator(None, "", 0.2)
+    prompt = PromptParts(messages=[], chunks=tuple(ZH))
+    pieces = list(generator.run(prompt=prompt, question="年假有几天？"))
+    assert len(pieces) > 1 and generator.is_extractive
+    assert "".join(pieces) == ExtractiveAnswerer().run(question="年假有几天？", chunks=ZH)
+
+
+def _remote(server, timeout: float = 2.0) -> OpenAIChatModel:
+    return OpenAIChatModel(base_url=server.base_url, api_key="k", timeout=timeout, max_retries=0)
+
+
+def test_remote_generator_streams_the_main_model(scripted_openai):
+    scripted_openai.script(["年假五天[1]。"])
+    generator = AnswerGenerator(_remote(scripted_openai), "qwen-plus", 0.3)
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    out = list(generator.run(prompt=PromptParts(messages=messages, chunks=tuple(ZH)), question="q"))
+    assert "".join(out) == "年假五天[1]。" and len(out) > 1
+    body = scripted_openai.requests[0]
+    assert body["model"] == "qwen-plus" and body["temperature"] == 0.3 and body["messages"] == messages
+
+
+def test_remote_generator_raises_the_port_errors(scripted_openai):
+    scripted_openai.script([delayed(2.0, "late")])
+    generator = AnswerGenerator(_remote(scripted_openai, timeout=0.3), "m", 0.2)
+    with pytest.raises(LlmTimeout):
+        list(generator.run(prompt=PromptParts(messages=[{"role": "user", "content": "q"}]), question="q"))
+
+
+@pytest.mark.parametrize("kwargs", [{"temperature": 3.0}, {"max_tokens": 0}])
+def test_generator_rejects_bad_configuration(kwargs):
+    with pytest.raises(ValueError):
+        AnswerGenerator(None, "m", **{"temperature": 0.2, **kwargs})
+
+
+def test_hyde_writer_returns_a_passage(scripted_openai):
+    scripted_openai.script(["年假一般为五到十五天。"], model="qwen-turbo")
+    writer = HypotheticalAnswerWriter(_remote(scripted_openai), "qwen-turbo")
+    assert writer("年假几天") == "年假一般为五到十五天。"
+    assert "年假几天" in scripted_openai.requests[0]["messages"][0]["content"]
+
+
+def test_hyde_writer_raises_on_an_empty_reply(scripted_openai):
+    scripted_openai.script(["  "])
+    with pytest.raises(LlmError):
+        HypotheticalAnswerWriter(_remote(scripted_openai), "m")("q")
