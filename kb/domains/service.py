@@ -28,7 +28,9 @@ class KnowledgeDomainService:
         from kb.models import Document
 
         profile = self.profiler.run(title=document.title, text=document_text(document))
-        metadata = dict(document.metadata or {})
+        # Re-read: ingestion wrote chunk counts into the row after this object was loaded.
+        stored = Document.objects.filter(pk=document.pk).values_list("metadata", flat=True).first()
+        metadata = dict(stored or document.metadata or {})
         metadata.update(profile.as_metadata())
         metadata["profile_source"] = profile.source
         Document.objects.filter(pk=document.pk).update(metadata=metadata)

@@ -1,0 +1,48 @@
+"""Builds the orchestrator of one chat turn from one config snapshot and the process's backends."""
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from chat.agentic.orchestrator import AgenticSearchOrchestrator
+from chat.agentic.search import KbDocSearch
+from docmind.llm.base import ChatModel
+from docmind.sandbox import PythonSandbox
+
+log = logging.getLogger(__name__)
+
+
+def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None) -> AgenticSearchOrchestrator:
+    """Real backends: KB searcher, embedder, reranker; web search and the sandbox only when enabled.
+    Without a chat model the offline planner drives the same loop."""
+    from docmind.backends import get_embedder, get_web_search
+    from kb.retrieval.compose import build_evidence_finisher
+    from kb.retrieval.params import RetrievalParams
+    from kb.search import get_searcher
+
+    params = RetrievalParams.from_config(snapshot)
+    web = get_web_search()
+    embedder = get_embedder()
+    docs = KbDocSearch(searcher=get_searcher(), embed_query=embedder.embed_query, candidate_k=params.candidate_k,
+                       vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k)
+    sandbox = None
+    if snapshot["sandbox.enabled"]:
+        sandbox = PythonSandbox(timeout_seconds=float(snapshot["sandbox.timeout_seconds"]),
+                                memory_mb=int(snapshot["sandbox.memory_mb"]))
+    return AgenticSearchOrchestrator(
+        planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
+        finisher=build_evidence_finisher(snapshot, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
+        knowledge_map=_knowledge_map(), web=web, sandbox=sandbox, k=params.top_k,
+        computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]))
+
+
+def _knowledge_map() -> str:
+    # The map helps the planner aim; a failure to build it must not cost the user the loop.
+    try:
+        from kb.domains.knowledge_map import current_knowledge_map
+
+        return current_knowledge_map()
+    except Exception:
+        log.exception("knowledge map unavailable for the planner prompt")
+        return ""

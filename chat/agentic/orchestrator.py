@@ -1,0 +1,238 @@
+"""`AgenticSearchOrchestrator`: our bounded tool-calling loop, then finalize() over the union of its chunks."""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
+from threading import Event
+from typing import Any, Protocol
+
+from chat.agentic.offline_planner import OfflinePlanner
+from chat.agentic.prompt import build_system_prompt
+from chat.agentic.search import DocSearch
+from chat.agentic.tools import ToolContext, ToolSpec, offered_tools, parse_arguments
+from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
+from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
+from chat.events import AGENTIC, CODE_EXEC, ChatEvent
+from docmind.llm.base import ChatModel, ToolCall
+from docmind.sandbox import PythonSandbox
+from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.websearch import WebSearch
+from kb.retrieval.types import Evidence, ScoredChunk, Source
+
+# Shared by all turns: tool calls of one round run in parallel, bounded across the process.
+_POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="agentic-tool")
+
+
+class Finisher(Protocol):
+    """The shared retrieval tail (kb.retrieval.finisher.EvidenceFinisher): rerank the union once,
+    MMR, parents, compression, grade; web compensation only when `allow_web`."""
+
+    def run(self, *, query: str, candidates: Sequence[ScoredChunk], allow_web: bool = True,
+            trace: Sequence[str] = ()) -> Evidence: ...
+
+
+class ToolFailed(RuntimeError):
+    """A retrieval tool's backend failed: the turn falls back to one-shot retrieval."""
+
+
+Emit = Callable[[ChatEvent], None]
+
+
+class AgenticSearchOrchestrator:
+    """At most `max_iterations` rounds; a round without tool calls ends the loop.
+
+    Exit conditions, in order: the client left (`AgenticCancelled`); the planner answered
+    without tool calls; the round limit. A retrieval backend failure raises `ToolFailed` and an
+    empty final result raises `AgenticEmpty`: the caller answers with one-shot retrieval.
+    """
+
+    def __init__(self, *, planner: ChatModel | None, model: str, docs: DocSearch, finisher: Finisher,
+                 max_iterations: int, knowledge_map: str = "", web: WebSearch | None = None,
+                 sandbox: PythonSandbox | None = None, tracker: RetrievedDocTracker | None = None, k: int = 6,
+                 result_max_tokens: int = 900, computations_max_tokens: int = 1500, tool_timeout: float = 30.0,
+                 executor: Executor | None = None) -> None:
+        if max_iterations <= 0:
+            raise ValueError("max_iterations must be positive")
+        if k <= 0 or result_max_tokens <= 50:
+            raise ValueError("k must be positive and result_max_tokens above 50")
+        self.planner_kind = "llm" if planner is not None else "offline"
+        self.planner: ChatModel = planner if planner is not None else OfflinePlanner()
+        self.model = model
+        self.docs, self.finisher, self.web, self.sandbox = docs, finisher, web, sandbox
+        self.max_iterations = max_iterations
+        self.knowledge_map = knowledge_map
+        self.tracker = tracker or retrieved_doc_tracker
+        self.k, self.result_max_tokens = k, result_max_tokens
+        self.computations_max_tokens = computations_max_tokens
+        self.tool_timeout = tool_timeout
+        self.executor = executor or _POOL
+        self.tools: tuple[ToolSpec, ...] = offered_tools(web_enabled=web is not None,
+                                                         sandbox_enabled=sandbox is not None)
+
+    @classmethod
+    def from_stages(cls, stages: Any) -> AgenticSearchOrchestrator:
+        from chat.agentic.factory import build_orchestrator
+
+        return build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
+
+    def system_prompt(self) -> str:
+        return build_system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,
+                                   max_iterations=self.max_iterations)
+
+    def run(self, *, question: str, classification: Any = None, history: Any = None, emit: Emit | None = None,
+            cancel: Event | None = None, session_id: str | None = None) -> AgenticResult:
+        started = time.perf_counter()
+        emit = emit or (lambda event: None)
+        rewritten = str(getattr(classification, "rewritten", "") or "").strip()
+        user = question if not rewritten or rewritten == question else f"{question}\n（理解为：{rewritten}）"
+        messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt()},
+                                          {"role": "user", "content": user}]
+        schemas = [t.schema() for t in self.tools]
+        chunks: list[ScoredChunk] = []
+        records: list[ToolCallRecord] = []
+        computations: list[dict[str, Any]] = []
+        trace: list[str] = [f"planner: {self.planner_kind}; tools: {', '.join(t.name for t in self.tools)}"]
+        used_web, rounds, stop_reason = False, 0, "max_iterations"
+        # One tracker session per turn: cleared on return, error or cancellation alike.
+        with self.tracker.session(session_id) as sid:
+            ctx = ToolContext(session_id=sid, tracker=self.tracker, docs=self.docs, web=self.web,
+                              sandbox=self.sandbox, k=self.k, result_max_tokens=self.result_max_tokens)
+            for rnd in range(1, self.max_iterations + 1):
+                if cancel is not None and cancel.is_set():
+                    raise AgenticCancelled("client left during the agentic loop")
+                reply = self.planner.complete(messages, model=self.model, tools=schemas, temperature=0.0)
+                if not reply.tool_calls:
+                    stop_reason = "planner stopped"
+                    break
+                rounds = rnd
+                calls = [replace(c, id=c.id or f"call_{rnd}_{i}") for i, c in enumerate(reply.tool_calls)]
+                emit(ChatEvent(AGENTIC, {"round": rnd, "planner": self.planner_kind,
+                                         "toolCalls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
+                                                       for c in calls]}))
+                outcomes = self._run_round(ctx, rnd, calls, records)
+                messages.append({"role": "assistant", "content": reply.content or None,
+                                 "tool_calls": [_echo(c) for c in calls]})
+                for call, outcome in zip(calls, outcomes, strict=True):
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.text})
+                    chunks.extend(outcome.chunks)
+                    used_web = used_web or outcome.used_web
+                    if outcome.computation is not None:
+                        computations.append(outcome.computation)
+                trace.append(f"round {rnd}: " + "; ".join(_summary(r) for r in records if r.round == rnd))
+        trace.append(f"stop: {stop_reason} after {rounds} tool round(s), {len(records)} call(s)")
+        for comp in computations:  # protocol order: all agentic events, then the code_exec ones
+            emit(ChatEvent(CODE_EXEC, comp))
+        evidence = self.finalize(question=rewritten or question, chunks=chunks, used_web=used_web, trace=trace)
+        return AgenticResult(
+            evidence=evidence, rounds=rounds, stop_reason=stop_reason, used_web=used_web,
+            tool_calls=tuple(r.as_dict() for r in records), computations=self._computation_blocks(computations),
+            trace=evidence.trace, planner=self.planner_kind,
+            timings_ms={**evidence.timings_ms, "agentic_total": round((time.perf_counter() - started) * 1000, 2)})
+
+    def finalize(self, *, question: str, chunks: Sequence[ScoredChunk], used_web: bool,
+                 trace: Sequence[str] = ()) -> Evidence:
+        """Union of every call's chunks → copies deduped by key → the shared tail, once.
+
+        Rerank scores from different calls (and KB vs web) are not comparable, so the union is
+        reranked on one scale. Web compensation only when the loop never touched the web: the
+        model could have searched it and chose not to (the seed's deliberate asymmetry).
+        """
+        best: dict[str, ScoredChunk] = {}
+        for chunk in chunks:
+            key = chunk.dedupe_key()
+            if key not in best or chunk.score > best[key].score:
+                best[key] = replace(chunk)
+        pool = list(best.values())
+        kb = sum(1 for c in pool if c.source == Source.KB)
+        notes = [*trace, f"finalize: union {len(chunks)} → {len(pool)} unique (KB {kb}, web {len(pool) - kb})"]
+        if used_web:
+            notes.append("web compensation off: the loop already searched the web")
+        evidence = self.finisher.run(query=question, candidates=pool, allow_web=not used_web, trace=notes)
+        if not evidence.chunks:
+            raise AgenticEmpty("the agentic loop found no evidence")
+        summary = (f"evidence: KB {len(evidence.kb_chunks)}, web {len(evidence.web_chunks)}, "
+                   f"grade {evidence.grade.grade.value}")
+        return replace(evidence, trace=(*evidence.trace, summary))
+
+    def _run_round(self, ctx: ToolContext, rnd: int, calls: list[ToolCall],
+                   records: list[ToolCallRecord]) -> list[ToolOutcome]:
+        offered = {t.name: t for t in self.tools}
+        started = time.perf_counter()
+        pending: list[tuple[ToolCall, dict[str, Any] | str, Any]] = []
+        for call in calls:
+            spec = offered.get(call.name)
+            if spec is None:  # store_memory and kb_meta land here too: they are not offered
+                text = f"错误：没有名为 {call.name!r} 的工具。可用：{', '.join(offered)}。"
+                pending.append((call, call.arguments, ToolOutcome(text=text, error="unknown tool")))
+                continue
+            try:
+                args = parse_arguments(spec, call.arguments)
+            except ValueError as exc:
+                pending.append((call, call.arguments, ToolOutcome(text=f"错误：{call.name} 的参数无效：{exc}",
+                                                                  error=f"bad arguments: {exc}")))
+                continue
+            pending.append((call, args, self.executor.submit(spec.run, ctx, args)))
+        outcomes: list[ToolOutcome] = []
+        for call, args, job in pending:
+            if isinstance(job, ToolOutcome):
+                outcome = job
+            else:
+                try:
+                    outcome = job.result(timeout=self.tool_timeout)
+                except FutureTimeout:
+                    outcome = ToolOutcome(text=f"错误：{call.name} 超时。", error="timeout")
+                except Exception as exc:
+                    raise ToolFailed(f"{call.name} failed: {exc.__class__.__name__}: {exc}") from exc
+            outcome = self._bounded(outcome)
+            outcomes.append(outcome)
+            records.append(ToolCallRecord(
+                round=rnd, call_id=call.id, name=call.name, arguments=args, result_count=len(outcome.chunks),
+                document_ids=tuple(dict.fromkeys(c.document_id for c in outcome.chunks if c.document_id is not None)),
+                filtered=outcome.filtered, error=outcome.error, duration_ms=(time.perf_counter() - started) * 1000))
+        return outcomes
+
+    def _bounded(self, outcome: ToolOutcome) -> ToolOutcome:
+        """No tool result may exceed the per-result budget, whatever the tool did."""
+        if estimate_tokens(outcome.text) <= self.result_max_tokens:
+            return outcome
+        return replace(outcome, text=truncate_to_tokens(outcome.text, self.result_max_tokens - 12) + "\n…（已截断）")
+
+    def _computation_blocks(self, computations: list[dict[str, Any]]) -> tuple[str, ...]:
+        """Sandbox runs as prompt blocks, whole entries only, within the computations budget."""
+        blocks: list[str] = []
+        used = 0
+        for comp in computations:
+            block = (f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
+                     f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}")
+            cost = estimate_tokens(block, code_like=True)
+            if used + cost > self.computations_max_tokens:
+                continue
+            blocks.append(block)
+            used += cost
+        return tuple(blocks)
+
+
+def _shown(call: ToolCall) -> dict[str, Any] | str:
+    try:
+        value = json.loads(call.arguments)
+    except (json.JSONDecodeError, TypeError):
+        return call.arguments
+    return value if isinstance(value, dict) else call.arguments
+
+
+def _echo(call: ToolCall) -> dict[str, Any]:
+    # Malformed arguments are echoed as "{}": providers reject a history holding invalid JSON.
+    args = call.arguments if isinstance(_shown(call), dict) else "{}"
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": args}}
+
+
+def _summary(record: ToolCallRecord) -> str:
+    arg = record.arguments.get("query", "") if isinstance(record.arguments, dict) else "<malformed>"
+    tail = f"error {record.error}" if record.error else f"{record.result_count} result(s)"
+    if record.filtered:
+        tail += f", {record.filtered} already retrieved"
+    return f"{record.name}({str(arg)[:60]}) → {tail}"

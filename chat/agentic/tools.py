@@ -1,0 +1,175 @@
+"""The loop's tools: each a JSON schema plus a small function; the offered list is filtered, never extended."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chat.agentic.search import DocSearch
+from chat.agentic.tracker import RetrievedDocTracker
+from chat.agentic.types import ToolOutcome
+from docmind.sandbox import PythonSandbox
+from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.websearch import WebSearch
+from kb.retrieval.types import ScoredChunk
+
+SNIPPET_CHARS = 280
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Everything a tool function may use during one chat turn."""
+
+    session_id: str
+    tracker: RetrievedDocTracker
+    docs: DocSearch
+    web: WebSearch | None = None
+    sandbox: PythonSandbox | None = None
+    k: int = 6
+    result_max_tokens: int = 900
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    parameters: Mapping[str, Any]
+    run: Callable[[ToolContext, dict[str, Any]], ToolOutcome]
+
+    def schema(self) -> dict[str, Any]:
+        return {"type": "function", "function": {"name": self.name, "description": self.description,
+                                                 "parameters": dict(self.parameters)}}
+
+
+def _params(required: Sequence[str], **props: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": dict(props), "required": list(required), "additionalProperties": False}
+
+
+_QUERY = {"type": "string", "description": "检索语句，一个焦点一句"}
+_DOMAIN = {"type": "string", "description": "可选：知识域 domain_id，见知识域地图"}
+
+
+def search_docs(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
+    domains = [args["domain"]] if args.get("domain") else None
+    return _kb_outcome(ctx, "searchDocs", ctx.docs.hybrid(args["query"], k=ctx.k, domains=domains))
+
+
+def keyword_search(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
+    domains = [args["domain"]] if args.get("domain") else None
+    return _kb_outcome(ctx, "keywordSearch", ctx.docs.lexical(args["query"], k=ctx.k, domains=domains))
+
+
+def web_search(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
+    if ctx.web is None:
+        return ToolOutcome(text="webSearch 不可用。", error="web search is not configured")
+    try:
+        hits = ctx.web.search(args["query"], k=ctx.k)
+    except Exception as exc:  # the web is optional: the model may go on with the knowledge base
+        return ToolOutcome(text=f"webSearch 失败：{exc.__class__.__name__}，请改用知识库检索。", error=str(exc),
+                           used_web=True)
+    return _kb_outcome(ctx, "webSearch", hits, used_web=True)
+
+
+def recall_memory(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
+    # Long-term memory recall lands with the memory issue; until then it finds nothing, honestly.
+    return ToolOutcome(text="没有相关的长期记忆。")
+
+
+def execute_code(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
+    if ctx.sandbox is None:
+        return ToolOutcome(text="executeCode 不可用。", error="sandbox is disabled")
+    result = ctx.sandbox.run(code=args["code"])
+    status = "超时被终止" if result.timed_out else f"退出码 {result.exit_code}"
+    body = f"{status}\nstdout:\n{result.stdout}" + (f"\nstderr:\n{result.stderr}" if result.stderr else "")
+    text = truncate_to_tokens(body, ctx.result_max_tokens, code_like=True)
+    if text != body:
+        text += "\n…（输出已截断）"
+    return ToolOutcome(text=text, computation={"code": args["code"], **result.as_dict()},
+                       error="" if result.ok else status)
+
+
+def _never(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:  # pragma: no cover - never offered
+    raise PermissionError("this tool is never offered to the agentic loop")
+
+
+# The full registry, as the rest of the system knows it. The loop offers a FILTERED view of it
+# (seed: Spring AI's toolNames *adds*, so the original filtered the callbacks instead).
+REGISTRY: tuple[ToolSpec, ...] = (
+    ToolSpec("searchDocs", "在知识库中混合检索（语义 + 关键词）。多焦点问题每个焦点调用一次；"
+                           "多跳问题先查到中间实体再查下一跳。",
+             _params(["query"], query=_QUERY, domain=_DOMAIN), search_docs),
+    ToolSpec("keywordSearch", "在知识库中做纯关键词（BM25）检索，适合专有名词、编号、原文短语。",
+             _params(["query"], query=_QUERY, domain=_DOMAIN), keyword_search),
+    ToolSpec("webSearch", "联网搜索公开网页，用于时效性信息或知识库缺失的实体。",
+             _params(["query"], query=_QUERY), web_search),
+    ToolSpec("recall_memory", "检索该用户的长期记忆（偏好、背景）。注意：记忆功能尚未上线，目前总是返回空结果。",
+             _params(["query"], query=_QUERY), recall_memory),
+    ToolSpec("executeCode", "在隔离沙箱中运行 Python 代码做精确计算（无网络、无文件访问，仅标准库常用模块），"
+                            "用 print 输出结果。",
+             _params(["code"], code={"type": "string", "description": "完整的 Python 代码"}), execute_code),
+    ToolSpec("store_memory", "写入长期记忆。", _params(["content"], content={"type": "string"}), _never),
+    ToolSpec("kb_meta", "列出知识库的文档清单。", _params([]), _never),
+)
+BY_NAME: dict[str, ToolSpec] = {t.name: t for t in REGISTRY}
+# Read-only loop: it must never write memories or answer KB-meta questions by itself.
+NEVER_OFFERED = frozenset({"store_memory", "kb_meta"})
+
+
+def offered_tools(*, web_enabled: bool, sandbox_enabled: bool) -> tuple[ToolSpec, ...]:
+    excluded = set(NEVER_OFFERED)
+    if not web_enabled:
+        excluded.add("webSearch")
+    if not sandbox_enabled:
+        excluded.add("executeCode")
+    return tuple(t for t in REGISTRY if t.name not in excluded)
+
+
+def parse_arguments(spec: ToolSpec, raw: str) -> dict[str, Any]:
+    """The model's raw JSON checked against the schema; ValueError with a message the model can act on."""
+    try:
+        args = json.loads(raw) if raw and raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"arguments are not valid JSON ({exc.msg})") from None
+    if not isinstance(args, dict):
+        raise ValueError("arguments must be a JSON object")
+    props = spec.parameters.get("properties", {})
+    for name in spec.parameters.get("required", []):
+        if name not in args:
+            raise ValueError(f"missing required argument {name!r}")
+    clean: dict[str, Any] = {}
+    for name, value in args.items():
+        if name not in props:
+            raise ValueError(f"unknown argument {name!r}")
+        if props[name].get("type") == "string" and not isinstance(value, str):
+            raise ValueError(f"argument {name!r} must be a string")
+        clean[name] = value
+    for name in spec.parameters.get("required", []):
+        if isinstance(clean[name], str) and not clean[name].strip():
+            raise ValueError(f"argument {name!r} must not be empty")
+    return clean
+
+
+def _kb_outcome(ctx: ToolContext, tool: str, hits: Sequence[ScoredChunk], *, used_web: bool = False) -> ToolOutcome:
+    fresh = ctx.tracker.filter_new(ctx.session_id, hits)
+    filtered = len(hits) - len(fresh)
+    note = f"（{filtered} 条来自本轮已返回过的文档，已省略）" if filtered else ""
+    if not fresh:
+        return ToolOutcome(text=f"{tool}：没有新的结果{note}。", used_web=used_web, filtered=filtered)
+    return ToolOutcome(text=render_results(tool, fresh, note, ctx.result_max_tokens), chunks=tuple(fresh),
+                       used_web=used_web, filtered=filtered)
+
+
+def render_results(tool: str, chunks: Sequence[ScoredChunk], note: str, max_tokens: int) -> str:
+    """Compact numbered lines (title, domain, snippet, chunk id), cut to the per-result budget."""
+    lines = [f"{tool} 找到 {len(chunks)} 条{note}："]
+    for i, c in enumerate(chunks, start=1):
+        where = c.url if c.url else f"domain: {c.domain or '-'}"
+        snippet = _SPACES.sub(" ", c.content).strip()[:SNIPPET_CHARS]
+        lines.append(f"[{i}] 《{c.document_title or '无标题'}》 | {where} | chunk: {c.chunk_id}\n{snippet}")
+    text = "\n".join(lines)
+    if estimate_tokens(text) > max_tokens:
+        text = truncate_to_tokens(text, max_tokens - 12) + "\n…（结果已截断）"
+    return text
