@@ -62,7 +62,7 @@ class MilvusVectorStore:
     """One code path for Milvus Lite and a Milvus server; pymilvus' client is safe to share between threads."""
 
     def __init__(self, *, uri: str, dim: int, embedder_name: str, collection: str = CHUNK_COLLECTION,
-                 token: str | None = None) -> None:
+                 token: str | None = None, check_embedder: bool = True) -> None:
         from pymilvus import MilvusClient
 
         self.uri, self.dim, self.embedder_name, self.collection = uri, dim, embedder_name, collection
@@ -77,10 +77,17 @@ class MilvusVectorStore:
         self._lock = threading.Lock()
         # Milvus Lite scans unflushed (growing) rows slowly; flushing after each write keeps search indexed.
         self._is_lite = not uri.startswith(("http://", "https://", "tcp://", "grpc://"))
-        self._ensure()
+        self._ensure(check_embedder=check_embedder)
+
+    @classmethod
+    def for_rebuild(cls, *, uri: str, dim: int, embedder_name: str) -> MilvusVectorStore:
+        """An emptied store for `embedder_name`, whatever model made the old vectors (kb_reindex)."""
+        store = cls(uri=uri, dim=dim, embedder_name=embedder_name, check_embedder=False)
+        store.reset(embedder_name=embedder_name, dim=dim)
+        return store
 
     # -- set-up -----------------------------------------------------------------------------------------
-    def _ensure(self) -> None:
+    def _ensure(self, *, check_embedder: bool = True) -> None:
         from pymilvus import DataType
 
         with self._lock:
@@ -97,9 +104,9 @@ class MilvusVectorStore:
                 self._create_chunk_collection(DataType)
             self._client.load_collection(self.collection)
             stored = self._meta_get(f"{self.collection}.embedder")
-        if stored is None:
+        if stored is None and check_embedder:
             self._meta_set(f"{self.collection}.embedder", self.embedder_name)
-        elif stored != self.embedder_name:
+        elif check_embedder and stored != self.embedder_name:
             raise EmbedderMismatch(
                 f"the vectors in {self.collection} were made by {stored!r} but the configured embedder is "
                 f"{self.embedder_name!r}; run `python manage.py kb_reindex` to rebuild them")

@@ -89,6 +89,7 @@ class MilvusLexicalIndex:
     def delete_ids(self, ids: Sequence[int]) -> None:
         if ids:
             self._call("delete", self.collection, ids=[int(i) for i in ids])
+            self._call("flush", self.collection)
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:

@@ -1,0 +1,91 @@
+"""IndexReconciler: compare the database's child chunks with Milvus (vectors and BM25) and repair drift."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from django.db.models import F
+
+from docmind.embeddings import Embedder
+from kb.models import Chunk, ChunkLevel, DocumentStatus
+
+BATCH = 32
+
+
+@dataclass
+class ReconcileReport:
+    missing_vectors: list[int] = field(default_factory=list)
+    orphan_vectors: list[int] = field(default_factory=list)
+    missing_lexical: list[int] = field(default_factory=list)
+    orphan_lexical: list[int] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.missing_vectors or self.orphan_vectors or self.missing_lexical or self.orphan_lexical)
+
+
+class IndexReconciler:
+    """The database is the system of record: Milvus entries follow it, never the other way round."""
+
+    def __init__(self, *, vectors, lexical) -> None:
+        self.vectors = vectors
+        self.lexical = lexical
+
+    def inspect(self) -> ReconcileReport:
+        # Only documents that finished (or are past chunking) are expected to be fully indexed.
+        live = set(Chunk.objects.filter(level=ChunkLevel.CHILD, document__status=DocumentStatus.READY)
+                   .values_list("id", flat=True))
+        every = set(Chunk.objects.filter(level=ChunkLevel.CHILD).values_list("id", flat=True))
+        vector_ids = self.vectors.all_ids()
+        lexical_ids = self.lexical.all_ids()
+        return ReconcileReport(
+            missing_vectors=sorted(live - vector_ids),
+            orphan_vectors=sorted(vector_ids - every),
+            missing_lexical=sorted(live - lexical_ids),
+            orphan_lexical=sorted(lexical_ids - every),
+        )
+
+    def repair(self, report: ReconcileReport, *, embedder: Embedder) -> int:
+        self.vectors.delete_ids(report.orphan_vectors)
+        self.lexical.delete_ids(report.orphan_lexical)
+        _index(report.missing_lexical, lexical=self.lexical)
+        _embed(report.missing_vectors, vectors=self.vectors, embedder=embedder)
+        self.vectors.flush()
+        return (len(report.orphan_vectors) + len(report.orphan_lexical) + len(report.missing_lexical)
+                + len(report.missing_vectors))
+
+
+def _rows(ids: Sequence[int]) -> list[dict]:
+    return list(Chunk.objects.filter(pk__in=ids).values("id", "content", "document_id", "document__domain")
+                .order_by("id"))
+
+
+def _index(ids: Sequence[int], *, lexical) -> None:
+    for start in range(0, len(ids), 500):
+        rows = _rows(ids[start:start + 500])
+        lexical.add(ids=[r["id"] for r in rows], texts=[r["content"] for r in rows],
+                    document_ids=[r["document_id"] for r in rows], domains=[r["document__domain"] for r in rows])
+
+
+def _embed(ids: Sequence[int], *, vectors, embedder: Embedder,
+           progress: Callable[[int, int], None] | None = None) -> None:
+    for start in range(0, len(ids), BATCH):
+        rows = _rows(ids[start:start + BATCH])
+        matrix = embedder.embed_passages([r["content"] for r in rows])
+        vectors.upsert(ids=[r["id"] for r in rows], vectors=matrix, document_ids=[r["document_id"] for r in rows],
+                       domains=[r["document__domain"] for r in rows])
+        Chunk.objects.filter(pk__in=[r["id"] for r in rows]).update(vector_id=F("id"))
+        if progress is not None and (start // BATCH) % 20 == 0:
+            progress(start + len(rows), len(ids))
+
+
+def reindex_all(*, vectors, lexical, embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> int:
+    """Rebuild the (already emptied) vector store and the BM25 index from every stored child chunk."""
+    Chunk.objects.filter(level=ChunkLevel.CHILD).update(vector_id=None)
+    lexical.reset()
+    ids = list(Chunk.objects.filter(level=ChunkLevel.CHILD).exclude(document__status=DocumentStatus.FAILED)
+               .order_by("id").values_list("id", flat=True))
+    _index(ids, lexical=lexical)
+    _embed(ids, vectors=vectors, embedder=embedder, progress=progress)
+    vectors.flush()
+    return len(ids)

@@ -1,0 +1,16 @@
+"""Shared set-up of the KB management commands: open the index or explain why it cannot be opened."""
+from __future__ import annotations
+
+from django.core.management.base import CommandError
+
+
+def open_index():
+    """(vector store, lexical index); a Milvus Lite file held by the running server gives a clear error."""
+    from docmind.backends import get_vector_store
+    from docmind.vectorstore import VectorStoreError
+    from kb.search import get_lexical_index
+
+    try:
+        return get_vector_store(), get_lexical_index()
+    except VectorStoreError as exc:
+        raise CommandError(f"{exc}. Stop the server or upload through the API.") from None

@@ -1,0 +1,32 @@
+"""manage.py kb_reconcile [--repair]: child chunks without vectors, and index entries without chunks."""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+
+from kb.management.commands._kbcommand import open_index
+
+
+class Command(BaseCommand):
+    help = "Report (and with --repair fix) chunks without vectors and vectors/BM25 entries without chunks."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--repair", action="store_true")
+
+    def handle(self, *args, repair: bool, **options) -> None:
+        from kb.ingestion.reconcile import IndexReconciler
+
+        vectors, lexical = open_index()
+        reconciler = IndexReconciler(vectors=vectors, lexical=lexical)
+        report = reconciler.inspect()
+        self.stdout.write(f"child chunks without vectors: {len(report.missing_vectors)}")
+        self.stdout.write(f"vectors without chunks: {len(report.orphan_vectors)}")
+        self.stdout.write(f"BM25 entries missing: {len(report.missing_lexical)}, "
+                          f"without chunks: {len(report.orphan_lexical)}")
+        if not repair:
+            if not report.clean:
+                self.stdout.write("run with --repair to fix")
+            return
+        from docmind.backends import get_embedder
+
+        fixed = reconciler.repair(report, embedder=get_embedder())
+        self.stdout.write(f"repaired: {fixed}")

@@ -1,0 +1,32 @@
+"""JSON shapes of documents and the upload form (no business logic: services validate)."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from kb.models import Document
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    chunk_count = serializers.SerializerMethodField()
+    uploaded_by = serializers.CharField(source="uploaded_by.username", default=None, read_only=True)
+
+    class Meta:
+        model = Document
+        fields = ["id", "title", "domain", "file_type", "status", "progress", "error", "chunk_count", "size",
+                  "checksum", "metadata", "uploaded_by", "created_at", "updated_at"]
+        read_only_fields = fields
+
+    def get_chunk_count(self, document: Document) -> int:
+        annotated = getattr(document, "chunk_count", None)
+        if annotated is not None:
+            return annotated
+        from kb.selectors import child_chunk_count
+
+        return child_chunk_count(document=document)
+
+
+class DocumentUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, error_messages={"required": "a file is required",
+                                                                        "invalid": "file must be an uploaded file"})
+    domain = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    title = serializers.CharField(required=False, allow_blank=True, max_length=255)
