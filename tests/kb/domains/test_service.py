@@ -1,0 +1,66 @@
+"""KnowledgeDomainService: profiles into metadata, re-aggregates one domain, fills missing rows at start-up."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from kb.domains.aggregator import DomainAggregator
+from kb.domains.knowledge_map import current_knowledge_map
+from kb.domains.profiler import DocumentProfiler
+from kb.domains.service import KnowledgeDomainService
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def service() -> KnowledgeDomainService:
+    return KnowledgeDomainService(profiler=DocumentProfiler(chat_model=None, model="m"),
+                                  aggregator=DomainAggregator(chat_model=None, model="m"))
+
+
+def _doc(title: str, domain: str, text: str, status: str = DocumentStatus.READY) -> Document:
+    doc = Document.objects.create(title=title, file_type="txt", domain=domain, status=status,
+                                  checksum=f"{title}-{domain}", metadata={"chars": len(text)})
+    Chunk.objects.create(document=doc, level=ChunkLevel.PARENT, ordinal=0, content=text, char_start=0,
+                         char_end=len(text))
+    return doc
+
+
+def test_ingestion_profiles_the_document_and_aggregates_its_domain(service):
+    doc = _doc("支付手册", "payment", "# 支付失败排查\n支付超时、扣款无回调时检查网关日志。\n# 退款处理\n退款未到账。")
+    service.on_document_ingested(doc)
+    doc.refresh_from_db()
+    assert doc.metadata["covers"][:2] == ["支付失败排查", "退款处理"] and doc.metadata["chars"] > 0
+    row = KnowledgeDomain.objects.get(domain_id="payment")
+    assert row.document_count == 1 and "支付失败排查" in row.when_to_retrieve and row.description
+
+
+def test_a_change_re_aggregates_only_that_domain_and_keeps_an_admin_description(service):
+    pay = _doc("支付手册", "payment", "# 支付失败排查\n支付超时。")
+    _doc("部署手册", "infra", "# 容器部署\n镜像构建。")
+    for domain in ("payment", "infra"):
+        service.on_document_change(domain)
+    KnowledgeDomain.objects.filter(domain_id="payment").update(description="管理员写的描述")
+    infra_before = KnowledgeDomain.objects.get(domain_id="infra").updated_at
+    pay.delete()
+    row = service.on_document_change("payment")
+    assert row.description == "管理员写的描述" and row.document_count == 0 and row.when_to_retrieve == ""
+    assert KnowledgeDomain.objects.get(domain_id="infra").updated_at == infra_before
+
+
+def test_load_index_generates_domains_without_a_row(service):
+    _doc("部署手册", "infra", "# 容器部署\n镜像构建与发布。")
+    _doc("草稿", "drafts", "未完成", status=DocumentStatus.PROCESSING)
+    assert service.load_index() == ["infra"]
+    assert Document.objects.get(title="部署手册").metadata["covers"]
+    assert service.load_index() == []
+
+
+def test_the_knowledge_map_lists_ready_documents_with_their_covers(service):
+    doc = _doc("支付手册", "payment", "# 支付失败排查\n支付超时。")
+    service.on_document_ingested(doc)
+    data = yaml.safe_load(current_knowledge_map())
+    domain = data["available_knowledge_domains"][0]
+    assert domain["domain_id"] == "payment" and domain["documents"][0]["title"] == "支付手册"
+    assert "支付失败排查" in domain["documents"][0]["covers"]
