@@ -20,11 +20,13 @@ class TurnStages:
     assembler: Any
     generator: Any
     citations: Any
-    meta: Any
     answer_cache: SemanticAnswerCache
+    # The cheap model that condenses old history when it is over budget; None offline (hard cut).
+    summarizer: Any
     # Built lazily: a greeting never needs the retrieval stack (embedder, vector store, reranker).
     _retriever_factory: Callable[[], Any]
     _direct_reader_factory: Callable[[], Any]
+    _meta_factory: Callable[[], Any]
     _retriever: Any = None
 
     @property
@@ -45,6 +47,9 @@ class TurnStages:
     def direct_reader(self) -> Any:
         return self._direct_reader_factory()
 
+    def meta(self) -> Any:
+        return self._meta_factory()
+
     def agentic_available(self) -> bool:
         if not self.snapshot["agentic.enabled"]:
             return False
@@ -59,14 +64,17 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
     from chat.citations import CitationParser
     from chat.direct_read import DocumentDirectReader
     from chat.generation import AnswerGenerator
-    from chat.meta_answers import MetaAnswerer
+    from chat.generation.hyde import HypotheticalAnswerWriter
     from chat.path import PathRouter
-    from chat.prompt import PromptAssembler
+    from chat.prompt import HistorySummarizer, PromptAssembler
     from chat.understanding import QueryUnderstanding
-    from docmind.backends import get_chat_model, get_embedder
-    from kb.retrieval.pipeline import build_one_shot_retriever
+    from docmind.backends import get_chat_model, get_embedder, get_web_search
+    from kb.retrieval.compose import build_one_shot_retriever
 
     chat_model = get_chat_model()
+    # HyDE is one-shot only and needs a model to write the hypothetical passage.
+    hyde = (HypotheticalAnswerWriter(chat_model, str(snapshot["llm.small_model"]))
+            if chat_model is not None and snapshot["retrieval.hyde.enabled"] else None)
     return TurnStages(
         snapshot=snapshot,
         chat_model=chat_model,
@@ -75,11 +83,19 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
         assembler=PromptAssembler.from_config(snapshot),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
         citations=CitationParser(),
-        meta=MetaAnswerer(),
         answer_cache=SemanticAnswerCache(
             embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
             threshold=float(snapshot["cache.semantic.threshold"]),
         ),
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot),
+        summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot, web=get_web_search(),
+                                                                     hyde_writer=hyde),
         _direct_reader_factory=lambda: DocumentDirectReader.from_config(snapshot),
+        _meta_factory=lambda: _meta_answerer(chat_model, snapshot),
     )
+
+
+def _meta_answerer(chat_model: ChatModel | None, snapshot: Mapping[str, Any]) -> Any:
+    from chat.meta_answers import MetaAnswerer
+
+    return MetaAnswerer()

@@ -113,14 +113,14 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
 def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence) -> Any:
     return stages.assembler.run(question=turn.question, chunks=list(evidence.chunks), grade=evidence.grade,
                                 history=turn.history, memories=[], computations=turn.log.get("computations", []),
-                                profile=None)
+                                profile="", history_summarizer=stages.summarizer)
 
 
 def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iterator[str]:
     from chat import selectors
 
     documents = selectors.ready_documents()
-    answer = stages.meta.run(classification=classification, message=turn.question, documents=documents)
+    answer = stages.meta().run(classification=classification, message=turn.question, documents=documents)
     if isinstance(answer, str):
         yield answer
     else:

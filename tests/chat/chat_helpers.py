@@ -1,0 +1,50 @@
+"""Helpers for the chat tests: a tiny ingested knowledge base and event collection."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+from chat.events import ChatEvent
+
+HANDBOOK_TITLE = "星河公司员工手册"
+HANDBOOK = (
+    "星河公司的年假为每年十五天，入职第一年按月折算。"
+    "员工入职满一年后可以申请每周两天远程办公，需要直属经理批准。"
+    "公司的报销申请需要在费用发生后三十天内提交，超过期限不予报销。"
+)
+BEARS_TITLE = "北极熊科普"
+BEARS = (
+    "北极熊主要生活在北极圈附近的海冰上，以环斑海豹为主要食物。"
+    "成年雄性北极熊体重通常在三百五十公斤到七百公斤之间。"
+    "北极熊的皮肤是黑色的，毛发中空透明，看起来是白色。"
+)
+QUESTION = "星河公司的年假有多少天？"
+
+
+def ingest_tiny_kb() -> dict[str, int]:
+    """Two small documents, ingested and indexed; returns title → document id."""
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_ingest_text
+
+    ids = {}
+    for title, text in ((HANDBOOK_TITLE, HANDBOOK), (BEARS_TITLE, BEARS)):
+        document, _ = document_ingest_text(title=title, text=text, domain="demo")
+        ids[title] = document.pk
+    process_pending_documents()
+    return ids
+
+
+def collect(events: Iterable[ChatEvent]) -> list[ChatEvent]:
+    return list(events)
+
+
+def types(events: Iterable[ChatEvent]) -> list[str]:
+    return [e.type for e in events]
+
+
+def by_type(events: Iterable[ChatEvent], kind: str) -> ChatEvent:
+    return next(e for e in events if e.type == kind)
+
+
+def no_cancel() -> threading.Event:
+    return threading.Event()

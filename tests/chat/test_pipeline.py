@@ -1,0 +1,143 @@
+"""ChatPipeline end to end in offline mode over a tiny ingested KB, plus its bad-input and failure paths."""
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from chat.events import order_problem
+from chat.models import Conversation, Message
+from chat.pipeline import ChatPipeline
+from docmind.backends import reset_backends
+from tests.chat.chat_helpers import BEARS_TITLE, HANDBOOK_TITLE, QUESTION, by_type, ingest_tiny_kb, types
+from tests.fakes.openai_server import delayed, http_error
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+
+@pytest.fixture
+def kb():
+    return ingest_tiny_kb()
+
+
+def ask(user, message, **kw):
+    cancel = kw.pop("cancel", None) or threading.Event()
+    return list(ChatPipeline().run(user=user, message=message, cancel=cancel, **kw))
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def test_a_knowledge_question_streams_in_order_cites_and_is_saved(member, kb):
+    events = ask(member, QUESTION)
+    assert order_problem(types(events)) is None, types(events)
+    assert {"retrieval", "rerank", "grader", "token"} <= set(types(events))
+    start, done = by_type(events, "start"), by_type(events, "done")
+    assert start.data["extractive"] is True
+    assert "[1]" in done.data["answer"] and "十五天" in done.data["answer"]
+    assert done.data["citations"][0]["document_title"] == HANDBOOK_TITLE
+    assert by_type(events, "retrieval").data["kb_chunks"] and by_type(events, "retrieval").data["web_chunks"] == []
+    saved = list(Message.objects.filter(conversation_id=done.data["conversation_id"]))
+    assert [(m.role, m.status) for m in saved] == [("user", "complete"), ("assistant", "complete")]
+    assert saved[0].content == QUESTION and saved[1].pk == done.data["message_id"]
+    assert saved[1].retrieval_log["route"]["mode"] and saved[1].retrieval_log["kb_chunks"]
+    assert saved[1].citations == done.data["citations"]
+
+
+def test_a_follow_up_stays_in_the_conversation(member, kb):
+    first = by_type(ask(member, QUESTION), "done").data["conversation_id"]
+    events = ask(member, "北极熊吃什么？", conversation_id=first)
+    assert by_type(events, "done").data["conversation_id"] == first
+    assert Message.objects.filter(conversation_id=first).count() == 4
+
+
+def test_a_greeting_is_answered_without_retrieval(member):
+    events = ask(member, "你好")
+    assert types(events)[:3] == ["understanding", "routing", "start"]
+    assert not {"retrieval", "rerank", "grader"} & set(types(events))
+    assert order_problem(types(events)) is None and by_type(events, "done").data["answer"]
+
+
+def test_a_selected_document_is_read_directly(member, kb):
+    events = ask(member, "总结一下这篇文档", document_id=kb[BEARS_TITLE])
+    assert by_type(events, "routing").data["mode"] == "SELECTED_DOC"
+    titles = {c["document_title"] for c in by_type(events, "retrieval").data["kb_chunks"]}
+    assert titles == {BEARS_TITLE}
+
+
+@pytest.mark.parametrize(("message", "code"), [("   ", "empty_message"), ("问" * 4001, "message_too_long"),
+                                                (None, "empty_message")])
+def test_bad_messages_end_with_an_error_and_save_nothing(member, message, code):
+    events = ask(member, message)
+    assert types(events) == ["error"] and events[0].data["code"] == code
+    assert Conversation.objects.count() == 0
+
+
+def test_another_users_conversation_looks_unknown(member, other_member):
+    theirs = Conversation.objects.create(user=other_member, title="secret")
+    events = ask(member, QUESTION, conversation_id=theirs.pk)
+    unknown = ask(member, QUESTION, conversation_id=999999)
+    assert events[0].data["code"] == unknown[0].data["code"] == "conversation_not_found"
+    assert events[0].data["message"] == unknown[0].data["message"]
+    assert Message.objects.count() == 0
+
+
+def test_an_unknown_document_is_a_clear_error(member):
+    events = ask(member, QUESTION, document_id=424242)
+    assert types(events) == ["error"] and events[0].data["code"] == "document_not_found"
+
+
+def test_a_cancelled_turn_saves_the_question_and_a_cancelled_answer(member, kb):
+    cancel = threading.Event()
+    cancel.set()
+    events = ask(member, QUESTION, cancel=cancel)
+    assert events[-1].type == "error" and events[-1].data["code"] == "cancelled"
+    assert list(Message.objects.values_list("role", "status")) == [("user", "complete"), ("assistant", "cancelled")]
+
+
+def test_the_same_question_again_is_served_from_the_answer_cache(member, other_member, kb):
+    first = ask(member, QUESTION)
+    again = ask(member, QUESTION)
+    assert order_problem(types(again)) is None
+    assert by_type(again, "start").data["cached"] is True and by_type(again, "retrieval").data["cached"] is True
+    assert by_type(again, "done").data["answer"] == by_type(first, "done").data["answer"]
+    assert by_type(ask(other_member, QUESTION), "start").data["cached"] is False  # never across users
+
+
+@pytest.fixture
+def remote(settings, scripted_openai):
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = scripted_openai.base_url
+    settings.LLM_TIMEOUT_SECONDS = 1
+    reset_backends()
+    # Anything not scripted below (classifier, summaries) gets a harmless reply.
+    scripted_openai.respond_with(lambda body: "{}")
+    yield scripted_openai
+    reset_backends()
+
+
+@pytest.mark.parametrize(("script", "code"), [(http_error(500, times=3), "llm_unavailable"),
+                                               ([delayed(3, "late")] * 3, "llm_timeout")])
+def test_a_failing_model_ends_with_an_error_and_keeps_the_question(member, kb, remote, script, code):
+    remote.script(script, model="qwen-plus")
+    events = ask(member, QUESTION)
+    assert events[-1].type == "error" and events[-1].data["code"] == code
+    assert order_problem(types(events)) is None
+    rows = list(Message.objects.values_list("role", "status", "content"))
+    assert rows[0] == ("user", "complete", QUESTION) and rows[1][:2] == ("assistant", "error")
+
+
+def test_a_remote_answer_streams_and_is_cited(member, kb, remote):
+    remote.script(["星河公司的年假为每年十五天 [1]。"], model="qwen-plus")
+    events = ask(member, QUESTION)
+    done = by_type(events, "done")
+    assert by_type(events, "start").data["extractive"] is False
+    assert done.data["answer"] == "星河公司的年假为每年十五天 [1]。"
+    assert done.data["citations"][0]["index"] == 1 and done.data["invalidRefs"] == []
+    assert sum(1 for e in events if e.type == "token") > 1
