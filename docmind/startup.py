@@ -13,3 +13,26 @@ def on_server_start() -> None:
         from kb.ingestion.worker import start_background_worker
 
         start_background_worker()
+    _load_knowledge_index()
+
+
+def _load_knowledge_index() -> None:
+    """Seed 003: load the knowledge-domain index, generating domains without a row — in the
+    background, since with a model configured each missing domain costs LLM calls."""
+    import threading
+
+    def work() -> None:
+        from django.db import close_old_connections
+
+        try:
+            from kb.domains.service import build_domain_service
+
+            generated = build_domain_service().load_index()
+            if generated:
+                log.info("knowledge map: generated domains %s", ", ".join(generated))
+        except Exception:  # e.g. not migrated yet: the map is an aid, the server still starts
+            log.exception("knowledge map index not loaded")
+        finally:
+            close_old_connections()
+
+    threading.Thread(target=work, name="knowledge-index", daemon=True).start()

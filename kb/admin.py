@@ -121,3 +121,13 @@ class KnowledgeDomainAdmin(admin.ModelAdmin):
     search_fields = ["domain_id", "description"]
     readonly_fields = ["document_count", "created_at", "updated_at"]
     fields = ["domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
+    actions = ["regenerate_knowledge_map"]
+
+    @admin.action(description="Regenerate knowledge map (re-profile documents, re-aggregate the domain)")
+    def regenerate_knowledge_map(self, request, queryset) -> None:
+        from kb.domains.service import build_domain_service
+
+        service = build_domain_service()
+        for domain in queryset:
+            service.regenerate(domain.domain_id)
+        self.message_user(request, f"Regenerated {queryset.count()} domain(s).", messages.SUCCESS)

@@ -135,6 +135,7 @@ def document_delete(*, document: Document) -> None:
         document.delete()
         knowledge_domain_refresh(domain_id=domain)
         transaction.on_commit(lambda: _purge_index(document_id, file))
+        transaction.on_commit(lambda: _knowledge_map_changed(domain))
         transaction.on_commit(_after_change)
 
 
@@ -151,6 +152,16 @@ def _purge_index(document_id: int, file) -> None:
         log.exception("could not remove the index entries of deleted document %s", document_id)
     if file:
         file.delete(save=False)
+
+
+def _knowledge_map_changed(domain_id: str) -> None:
+    # Re-aggregate the domain's when_to_retrieve (seed 003); the map is an aid, so never fail the delete.
+    try:
+        from kb.domains import on_document_deleted
+
+        on_document_deleted(domain_id)
+    except Exception:
+        log.exception("knowledge map update failed for domain %s", domain_id)
 
 
 def knowledge_domain_refresh(*, domain_id: str) -> KnowledgeDomain:

@@ -46,7 +46,8 @@ class KnowledgeDomainService:
 
     def on_document_change(self, domain_id: str) -> KnowledgeDomain:
         """Re-aggregate this domain only; an admin-written description is never overwritten."""
-        from kb.models import Document, DocumentStatus, KnowledgeDomain
+        from kb.models import Document, DocumentStatus
+        from kb.services import knowledge_domain_refresh
 
         docs = list(Document.objects.filter(domain=domain_id, status=DocumentStatus.READY)
                     .order_by("title").values_list("title", "metadata"))
@@ -54,13 +55,15 @@ class KnowledgeDomainService:
                                 when_to_retrieve=str((meta or {}).get("when_to_retrieve") or ""))
                      for title, meta in docs]
         summary = self.aggregator.run(domain_id=domain_id, docs=summaries)
-        row, _ = KnowledgeDomain.objects.get_or_create(domain_id=domain_id)
+        # kb.services owns the row's document_count (and creates missing rows); we own the texts.
+        row = knowledge_domain_refresh(domain_id=domain_id)
         row.when_to_retrieve = summary.when_to_retrieve
-        row.document_count = len(docs)
+        fields = ["when_to_retrieve", "updated_at"]
         # Blank means "not written by an admin": only then is a generated description filled in.
         if not (row.description or "").strip():
             row.description = summary.description or None
-        row.save()
+            fields.append("description")
+        row.save(update_fields=fields)
         return row
 
     def regenerate(self, domain_id: str) -> KnowledgeDomain:

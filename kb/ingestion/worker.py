@@ -58,7 +58,12 @@ def process_document(document_id: int) -> bool:
         log.exception("ingestion of document %s failed", document_id)
         document_mark_failed(document_id=document_id, reason=f"{exc.__class__.__name__}: {exc}")
         return False
-    return document_mark_ready(document_id=document_id, chunk_count=count)
+    ready = document_mark_ready(document_id=document_id, chunk_count=count)
+    if ready:  # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
+        from kb.domains import on_document_ingested
+
+        on_document_ingested(document)
+    return ready
 
 
 def claim_next() -> int | None:
