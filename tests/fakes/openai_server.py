@@ -144,6 +144,7 @@ class ScriptedOpenAIServer:
 def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        timeout = 10  # idle keep-alive connections end, so handler threads don't outlive the test for long
 
         def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
             return

@@ -120,3 +120,15 @@ def test_the_key_never_appears_in_repr():
 def test_it_rejects_bad_configuration(kwargs):
     with pytest.raises(ValueError):
         OpenAIChatModel(**{"base_url": "http://x/v1", "api_key": "k", **kwargs})
+
+
+def test_responder_answers_when_the_queue_is_empty(scripted_openai):
+    scripted_openai.respond_with(lambda body: f"echo {body['messages'][-1]['content']}")
+    assert _model(scripted_openai).complete([{"role": "user", "content": "ping"}], model="m").content == "echo ping"
+
+
+def test_an_unscripted_request_fails_loudly(scripted_openai):
+    model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=2, max_retries=0)
+    with pytest.raises(LlmUnavailable):
+        model.complete([{"role": "user", "content": "q"}], model="m")
+    assert scripted_openai.pending == 0
