@@ -1,0 +1,56 @@
+"""TextChunker: sizes, sentence boundaries (Chinese and English), headings, offsets."""
+import pytest
+
+from kb.ingestion.chunker import TextChunker
+
+ZH = "这是第一句话，内容比较长一些。" * 120
+EN = "This is an English sentence about chunking. " * 80
+
+
+def test_it_rejects_children_larger_than_parents():
+    with pytest.raises(ValueError):
+        TextChunker(parent_chars=100, child_chars=200)
+
+
+@pytest.mark.parametrize("text", [ZH, EN])
+def test_parents_and_children_stay_near_their_target_sizes(text):
+    parents = TextChunker(parent_chars=1000, child_chars=240).split(text)
+    assert len(parents) >= 2
+    for parent in parents[:-1]:
+        assert 800 <= len(parent.content) <= 1200
+        for child in parent.children:
+            assert len(child.content) <= 300
+
+
+def test_chinese_children_end_on_sentence_punctuation():
+    parents = TextChunker(parent_chars=300, child_chars=80).split(ZH)
+    for parent in parents:
+        for child in parent.children:
+            assert child.content.endswith("。")
+
+
+def test_english_children_end_on_full_stops():
+    parents = TextChunker(parent_chars=300, child_chars=100).split(EN)
+    assert all(child.content.endswith(".") for p in parents for child in p.children)
+
+
+def test_offsets_point_at_the_child_text_in_the_source():
+    text = "# 标题\n" + ZH + "\n\n# Second\n" + EN
+    for parent in TextChunker(parent_chars=400, child_chars=120).split(text):
+        assert text[parent.start:parent.end] in parent.content
+        for child in parent.children:
+            assert text[child.start:child.end] == child.content
+
+
+def test_a_heading_starts_a_new_parent_and_prefixes_later_ones():
+    text = "# 第一章\n" + "甲乙丙丁。" * 300 + "\n# 第二章\n" + "戊己庚辛。" * 10
+    parents = TextChunker(parent_chars=300, child_chars=80).split(text)
+    assert parents[0].content.startswith("# 第一章")
+    assert parents[1].content.startswith("# 第一章\n")  # continuation repeats its heading
+    assert parents[-1].content.startswith("# 第二章")
+    assert "戊" not in "".join(p.content for p in parents[:-1])
+
+
+def test_a_sentence_without_punctuation_is_still_cut():
+    parents = TextChunker(parent_chars=300, child_chars=80).split("无标点" * 400)
+    assert all(len(c.content) <= 96 for p in parents for c in p.children)

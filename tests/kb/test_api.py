@@ -1,0 +1,75 @@
+"""Documents API: 202 upload then ready, permissions, 400s for bad files, 404s."""
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from kb.ingestion.worker import process_pending_documents
+from kb.models import Document
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/kb/documents/"
+TEXT = "报销流程：员工提交发票，经理审批，财务付款。".encode()
+
+
+def upload(client, name="报销.txt", data=TEXT, **extra):
+    return client.post(URL, {"file": SimpleUploadedFile(name, data), **extra}, format="multipart")
+
+
+def test_upload_answers_202_then_the_document_becomes_ready(editor_client, kb_index):
+    response = upload(editor_client, domain="finance")
+    assert response.status_code == 202
+    body = response.json()
+    assert (body["status"], body["domain"], body["title"]) == ("pending", "finance", "报销")
+    process_pending_documents()
+    detail = editor_client.get(f"{URL}{body['id']}/").json()
+    assert detail["status"] == "ready" and detail["progress"] == 100 and detail["chunk_count"] >= 1
+
+
+def test_the_same_file_again_answers_200_with_the_existing_document(editor_client, kb_index):
+    first = upload(editor_client).json()
+    again = upload(editor_client, name="copy.txt")
+    assert again.status_code == 200
+    assert again.json()["id"] == first["id"]
+
+
+def test_members_read_but_cannot_upload(member_client, editor_client, kb_index):
+    upload(editor_client)
+    assert upload(member_client, name="m.txt", data=b"other text").status_code == 403
+    listing = member_client.get(URL)
+    assert listing.status_code == 200
+    assert listing.json()["count"] == 1
+
+
+@pytest.mark.parametrize(("name", "data", "message"), [
+    ("empty.txt", b"", "empty"),
+    ("tool.exe", b"MZ\x90\x00", "unsupported"),
+])
+def test_bad_files_get_400_with_a_message(editor_client, kb_index, name, data, message):
+    response = upload(editor_client, name=name, data=data)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+    assert not Document.objects.exists()
+
+
+def test_a_missing_file_gets_400(editor_client, kb_index):
+    assert editor_client.post(URL, {"domain": "x"}, format="multipart").status_code == 400
+
+
+def test_list_filters_by_domain_and_status(editor_client, kb_index):
+    upload(editor_client, domain="finance")
+    upload(editor_client, name="b.txt", data=b"another document text", domain="hr")
+    assert editor_client.get(URL, {"domain": "hr"}).json()["count"] == 1
+    assert editor_client.get(URL, {"status": "ready"}).json()["count"] == 0
+    assert editor_client.get(URL, {"status": "bogus"}).json()["count"] == 0
+
+
+def test_unknown_ids_get_404(editor_client, kb_index):
+    assert editor_client.get(f"{URL}999999/").status_code == 404
+    assert editor_client.delete(f"{URL}999999/").status_code == 404
+
+
+def test_delete_answers_204_and_members_cannot_delete(editor_client, member_client, kb_index):
+    document_id = upload(editor_client).json()["id"]
+    assert member_client.delete(f"{URL}{document_id}/").status_code == 403
+    assert editor_client.delete(f"{URL}{document_id}/").status_code == 204
+    assert not Document.objects.exists()

