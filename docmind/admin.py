@@ -1,0 +1,51 @@
+"""User admin that shows each user's role and sets it with one field (staff access follows)."""
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import UserChangeForm
+
+from docmind.roles import MEMBER, ROLES, user_set_role
+
+User = get_user_model()
+
+
+class RoleChangeForm(UserChangeForm):
+    role = forms.ChoiceField(choices=[(r, r) for r in ROLES], required=True,
+                             help_text="admin: everything · kb_editor: documents and domains · member: chat only")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            current = self.instance.groups.filter(name__in=ROLES).values_list("name", flat=True).first()
+            self.fields["role"].initial = current or MEMBER
+
+
+class DocMindUserAdmin(UserAdmin):
+    form = RoleChangeForm
+    list_display = ["username", "email", "role", "is_active", "last_login", "date_joined"]
+    list_filter = ["groups", "is_active", "is_superuser"]
+    fieldsets = [
+        (None, {"fields": ["username", "password"]}),
+        ("Personal info", {"fields": ["first_name", "last_name", "email"]}),
+        ("Role", {"fields": ["role", "is_active", "is_superuser"]}),
+        ("Important dates", {"fields": ["last_login", "date_joined"]}),
+    ]
+
+    @admin.display(description="Role")
+    def role(self, obj) -> str:
+        return ", ".join(g.name for g in obj.groups.all()) or "—"
+
+    def save_related(self, request, form, formsets, change) -> None:
+        super().save_related(request, form, formsets, change)
+        # New users start as members; the change form's role picker decides afterwards.
+        user_set_role(user=form.instance, role=form.cleaned_data.get("role") or MEMBER)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("groups")
+
+
+admin.site.unregister(User)
+admin.site.register(User, DocMindUserAdmin)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DocmindConfig(AppConfig):
+    name = "docmind"
+    verbose_name = "DocMind"
