@@ -1,0 +1,47 @@
+"""ingest and kb_reconcile commands."""
+import pytest
+from django.core.management import CommandError, call_command
+
+from docmind.backends import get_vector_store
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def test_ingest_a_folder_recursively_and_wait_until_ready(kb_index, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.md").write_text("# 标题\n知识库支持 Markdown 文档。", encoding="utf-8")
+    (tmp_path / "sub" / "b.txt").write_text("子目录中的文本文件也会被导入。", encoding="utf-8")
+    (tmp_path / "sub" / "skip.bin").write_bytes(b"\x00\x01")
+    call_command("ingest", str(tmp_path), "--domain", "docs")
+    out = capsys.readouterr().out
+    assert "created 2, ready 2, duplicates 0, failed 0" in out
+    assert set(Document.objects.values_list("status", flat=True)) == {DocumentStatus.READY}
+
+
+def test_ingest_refuses_paths_outside_the_allowed_roots(kb_index, tmp_path, monkeypatch):
+    monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path / "allowed"))
+    with pytest.raises(CommandError, match="outside the allowed roots"):
+        call_command("ingest", "/etc/hostname")
+    assert not Document.objects.exists()
+
+
+def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(kb_index, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path))
+    (tmp_path / "a.txt").write_text("对账命令会找出缺失的向量并重新生成。", encoding="utf-8")
+    call_command("ingest", str(tmp_path))
+    child = Chunk.objects.filter(level=ChunkLevel.CHILD).first()
+    store = get_vector_store()
+    vector = store.fetch([child.pk])[child.pk]
+    store.delete_ids([child.pk])
+    store.upsert(ids=[987654], vectors=vector.reshape(1, -1), document_ids=[42], domains=["general"])
+    store.flush()
+    capsys.readouterr()
+    call_command("kb_reconcile")
+    report = capsys.readouterr().out
+    assert "without vectors: 1" in report and "vectors without chunks: 1" in report
+    call_command("kb_reconcile", "--repair")
+    assert child.pk in store.fetch([child.pk]) and store.fetch([987654]) == {}
+    call_command("kb_reconcile")
+    assert "without vectors: 0" in capsys.readouterr().out
