@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
 from chat.events import events_from_thread
@@ -23,7 +24,9 @@ pipeline_factory = ChatPipeline
 
 def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     """Authenticate (token, or session with CSRF, as DRF does), validate, save the question."""
-    drf_request = Request(request, authenticators=[TokenAuthentication(), SessionAuthentication()])
+    raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
+    drf_request = Request(request, authenticators=[TokenAuthentication(), SessionAuthentication()],
+                          parsers=[JSONParser()])
     try:
         user = drf_request.user
     except exceptions.APIException as exc:
@@ -31,7 +34,7 @@ def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     if not user.is_authenticated:
         return JsonResponse({"error": "authentication required"}, status=401)
     try:
-        body: Any = json.loads(request.body or b"{}")
+        body: Any = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return JsonResponse({"error": "body must be JSON"}, status=400)
     serializer = ChatRequestSerializer(data=body if isinstance(body, dict) else {})

@@ -54,3 +54,40 @@ def test_invalid_orders(types):
 def test_error_event_carries_code_and_message():
     event = error_event("llm_timeout", "slow", conversation_id=3)
     assert event.data == {"code": "llm_timeout", "message": "slow", "conversation_id": 3}
+
+
+async def test_leaving_the_stream_early_sets_cancel_and_the_worker_stops():
+    import threading
+
+    from chat.events import events_from_thread
+
+    cancel = threading.Event()
+    produced: list[int] = []
+
+    def produce():
+        for i in range(1000):
+            if cancel.is_set():
+                return
+            produced.append(i)
+            yield ChatEvent("token", {"text": str(i)})
+            cancel.wait(0.01)
+
+    stream = events_from_thread(produce, cancel)
+    async for _event in stream:
+        break
+    await stream.aclose()
+    assert cancel.is_set()
+    assert len(produced) < 1000
+
+
+async def test_a_crashing_worker_becomes_an_internal_error_event():
+    import threading
+
+    from chat.events import events_from_thread
+
+    def produce():
+        yield ChatEvent("understanding", {})
+        raise RuntimeError("boom")
+
+    got = [e async for e in events_from_thread(produce, threading.Event())]
+    assert [e.type for e in got] == ["understanding", "error"] and got[-1].data["code"] == "internal"

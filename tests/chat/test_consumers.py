@@ -1,0 +1,128 @@
+"""WebSocket `/ws/chat/` through the real ASGI stack (origin validator, session auth, router)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from chat.events import order_problem
+from chat.models import Message
+from docmind.asgi import application
+from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
+
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+
+ORIGIN = (b"origin", b"http://localhost")
+
+
+def _session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
+
+
+async def _socket(user=None, origin: tuple[bytes, bytes] = ORIGIN) -> WebsocketCommunicator:
+    headers = [origin, (b"host", b"localhost")]
+    if user is not None:
+        headers.append((b"cookie", await sync_to_async(_session_cookie)(user)))
+    return WebsocketCommunicator(application, "/ws/chat/", headers=headers)
+
+
+async def _until_end(ws: WebsocketCommunicator, timeout: float = 60) -> list[dict]:
+    got = []
+    while True:
+        frame = await ws.receive_json_from(timeout=timeout)
+        got.append(frame)
+        if frame["type"] in ("done", "error"):
+            return got
+
+
+async def test_anonymous_sockets_are_closed_with_4401():
+    ws = await _socket()
+    try:
+        connected, _ = await ws.connect()
+        assert connected
+        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+    finally:
+        await ws.disconnect()
+
+
+async def test_a_foreign_origin_is_rejected(member):
+    ws = await _socket(member, origin=(b"origin", b"https://evil.example"))
+    try:
+        connected, _ = await ws.connect()
+        assert not connected
+    finally:
+        await ws.disconnect()
+
+
+@pytest.mark.parametrize("frame", [
+    "not json", "[1, 2]", json.dumps({"type": "shout"}), json.dumps({"type": "ask", "message": 5}),
+    json.dumps({"type": "ask", "message": "hi", "conversation_id": "7"}),
+    json.dumps({"type": "ask", "message": "hi", "document_id": True}),
+])
+async def test_malformed_frames_get_an_error_and_the_socket_still_works(member, frame):
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_to(text_data=frame)
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["data"]["code"] == "bad_frame"
+        await ws.send_json_to({"type": "ask", "message": "  "})  # still served
+        reply = await ws.receive_json_from(timeout=10)
+        assert reply["type"] == "error" and reply["data"]["code"] == "empty_message"
+    finally:
+        await ws.disconnect()
+
+
+async def test_a_full_ask_streams_to_done_and_saves_both_messages(member):
+    await sync_to_async(ingest_tiny_kb)()
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_json_to({"type": "ask", "message": QUESTION})
+        frames = await _until_end(ws)
+        assert order_problem([f["type"] for f in frames]) is None
+        done = frames[-1]["data"]
+        assert "[1]" in done["answer"] and done["citations"][0]["document_title"] == HANDBOOK_TITLE
+        count = await Message.objects.filter(conversation_id=done["conversation_id"]).acount()
+        assert count == 2
+    finally:
+        await ws.disconnect()
+
+
+async def test_another_users_conversation_is_an_error_event(member, other_member):
+    from chat.models import Conversation
+
+    theirs = await Conversation.objects.acreate(user=other_member, title="secret")
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_json_to({"type": "ask", "message": QUESTION, "conversation_id": theirs.pk})
+        frame = await ws.receive_json_from(timeout=10)
+        assert frame["type"] == "error"
+        assert (frame["data"]["code"], frame["data"]["status"]) == ("conversation_not_found", 404)
+    finally:
+        await ws.disconnect()
+
+
+async def test_cancel_stops_the_turn_and_saves_it_as_cancelled(member):
+    await sync_to_async(ingest_tiny_kb)()
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_json_to({"type": "ask", "message": QUESTION})
+        await ws.send_json_to({"type": "cancel"})
+        frames = await _until_end(ws)
+        last = frames[-1]
+        # Cancel races the turn: either it was stopped, or it had already finished.
+        assert last["type"] == "done" or last["data"]["code"] == "cancelled"
+        if last["type"] == "error":
+            statuses = [s async for s in Message.objects.values_list("status", flat=True)]
+            assert statuses == ["complete", "cancelled"]
+    finally:
+        await ws.disconnect()
