@@ -21,6 +21,7 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     from kb.retrieval.params import RetrievalParams
     from kb.search import get_searcher
 
+    _warm_imports()
     params = RetrievalParams.from_config(snapshot)
     web = get_web_search()
     embedder = get_embedder()
@@ -46,3 +47,13 @@ def _knowledge_map() -> str:
     except Exception:
         log.exception("knowledge map unavailable for the planner prompt")
         return ""
+
+
+def _warm_imports() -> None:
+    # pymilvus imports scipy.sparse lazily inside its first search; parallel tool calls on pool
+    # threads raced in that import ("partially initialized module 'scipy.sparse._bsr'"), so
+    # import it once here, on the caller's thread, before any tool runs.
+    try:
+        import scipy.sparse  # noqa: F401
+    except ImportError:
+        pass

@@ -175,7 +175,7 @@ class AgenticSearchOrchestrator:
                 pending.append((call, call.arguments, ToolOutcome(text=f"错误：{call.name} 的参数无效：{exc}",
                                                                   error=f"bad arguments: {exc}")))
                 continue
-            pending.append((call, args, self.executor.submit(spec.run, ctx, args)))
+            pending.append((call, args, self.executor.submit(_on_worker, spec.run, ctx, args)))
         outcomes: list[ToolOutcome] = []
         for call, args, job in pending:
             if isinstance(job, ToolOutcome):
@@ -214,6 +214,18 @@ class AgenticSearchOrchestrator:
             blocks.append(block)
             used += cost
         return tuple(blocks)
+
+
+def _on_worker(run: Callable[[ToolContext, dict[str, Any]], ToolOutcome], ctx: ToolContext,
+               args: dict[str, Any]) -> ToolOutcome:
+    # Pool threads outlive requests: drop connections the database may have closed meanwhile.
+    from django.db import close_old_connections
+
+    close_old_connections()
+    try:
+        return run(ctx, args)
+    finally:
+        close_old_connections()
 
 
 def _shown(call: ToolCall) -> dict[str, Any] | str:

@@ -1,0 +1,36 @@
+"""build_orchestrator over the real KB (Milvus Lite, BM25, local reranker) with the offline planner."""
+from __future__ import annotations
+
+import pytest
+
+from chat.agentic.factory import build_orchestrator
+from chat.agentic.tools import offered_tools
+from config_admin.conf import ai_config
+from docmind.backends import get_embedder, get_vector_store
+from kb.ingestion.worker import process_pending_documents
+from kb.search import get_lexical_index
+from kb.services import document_ingest_text
+
+# Tool calls run on pool threads with their own connections: the data must be committed.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def kb(settings, tmp_path, django_capture_on_commit_callbacks):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    embedder = get_embedder()
+    get_vector_store().reset(embedder_name=embedder.name, dim=embedder.dim)
+    get_lexical_index().reset()
+    with django_capture_on_commit_callbacks(execute=True):
+        document_ingest_text(title="北京", text="北京是中华人民共和国的首都，常住人口约2189万人。", domain="city")
+        document_ingest_text(title="上海", text="上海是中国的经济中心，常住人口约2487万人。", domain="city")
+    process_pending_documents()
+
+
+def test_the_offline_loop_answers_a_comparison_from_both_documents(kb):
+    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None)
+    assert "available_knowledge_domains" in loop.system_prompt() and "city" in loop.system_prompt()
+    assert loop.tools == offered_tools(web_enabled=False, sandbox_enabled=False)
+    result = loop.run(question="北京和上海的常住人口分别是多少？")
+    assert len(result.tool_calls) == 2 and result.planner == "offline"
+    assert {"北京", "上海"} <= {c.document_title for c in result.evidence.chunks}
