@@ -95,6 +95,7 @@ class ChatPipeline:
                               "lowConfidence": prompt.low_confidence}
         sources = payloads.source_cards(prompt.chunks)
         turn.log["sources"] = sources
+        turn.log["extractive"] = stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=prompt.low_confidence, mode=decision.mode.value)
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=turn.question), cancel)
@@ -128,14 +129,14 @@ class ChatPipeline:
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
         yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), cancel)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
-                                "confidenceScore": None, "confidenceBand": "N/A"})
+                                "confidenceScore": None, "confidenceBand": ""})
 
     def _no_evidence(self, turn: ChatTurn, stages: TurnStages, cancel: threading.Event) -> Iterator[ChatEvent]:
         """needsFallback: nothing at all was found, so say so rather than let a model improvise."""
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], no_evidence=True)
         yield from self._generate(turn, lambda: iter([NO_EVIDENCE_ANSWER]), cancel)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
-                                "confidenceScore": 0.0, "confidenceBand": "NONE"})
+                                "confidenceScore": 0.0, "confidenceBand": "none"})
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   cancel: threading.Event) -> Iterator[ChatEvent]:

@@ -260,10 +260,17 @@
     scrollToBottom(true);
   }
 
+  const MODE_LABEL = { RULE_PLANNER: "一次检索", AGENTIC: "多轮检索", SELECTED_DOC: "文档直读" };
+  function modeBadge(turn, route) {
+    if (!route || !route.mode || route.mode === "META") return;
+    const tip = route.mode + (route.reason ? " — " + route.reason : "") + (route.fallbackNote ? "（" + route.fallbackNote + "）" : "");
+    badge(turn, MODE_LABEL[route.mode] || route.mode, "mode", tip);
+  }
   const BAND_LABEL = { HIGH: "高置信", MEDIUM: "中置信", LOW: "低置信", NONE: "无证据" };
   function confidenceBadge(turn, band, score) {
-    if (!band || band === "N/A") return;
-    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + String(band).toLowerCase(), "置信度");
+    band = String(band || "").toUpperCase();
+    if (!band) return;
+    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), "置信度：证据对回答的支撑程度");
     b.classList.add("confidence");
   }
 
@@ -280,7 +287,7 @@
         break;
       case "routing":
         log.route = data;
-        if (data.mode && data.mode !== "META") badge(turn, data.mode, "mode", data.reason || "");
+        modeBadge(turn, data);
         setStatus(turn, data.mode === "META" ? "正在回答…" : "正在检索知识库…");
         break;
       case "agentic":
@@ -436,7 +443,9 @@
       const turn = addAssistantTurn();
       setStatus(turn, "");
       const log = m.retrieval_log || {};
-      if (log.route && log.route.mode && log.route.mode !== "META") badge(turn, log.route.mode, "mode");
+      modeBadge(turn, log.route);
+      if (log.extractive) badge(turn, "抽取式回答（离线）", "extractive", "未连接大模型：回答由证据原句拼成");
+      if (log.cache && log.cache.hit) badge(turn, "缓存", "cached");
       renderSources(turn, log.sources || []);
       turn.text = m.content;
       renderMarkdown(turn.body, m.content, turn);
@@ -516,7 +525,7 @@
   }));
   els.picker.addEventListener("change", () => {
     const opt = els.picker.selectedOptions[0];
-    els.docNote.textContent = els.picker.value ? "限定文档：" + opt.textContent + "（说“总结这篇文档”可直接阅读）" : "";
+    els.docNote.textContent = els.picker.value ? "限定文档：" + opt.textContent + "（说“总结这篇文档”可直接阅读）" : "Enter 发送 · Shift+Enter 换行";
   });
   const open = $("open-sidebar"), close = $("close-sidebar");
   if (open) open.addEventListener("click", () => app.classList.add("sidebar-open"));

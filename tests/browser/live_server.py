@@ -1,0 +1,105 @@
+"""A real DocMind server (daphne) on loopback in a subprocess, with its own throw-away data dir.
+
+Used by the browser test and by bench/chat_bench.py. The server gets a fresh SQLite database
+(migrated, one user, optional ingested texts) so that it never shares state with the test
+process; DATABASE_URL / REDIS_URL are dropped for the same reason.
+"""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
+
+SETUP = """
+import json, sys
+from docmind.roles import MEMBER, user_set_role
+from django.contrib.auth import get_user_model
+spec = json.loads(sys.stdin.read())
+User = get_user_model()
+user, created = User.objects.get_or_create(username=spec["username"])
+user.set_password(spec["password"]); user.save()
+user_set_role(user=user, role=MEMBER)
+if spec["texts"]:
+    from kb.ingestion.worker import process_pending_documents
+    from kb.models import Document
+    from kb.services import document_ingest_text
+    for t in spec["texts"]:
+        if not Document.objects.filter(title=t["title"]).exists():
+            document_ingest_text(title=t["title"], text=t["text"], domain=t.get("domain") or "general")
+    process_pending_documents()
+print("setup ok")
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    data_dir: Path
+    username: str = "reader"
+    password: str = "reader-pass-123"
+    port: int = field(default_factory=free_port)
+    process: subprocess.Popen | None = None
+    log_path: Path | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("DATABASE_URL", "REDIS_URL", "OPENAI_API_KEY", "DJANGO_SETTINGS_MODULE")}
+        env.update(DOCMIND_DATA_DIR=str(self.data_dir), DOCMIND_INGEST_WORKER="false", PYTHONUNBUFFERED="1")
+        return env
+
+    def prepare(self, texts: list[dict] | None = None, timeout: float = 900) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        run = dict(cwd=ROOT, env=self.env(), capture_output=True, text=True, timeout=timeout)
+        done = subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], **run)
+        if done.returncode:
+            raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
+        spec = json.dumps({"username": self.username, "password": self.password, "texts": texts or []})
+        done = subprocess.run([PYTHON, "manage.py", "shell", "-c", SETUP], input=spec, **run)
+        if done.returncode or "setup ok" not in done.stdout:
+            raise RuntimeError(f"setup failed:\n{done.stdout}\n{done.stderr}")
+
+    def start(self, timeout: float = 60) -> None:
+        self.log_path = self.data_dir / "daphne.log"
+        log = open(self.log_path, "w")  # noqa: SIM115 - closed with the process
+        self.process = subprocess.Popen(
+            [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "docmind.asgi:application"],
+            cwd=ROOT, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"daphne exited:\n{self.log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/healthz", timeout=2):
+                    return
+            except Exception:  # noqa: BLE001 - not up yet
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("daphne did not come up in time")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        self.process = None

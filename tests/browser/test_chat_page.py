@@ -1,0 +1,70 @@
+"""The chat page in headless Chromium: sign in, ask, watch the streamed answer, click [1], see the source lit up."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.browser.live_server import LiveServer
+from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE, QUESTION
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+
+def _require_chromium() -> None:
+    if Path(CHROMIUM).exists():
+        return
+    message = f"{CHROMIUM} is missing: install the Debian package `chromium` (apt-get install -y chromium)"
+    if os.environ.get("DOCMIND_REQUIRE_BROWSER") == "1":
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    _require_chromium()
+    live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
+    live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
+                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}])
+    live.start()
+    yield live
+    live.stop()
+
+
+def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.goto(server.url + "/")
+            page.fill("input[name=username]", server.username)
+            page.fill("input[name=password]", server.password)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#input")
+            expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
+
+            page.fill("#input", QUESTION)
+            page.keyboard.press("Enter")
+            answer = page.locator(".msg-assistant .answer").last
+            expect(answer).to_contain_text("十五天", timeout=60_000)
+            expect(page.locator("#input")).to_be_enabled(timeout=60_000)  # done: the input is back
+            expect(page.locator(".badge-extractive")).to_be_visible()
+
+            answer.locator('a.cite[data-index="1"]').first.click()
+            card = page.locator('.msg-assistant .source-card[data-index="1"]').last
+            expect(card).to_have_class("source-card cited highlight")
+            expect(card).to_contain_text(HANDBOOK_TITLE)
+            expect(page.locator(".conv-item.active")).to_have_count(1)
+            page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+            assert errors == []
+        finally:
+            browser.close()
