@@ -154,5 +154,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DOCMIND_LOG_LEVEL", "INFO")},
-    "loggers": {"jieba": {"level": "WARNING"}, "milvus_lite": {"level": "WARNING"}},
+    "loggers": {
+        "jieba": {"level": "WARNING"},
+        "milvus_lite": {"level": "WARNING"},
+        # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with
+        # "not implemented" and grpc logs a traceback for it; the flush itself succeeds.
+        "grpc._server": {"level": "CRITICAL"},
+    },
 }
