@@ -12,7 +12,7 @@ from kb.search import get_lexical_index
 from kb.services import document_ingest_text
 
 # Tool calls run on pool threads with their own connections: the data must be committed.
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 @pytest.fixture
