@@ -221,6 +221,21 @@
     return "[" + c.source + "] " + (c.document_title || c.url || c.chunk_id) + " · " + Number(c.score).toFixed(3);
   }
 
+  function args(a) {
+    if (a === undefined || a === null) return "";
+    const text = typeof a === "string" ? a : JSON.stringify(a);
+    return text.length > 80 ? text.slice(0, 80) + "…" : text;
+  }
+  function agenticLine(d) {
+    const calls = (d.toolCalls || []).map((c) => c.name + "(" + args(c.arguments) + ")").join("，");
+    return "第 " + (d.round || "?") + " 轮" + (d.planner ? "（" + d.planner + "）" : "") + "：" + (calls || "无工具调用");
+  }
+  function toolLine(t) {
+    if (typeof t === "string") return t;
+    return "R" + (t.round || "?") + " " + t.name + "(" + args(t.arguments) + ") → " + (t.resultCount ?? 0) + " 条" +
+      (t.error ? " · 错误：" + t.error : "");
+  }
+
   function renderTrace(turn, log) {
     turn.traceBody.replaceChildren();
     const ev = log || {};
@@ -230,7 +245,7 @@
     const cls = ev.classification;
     if (cls) traceRow(turn, "理解", [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
     if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, "Agentic 轮次", ev.agenticRounds);
-    if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, "工具调用", ev.agentic.tool_calls.map((t) => typeof t === "string" ? t : JSON.stringify(t)));
+    if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, "工具调用", ev.agentic.tool_calls.map(toolLine));
     const g = ev.grade;
     if (g) traceRow(turn, "评级", g.grade + " · rerank " + Number(g.rerankTop1).toFixed(3) + " · 覆盖 " + Number(g.lexCoverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
     if (ev.kb_chunks) traceRow(turn, "知识库证据 (" + ev.kb_chunks.length + ")", ev.kb_chunks.length ? ev.kb_chunks.map(chunkLine) : "无");
@@ -291,11 +306,11 @@
         setStatus(turn, data.mode === "META" ? "正在回答…" : "正在检索知识库…");
         break;
       case "agentic":
-        (log.agenticRounds || (log.agenticRounds = [])).push(data.summary || JSON.stringify(data));
+        (log.agenticRounds || (log.agenticRounds = [])).push(agenticLine(data));
         setStatus(turn, "Agentic 检索第 " + log.agenticRounds.length + " 轮…");
         break;
       case "code_exec":
-        (log.agenticRounds || (log.agenticRounds = [])).push("code: " + (data.summary || JSON.stringify(data)));
+        (log.agenticRounds || (log.agenticRounds = [])).push("代码执行：" + (data.ok === false || data.error ? "失败" : "完成") + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
         break;
       case "retrieval":
         log.kb_chunks = data.kb_chunks; log.web_chunks = data.web_chunks;

@@ -141,3 +141,15 @@ def test_a_remote_answer_streams_and_is_cited(member, kb, remote):
     assert done.data["answer"] == "星河公司的年假为每年十五天 [1]。"
     assert done.data["citations"][0]["index"] == 1 and done.data["invalidRefs"] == []
     assert sum(1 for e in events if e.type == "token") > 1
+
+
+def test_a_comparison_goes_through_the_agentic_loop_or_says_why_not(member, kb):
+    events = ask(member, "对比星河公司的年假天数和报销期限")
+    assert order_problem(types(events)) is None, types(events)
+    routing = by_type(events, "routing").data
+    assert routing["mode"] == "AGENTIC"
+    if not routing["fallbackNote"]:
+        assert "agentic" in types(events)
+    assert events[-1].type == "done" and "[1]" in events[-1].data["answer"]
+    log = Message.objects.get(pk=events[-1].data["message_id"]).retrieval_log
+    assert log["route"]["mode"] == "AGENTIC" and ("agentic" in log or routing["fallbackNote"])

@@ -1,0 +1,248 @@
+"""Chat benchmark, offline mode: pipeline latency and answer quality on CMRC 2018, then concurrent WebSocket chats.
+
+Run: .venv/bin/python bench/chat_bench.py [--data-dir data/bench-chat] [--questions 100] [--concurrency 50]
+
+Phase 1 (a child process) ingests every passage of ../shared/eval/cmrc2018_trial.json (one document
+per paragraph, kept in the persistent --data-dir so later runs skip ingestion) and asks the first N
+questions through ChatPipeline: time to first event / first token (p50, p95), how often the answer
+contains the gold answer, how often a citation points at the gold paragraph's document.
+Phase 2 starts daphne on loopback over the same data dir and runs C chats at once over /ws/chat/
+(a tiny built-in WebSocket client; no extra dependency): error count and p95 total time. The
+server is stopped at the end, and every wait is bounded.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import http.cookiejar
+import json
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+EVAL = ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json"
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def load_questions(n: int) -> tuple[list[dict], list[dict]]:
+    data = json.loads(EVAL.read_text(encoding="utf-8"))["data"]
+    paragraphs, questions = [], []
+    for article in data:
+        for para in article["paragraphs"]:
+            paragraphs.append({"id": para["id"], "title": article.get("title") or para["id"], "text": para["context"]})
+            for qa in para["qas"]:
+                questions.append({"question": qa["question"], "paragraph": para["id"],
+                                  "answers": [a["text"] for a in qa["answers"]]})
+    return paragraphs, questions[:n]
+
+
+# ---------------------------------------------------------------- phase 1: in-process pipeline
+def phase_pipeline(data_dir: Path, n: int) -> dict:
+    os.environ["DOCMIND_DATA_DIR"] = str(data_dir)
+    os.environ["DOCMIND_INGEST_WORKER"] = "false"
+    os.environ.pop("OPENAI_API_KEY", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    from chat.pipeline import ChatPipeline
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_ingest_text
+
+    call_command("migrate", verbosity=0)
+    paragraphs, questions = load_questions(n)
+    started = time.monotonic()
+    doc_of = {}
+    for p in paragraphs:
+        document, _ = document_ingest_text(title=p["title"], text=p["text"], domain="cmrc", filename=f"{p['id']}.txt")
+        doc_of[p["id"]] = document.pk
+    process_pending_documents()
+    ingest_s = time.monotonic() - started
+    user, _ = get_user_model().objects.get_or_create(username="bench-chat")
+
+    first_event, first_token, totals, gold, cited, errors = [], [], [], 0, 0, 0
+    pipeline = ChatPipeline()
+    for q in questions:
+        t0 = time.perf_counter()
+        t_event = t_token = None
+        last = None
+        for event in pipeline.run(user=user, message=q["question"], cancel=threading.Event()):
+            now = time.perf_counter() - t0
+            t_event = now if t_event is None else t_event
+            if event.type == "token" and t_token is None:
+                t_token = now
+            last = event
+        totals.append(time.perf_counter() - t0)
+        first_event.append(t_event or 0.0)
+        if t_token is not None:
+            first_token.append(t_token)
+        if last is None or last.type != "done":
+            errors += 1
+            continue
+        answer = last.data["answer"]
+        gold += any(a and a in answer for a in q["answers"])
+        cited += any(c.get("document_id") == doc_of[q["paragraph"]] for c in last.data["citations"])
+    count = len(questions)
+    return {
+        "questions": count, "documents": len(paragraphs), "ingest_seconds": round(ingest_s, 1), "errors": errors,
+        "first_event_ms": {"p50": round(pct(first_event, .5) * 1000, 1), "p95": round(pct(first_event, .95) * 1000, 1)},
+        "first_token_ms": {"p50": round(pct(first_token, .5) * 1000, 1), "p95": round(pct(first_token, .95) * 1000, 1)},
+        "total_ms": {"p50": round(pct(totals, .5) * 1000, 1), "p95": round(pct(totals, .95) * 1000, 1)},
+        "answer_contains_gold": round(gold / count, 3), "citation_points_at_gold_doc": round(cited / count, 3),
+    }
+
+
+# ---------------------------------------------------------------- phase 2: concurrent WebSocket chats
+class MiniWebSocket:
+    """Just enough RFC 6455 for a load test: handshake, masked text frames out, text frames in."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, host: str, port: int, path: str, headers: dict[str, str]) -> MiniWebSocket:
+        reader, writer = await asyncio.open_connection(host, port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        lines = [f"GET {path} HTTP/1.1", f"Host: {host}:{port}", "Upgrade: websocket", "Connection: Upgrade",
+                 f"Sec-WebSocket-Key: {key}", "Sec-WebSocket-Version: 13", *[f"{k}: {v}" for k, v in headers.items()]]
+        writer.write(("\r\n".join(lines) + "\r\n\r\n").encode())
+        status = await reader.readline()
+        if b" 101 " not in status:
+            raise ConnectionError(f"handshake refused: {status!r}")
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        return cls(reader, writer)
+
+    async def send_json(self, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        mask = os.urandom(4)
+        size = len(data)
+        header = bytes([0x81]) + (bytes([0x80 | size]) if size < 126 else bytes([0x80 | 126]) + struct.pack(">H", size))
+        self.writer.write(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+        await self.writer.drain()
+
+    async def recv_json(self) -> dict:
+        message = b""
+        while True:
+            b1, b2 = await self.reader.readexactly(2)
+            size = b2 & 0x7F
+            if size == 126:
+                size = struct.unpack(">H", await self.reader.readexactly(2))[0]
+            elif size == 127:
+                size = struct.unpack(">Q", await self.reader.readexactly(8))[0]
+            payload = await self.reader.readexactly(size)
+            opcode = b1 & 0x0F
+            if opcode == 0x8:
+                raise ConnectionError("server closed the socket")
+            if opcode in (0x1, 0x0):
+                message += payload
+                if b1 & 0x80:
+                    return json.loads(message)
+
+    async def close(self) -> None:
+        self.writer.close()
+
+
+def login(base: str, username: str, password: str) -> str:
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    opener.open(base + "/login/", timeout=10).read()
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    body = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": csrf}).encode()
+    opener.open(urllib.request.Request(base + "/login/", data=body, headers={"Referer": base + "/login/"}),
+                timeout=10).read()
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+async def one_chat(port: int, cookie: str, question: str, timeout: float) -> tuple[bool, float, str]:
+    t0 = time.perf_counter()
+    ws = None
+    try:
+        ws = await asyncio.wait_for(MiniWebSocket.connect(
+            "127.0.0.1", port, "/ws/chat/", {"Origin": f"http://127.0.0.1:{port}", "Cookie": cookie}), 10)
+        await ws.send_json({"type": "ask", "message": question})
+        while True:
+            frame = await asyncio.wait_for(ws.recv_json(), timeout)
+            if frame["type"] == "done":
+                return True, time.perf_counter() - t0, ""
+            if frame["type"] == "error":
+                return False, time.perf_counter() - t0, frame["data"].get("code", "error")
+    except Exception as exc:  # noqa: BLE001 - counted as an error
+        return False, time.perf_counter() - t0, type(exc).__name__
+    finally:
+        if ws is not None:
+            await ws.close()
+
+
+def phase_websocket(data_dir: Path, questions: list[str], concurrency: int, timeout: float) -> dict:
+    from tests.browser.live_server import LiveServer
+
+    server = LiveServer(data_dir=data_dir, username="bench-ws", password="bench-ws-pass-123")
+    server.prepare()
+    server.start()
+    try:
+        cookie = login(server.url, server.username, server.password)
+        asks = [questions[i % len(questions)] for i in range(concurrency)]
+
+        async def run_all() -> list[tuple[bool, float, str]]:
+            return await asyncio.gather(*(one_chat(server.port, cookie, q, timeout) for q in asks))
+
+        t0 = time.perf_counter()
+        results = asyncio.run(run_all())
+        wall = time.perf_counter() - t0
+    finally:
+        server.stop()
+    totals = [t for _, t, _ in results]
+    failures = [why for ok, _, why in results if not ok]
+    return {"chats": concurrency, "errors": len(failures), "error_kinds": sorted(set(failures)),
+            "p50_total_ms": round(pct(totals, .5) * 1000, 1), "p95_total_ms": round(pct(totals, .95) * 1000, 1),
+            "wall_seconds": round(wall, 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "bench-chat")
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument("--timeout", type=float, default=300, help="seconds one chat may take in phase 2")
+    parser.add_argument("--phase", choices=["all", "pipeline", "websocket"], default="all")
+    args = parser.parse_args()
+    data_dir = args.data_dir.resolve()
+    if args.phase == "pipeline":
+        print("RESULT " + json.dumps(phase_pipeline(data_dir, args.questions), ensure_ascii=False))
+        return
+    report: dict = {}
+    if args.phase == "all":
+        # A child process, so that its Milvus Lite handle is closed before daphne opens the same file.
+        child = subprocess.run([sys.executable, __file__, "--phase", "pipeline", "--data-dir", str(data_dir),
+                                "--questions", str(args.questions)], capture_output=True, text=True, timeout=7200)
+        line = next((x for x in child.stdout.splitlines() if x.startswith("RESULT ")), None)
+        if line is None:
+            sys.exit(f"pipeline phase failed:\n{child.stdout[-2000:]}\n{child.stderr[-4000:]}")
+        report["pipeline"] = json.loads(line[len("RESULT "):])
+    _, questions = load_questions(args.questions)
+    report["websocket"] = phase_websocket(data_dir, [q["question"] for q in questions], args.concurrency,
+                                          args.timeout)
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+
+
+if __name__ == "__main__":
+    main()
