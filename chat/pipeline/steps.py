@@ -101,6 +101,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
     if cancel.is_set():
         raise TurnCancelled
     result = outcome.get("result")
+    if "error" in outcome:  # the stored trace says why the loop fell back (AgenticEmpty, ToolFailed…)
+        turn.log["agentic_fallback_reason"] = f"{outcome['error'].__class__.__name__}: {outcome['error']}"[:500]
     if result is None or not getattr(result, "evidence", None) or not result.evidence.chunks:
         return None
     turn.log["agentic"] = {"tool_calls": list(getattr(result, "tool_calls", [])),

@@ -47,4 +47,4 @@ def test_a_failing_tool_falls_back_to_one_shot_with_an_answer(member, monkeypatc
     done = by_type(events, "done")
     assert done.data["answer"] and by_type(events, "retrieval").data["kb_chunks"]
     log = Message.objects.get(pk=done.data["message_id"]).retrieval_log
-    assert "agentic_fallback" in log
+    assert "agentic_fallback" in log and "ToolFailed" in log["agentic_fallback_reason"]
