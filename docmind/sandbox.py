@@ -52,7 +52,12 @@ real_work = os.path.realpath(work) + os.sep
 blocked = ("socket.", "subprocess.", "os.system", "os.exec", "os.fork", "os.forkpty", "os.posix_spawn",
            "os.spawn", "os.kill", "os.killpg", "ctypes.", "os.startfile", "pty.", "resource.setrlimit",
            "sys.remote_exec")
+# Where the stdlib is world-readable these would import: refuse them by name as well.
+blocked_modules = {"_posixsubprocess", "subprocess", "_socket", "socket", "_ctypes", "ctypes", "pty",
+                   "multiprocessing", "_multiprocessing", "_posixshmem", "signal", "_signal"}
 def hook(event, args):
+    if event == "import" and args and str(args[0]).split(".")[0] in blocked_modules:
+        raise PermissionError(f"sandbox: importing {args[0]} is not allowed")
     if event.startswith(blocked):
         raise PermissionError(f"sandbox: {event} is not allowed")
     if event == "open":

@@ -72,3 +72,9 @@ def test_it_runs_as_nobody_when_started_as_root(sandbox):
 def test_it_rejects_bad_limits(kwargs):
     with pytest.raises(ValueError):
         PythonSandbox(**kwargs)
+
+
+@pytest.mark.parametrize("module", ["_posixsubprocess", "subprocess", "socket", "ctypes"])
+def test_process_and_network_modules_cannot_be_imported(sandbox, module):
+    result = sandbox.run(code=f"import {module}\nprint('imported')")
+    assert result.exit_code != 0 and "imported" not in result.stdout
