@@ -87,6 +87,7 @@ class AgenticSearchOrchestrator:
             cancel: Event | None = None, session_id: str | None = None) -> AgenticResult:
         started = time.perf_counter()
         emit = emit or (lambda event: None)
+        # `history` is not replayed to the planner: the classifier's rewrite already resolves it.
         rewritten = str(getattr(classification, "rewritten", "") or "").strip()
         user = question if not rewritten or rewritten == question else f"{question}\n（理解为：{rewritten}）"
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt()},
