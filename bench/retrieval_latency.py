@@ -64,8 +64,8 @@ def run_one(size: int, queries: int) -> dict:
         batch_texts = texts[doc_start:doc_start + BATCH]
         documents = Document.objects.bulk_create([
             Document(title=f"synthetic {i}", file_type="txt", domain="bench", status=DocumentStatus.READY,
-                     checksum=f"bench-{size}-{i}") for i in range(doc_start // per_doc, (doc_start + len(batch_texts))
-                                                              // per_doc + 1)])
+                     checksum=f"bench-{size}-{i}")
+            for i in range(doc_start // per_doc, -(-(doc_start + len(batch_texts)) // per_doc))])
         parents = Chunk.objects.bulk_create([
             Chunk(document=documents[(j // CHILDREN_PER_PARENT) // PARENTS_PER_DOCUMENT], level=ChunkLevel.PARENT,
                   ordinal=j, content="".join(batch_texts[j:j + CHILDREN_PER_PARENT]), char_start=0, char_end=1)
