@@ -222,7 +222,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "bench-chat")
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=50)
-    parser.add_argument("--timeout", type=float, default=300, help="seconds one chat may take in phase 2")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds one chat may take in phase 2")
     parser.add_argument("--phase", choices=["all", "pipeline", "websocket"], default="all")
     args = parser.parse_args()
     data_dir = args.data_dir.resolve()

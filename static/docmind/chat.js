@@ -34,73 +34,9 @@
     if (force || near) box.scrollTop = box.scrollHeight;
   }
 
-  // ---------- safe Markdown subset: paragraphs, lists, headings, bold, inline code, fenced code ----------
-  function renderInline(parent, text, turn) {
-    const pattern = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d{1,3}\])/g;
-    let last = 0;
-    let m;
-    while ((m = pattern.exec(text)) !== null) {
-      if (m.index > last) parent.appendChild(document.createTextNode(text.slice(last, m.index)));
-      const tok = m[0];
-      if (tok.startsWith("**")) {
-        parent.appendChild(el("strong", null, tok.slice(2, -2)));
-      } else if (tok.startsWith("`")) {
-        parent.appendChild(el("code", null, tok.slice(1, -1)));
-      } else {
-        parent.appendChild(citeLink(parseInt(tok.slice(1, -1), 10), turn));
-      }
-      last = m.index + tok.length;
-    }
-    if (last < text.length) parent.appendChild(document.createTextNode(text.slice(last)));
-  }
-
+  // Safe Markdown lives in chat-markdown.js; citations become links to this turn's source cards.
   function renderMarkdown(container, text, turn) {
-    container.replaceChildren();
-    const lines = String(text).replace(/\r\n?/g, "\n").split("\n");
-    let para = [];
-    let list = null;
-    let code = null;
-    const flushPara = () => {
-      if (para.length) {
-        const p = el("p");
-        para.forEach((line, i) => { if (i) p.appendChild(el("br")); renderInline(p, line, turn); });
-        container.appendChild(p);
-        para = [];
-      }
-    };
-    const flushList = () => { if (list) { container.appendChild(list); list = null; } };
-    for (const raw of lines) {
-      if (code !== null) {
-        if (/^\s*```/.test(raw)) { const pre = el("pre"); pre.appendChild(el("code", null, code.join("\n"))); container.appendChild(pre); code = null; }
-        else code.push(raw);
-        continue;
-      }
-      if (/^\s*```/.test(raw)) { flushPara(); flushList(); code = []; continue; }
-      const line = raw.trimEnd();
-      const bullet = line.match(/^\s*[-*•]\s+(.*)$/);
-      const ordered = line.match(/^\s*(\d{1,3})[.)、]\s+(.*)$/);
-      const heading = line.match(/^\s*#{1,6}\s+(.*)$/);
-      if (bullet || ordered) {
-        flushPara();
-        const tag = bullet ? "ul" : "ol";
-        if (!list || list.tagName.toLowerCase() !== tag) { flushList(); list = el(tag); }
-        const li = el("li");
-        renderInline(li, bullet ? bullet[1] : ordered[2], turn);
-        list.appendChild(li);
-      } else if (heading) {
-        flushPara(); flushList();
-        const h = el("h4");
-        renderInline(h, heading[1], turn);
-        container.appendChild(h);
-      } else if (!line.trim()) {
-        flushPara(); flushList();
-      } else {
-        flushList();
-        para.push(line);
-      }
-    }
-    if (code !== null) { const pre = el("pre"); pre.appendChild(el("code", null, code.join("\n"))); container.appendChild(pre); }
-    flushPara(); flushList();
+    window.DocMindMarkdown.render(container, text, turn ? (n) => citeLink(n, turn) : null);
   }
 
   function citeLink(n, turn) {

@@ -12,6 +12,9 @@ from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
+# Markup inside a document must reach the page as text, never as live HTML.
+HOSTILE = ("紫色长颈鹿的口令是蓝莓<img src=x onerror=\"window.__pwned=1\">。"
+           "<script>window.__pwned=2</script>紫色长颈鹿住在实验室的三号房间。")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 
@@ -30,10 +33,24 @@ def server(tmp_path_factory):
     _require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
-                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}])
+                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"},
+                        {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"}])
     live.start()
     yield live
     live.stop()
+
+
+def _signed_in(browser, server):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page.goto(server.url + "/")
+    page.fill("input[name=username]", server.username)
+    page.fill("input[name=password]", server.password)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#input")
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
+    return page
 
 
 def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
@@ -42,15 +59,9 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            page = _signed_in(browser, server)
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(server.url + "/")
-            page.fill("input[name=username]", server.username)
-            page.fill("input[name=password]", server.password)
-            page.click("button[type=submit]")
-            page.wait_for_selector("#input")
-            expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
 
             page.fill("#input", QUESTION)
             page.keyboard.press("Enter")
@@ -66,5 +77,23 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
             expect(page.locator(".conv-item.active")).to_have_count(1)
             page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
             assert errors == []
+        finally:
+            browser.close()
+
+
+def test_markup_in_documents_and_questions_never_runs(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = _signed_in(browser, server)
+            page.fill("#input", "紫色长颈鹿的口令是什么？<img src=y onerror=window.__pwned=3>")
+            page.keyboard.press("Enter")
+            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+            expect(page.locator(".msg-assistant .answer").last).to_contain_text("蓝莓")
+            assert page.evaluate("window.__pwned") is None
+            assert page.locator("#messages img, #messages script, #messages b").count() == 0
+            expect(page.locator(".source-card").filter(has_text="<b>安全</b>测试").first).to_be_visible()
         finally:
             browser.close()
