@@ -121,8 +121,12 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence) -> Any:
 def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iterator[str]:
     from chat import selectors
 
-    documents = selectors.ready_documents()
-    answer = stages.meta().run(classification=classification, message=turn.question, documents=documents)
+    scope = classification.scope.value
+    # Only the scope that talks about them reads them: a greeting needs neither list.
+    documents = selectors.ready_documents() if scope == "KB_META" else []
+    memories = selectors.active_memories(user=turn.user) if scope == "MEMORY" else []
+    answer = stages.meta().run(classification=classification, message=turn.question, documents=documents,
+                               memories=memories)
     if isinstance(answer, str):
         yield answer
     else:

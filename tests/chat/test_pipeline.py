@@ -153,3 +153,16 @@ def test_a_comparison_goes_through_the_agentic_loop_or_says_why_not(member, kb):
     assert events[-1].type == "done" and "[1]" in events[-1].data["answer"]
     log = Message.objects.get(pk=events[-1].data["message_id"]).retrieval_log
     assert log["route"]["mode"] == "AGENTIC" and ("agentic" in log or routing["fallbackNote"])
+
+
+def test_meta_questions_list_documents_and_the_users_own_memories(member, other_member, kb):
+    from memory.models import UserMemory
+
+    UserMemory.objects.create(user=member, content="我更喜欢简洁的回答")
+    UserMemory.objects.create(user=other_member, content="别人的秘密偏好")
+    docs = by_type(ask(member, "知识库里有哪些文档？"), "done").data["answer"]
+    assert HANDBOOK_TITLE in docs and BEARS_TITLE in docs
+    memories = ask(member, "你记得我什么？")
+    assert "retrieval" not in types(memories)
+    answer = by_type(memories, "done").data["answer"]
+    assert "简洁" in answer and "秘密" not in answer
