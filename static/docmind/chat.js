@@ -440,6 +440,18 @@
     }
   }
 
+  async function renameConversation() {
+    if (!state.conversationId || state.streaming) return;
+    const title = prompt("重命名对话", els.title.textContent);
+    if (title === null || !title.trim()) return;
+    const res = await fetch("/api/conversations/" + state.conversationId + "/", {
+      method: "PATCH", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ title: title.trim() }),
+    });
+    if (res.ok) refreshConversations(state.conversationId);
+  }
+
   // ---------- wiring ----------
   function autosize() {
     els.input.style.height = "auto";
@@ -465,6 +477,7 @@
     if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "cancel" }));
   });
   $("new-chat").addEventListener("click", newChat);
+  els.title.addEventListener("click", renameConversation);
   els.convList.addEventListener("click", (ev) => {
     const del = ev.target.closest(".conv-delete");
     if (del) { ev.preventDefault(); deleteConversation(del.dataset.id); return; }
