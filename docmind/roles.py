@@ -37,8 +37,19 @@ def sync_role_permissions(sender: Any = None, **kwargs: Any) -> None:
     groups = {g.name: g for g in Group.objects.filter(name__in=ROLES)}
     if len(groups) != len(ROLES):
         return  # the roles migration has not run yet
-    groups[ADMIN].permissions.set(Permission.objects.all())
-    groups[KB_EDITOR].permissions.set(Permission.objects.filter(content_type__app_label__in=KB_EDITOR_APPS))
+    _grant(groups, Permission)
+
+
+def ensure_roles() -> None:
+    """Create any missing role group and grant the permissions (idempotent)."""
+    from django.contrib.auth.models import Group, Permission
+
+    _grant({name: Group.objects.get_or_create(name=name)[0] for name in ROLES}, Permission)
+
+
+def _grant(groups: dict, permission_model: Any) -> None:
+    groups[ADMIN].permissions.set(permission_model.objects.all())
+    groups[KB_EDITOR].permissions.set(permission_model.objects.filter(content_type__app_label__in=KB_EDITOR_APPS))
     groups[MEMBER].permissions.clear()
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 import os
 
 import pytest
+from django.apps import apps
 from rest_framework.test import APIClient
 
-from docmind.roles import ADMIN, KB_EDITOR, MEMBER, user_set_role
+from config_admin.registry import seed_rows
+from docmind.roles import ADMIN, KB_EDITOR, MEMBER, ensure_roles, user_set_role
 
 
 def require_services() -> bool:
@@ -14,7 +16,16 @@ def require_services() -> bool:
     return os.environ.get("DOCMIND_REQUIRE_SERVICES", "") == "1"
 
 
+@pytest.fixture
+def seeded(db) -> None:
+    """Rows that migrations create: a transactional test's flush removes them for later tests."""
+    seed_rows(apps)
+    ensure_roles()
+
+
 def _make_user(django_user_model, username: str, role: str):
+    seed_rows(apps)
+    ensure_roles()
     user = django_user_model.objects.create_user(username=username, password="pw-" + username)
     user_set_role(user=user, role=role)
     return user

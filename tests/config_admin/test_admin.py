@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from config_admin.models import SysAiConfig
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
 
 
 def _change_url(key: str) -> str:

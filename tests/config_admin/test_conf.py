@@ -11,7 +11,7 @@ from config_admin.models import SysAiConfig
 from config_admin.registry import KEYS, ConfigValueError, UnknownConfigKey
 from config_admin.services import config_set
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
 
 
 def test_migration_seeds_every_declared_key():

@@ -4,7 +4,7 @@ from django.contrib.auth.models import Group
 
 from docmind.roles import ADMIN, KB_EDITOR, MEMBER, can_edit_kb, has_role, user_set_role
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
 
 
 def test_the_three_role_groups_exist():
