@@ -6,6 +6,10 @@ Run: .venv/bin/python bench/agentic_bench.py [--questions 300] [--pairs 100] —
    per route, the rate of answers containing a gold answer and the mean tool calls per question.
 2. Comparison questions pair two questions from two different articles ("Q1？另外，Q2"): the rate
    at which evidence from BOTH articles reaches the prompt, agentic loop vs one-shot retrieval.
+
+Development figures (offline, `--pairs 200`, all 1002 questions, 2026-11-29):
+  two-article evidence: agentic 0.970, one-shot 0.945 (2.01 tool calls/question, 0 fallbacks)
+  gold in answer: AGENTIC 23 q 0.783 (1.26 calls/q); RULE_PLANNER 977 q 0.821; all 0.818 (0.03 calls/q)
 """
 from __future__ import annotations
 

@@ -88,3 +88,17 @@ def test_it_raises_on_timeout(searx):
 
 def test_the_key_is_not_in_its_repr(searx):
     assert "secret" not in repr(SearxngWebSearch(url=searx.url, api_key="secret"))
+
+
+def test_the_factory_is_off_by_default_and_on_with_a_url(settings, searx):
+    from docmind.backends import get_web_search
+    from docmind.env import ServiceEndpoint
+
+    get_web_search.cache_clear()
+    try:
+        assert get_web_search() is None
+        settings.WEB_SEARCH_ENDPOINT = ServiceEndpoint(url=searx.url, api_key="k", model="")
+        get_web_search.cache_clear()
+        assert isinstance(get_web_search(), SearxngWebSearch)
+    finally:
+        get_web_search.cache_clear()
