@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,8 @@ async def events_from_thread(produce: Callable[[], Iterator[ChatEvent]],
             log.exception("chat worker crashed")
             put(_Crash(exc))
         finally:
-            close_old_connections()
+            # The thread dies with the turn: its own DB connections must go with it.
+            connections.close_all()
             put(_END)
 
     thread = threading.Thread(target=work, name="chat-turn", daemon=True)

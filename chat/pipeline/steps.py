@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from django.db import connections
+
 from chat.answer_cache import CachedAnswer, CacheProbe
 from chat.events import ChatEvent
 from chat.pipeline.stages import TurnStages
@@ -90,6 +92,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
         except Exception as exc:  # noqa: BLE001 - the design says: any failure → one-shot
             log.warning("agentic loop failed, falling back to one-shot", exc_info=True)
             outcome["error"] = exc
+        finally:
+            connections.close_all()  # this helper thread's own connections die with it
 
     thread = threading.Thread(target=work, name="chat-agentic", daemon=True)
     thread.start()
