@@ -177,7 +177,7 @@
     const ev = log || {};
     const route = ev.route || {};
     traceRow(turn, "路径", [route.mode, route.reason].filter(Boolean).join(" — "));
-    traceRow(turn, "降级", route.fallbackNote || ev.agentic_fallback);
+    traceRow(turn, "降级", [route.fallbackNote || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
     const cls = ev.classification;
     if (cls) traceRow(turn, "理解", [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
     if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, "Agentic 轮次", ev.agenticRounds);
