@@ -86,3 +86,21 @@ def test_it_keeps_only_the_newest_entries(backend):
 def test_it_rejects_a_bad_threshold(backend, threshold):
     with pytest.raises(ValueError):
         _cache(backend, threshold=threshold)
+
+
+class EverythingIsTheSame:
+    """An embedder that cannot tell questions apart: only the lexical guard can."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return np.ones(8, dtype=np.float32) / np.sqrt(8)
+
+
+@pytest.mark.parametrize(("asked", "new", "hit"), [
+    ("1992年4月，罗保铭担任什么职务？", "2017年4月，罗保铭担任什么职务？", False),
+    ("什么是放线菌酮？", "在分子生物学中，放线菌酮有什么作用？", False),
+    ("北京的面积是多少？", "北京的面积是多少", True),
+])
+def test_a_hit_also_needs_the_same_numbers_and_wording(backend, asked, new, hit):
+    cache = SemanticAnswerCache(embedder=EverythingIsTheSame(), backend=backend, enabled=True, threshold=0.97)
+    _remember(cache, question=asked)
+    assert (cache.lookup(user_id=1, kb_version=1, scope="kb", query=new).hit is not None) is hit
