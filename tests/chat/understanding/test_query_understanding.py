@@ -34,8 +34,10 @@ class FakeModel:
     ("你好", Scope.GREETING), ("您好！", Scope.GREETING), ("Hi there", Scope.GREETING), ("thanks!", Scope.GREETING),
     ("你是谁？", Scope.IDENTITY), ("Who are you?", Scope.IDENTITY), ("help", Scope.IDENTITY),
     ("你能做什么", Scope.IDENTITY), ("hello, what can you do?", Scope.IDENTITY),
-    ("你有哪些文档？", Scope.KB_META), ("知识库里有什么", Scope.KB_META), ("What documents do you have?", Scope.KB_META),
-    ("我之前说过什么？", Scope.MEMORY), ("你还记得我吗", Scope.MEMORY), ("What do you remember about me?", Scope.MEMORY),
+    ("你有哪些文档？", Scope.KB_META), ("知识库里有什么", Scope.KB_META),
+    ("What documents do you have?", Scope.KB_META),
+    ("我之前说过什么？", Scope.MEMORY), ("你还记得我吗", Scope.MEMORY),
+    ("What do you remember about me?", Scope.MEMORY),
     ("讲个笑话吧", Scope.OUT_OF_SCOPE), ("Tell me a joke", Scope.OUT_OF_SCOPE),
 ])
 def test_meta_intents_short_circuit_without_calling_the_model(message, scope):
