@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 import numpy as np
 
-from kb.retrieval.text import coverage, salient_terms
+from docmind.text import coverage, salient_terms
 from kb.retrieval.types import ScoredChunk
 
 if TYPE_CHECKING:

@@ -1,12 +1,15 @@
-"""Text helpers shared by retrieval stages: salient query terms, character bigrams, sentence ends."""
+"""Chinese/English text helpers: stop words, jieba tokens and keywords, salient terms, character bigrams."""
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-# Sentence terminators a compression window may be snapped to (Chinese and English).
+# Sentence terminators a compression window may be snapped to (Chinese and English). Splitting text into
+# sentences is done differently where it matters: the chunker needs offsets and keeps closing quotes
+# (kb/ingestion/chunker.py), citation parsing keeps trailing [n] markers with their sentence (chat/citations.py).
 SENTENCE_ENDS = frozenset("。！？；.!?\n")
 
 RARE_IDF_SHARE = 0.7
@@ -14,20 +17,50 @@ RARE_IDF_SHARE = 0.7
 _PUNCT_OR_SPACE = re.compile(r"^[\W_]+$", re.UNICODE)
 _SPACES = re.compile(r"\s+")
 
-# Question words and fillers: they appear in the question but never in the evidence, so counting
-# them would make every chunk look like it misses part of the query.
-STOP_WORDS = frozenset("""
-的 了 和 与 及 或 是 在 为 被 由 对 从 把 将 也 就 都 而 又 并 等 之 其 以 于 上 下 中 个 这 那 此 该 各 每
-什么 哪个 哪些 哪里 哪儿 哪 谁 何 几 多少 怎么 怎样 怎么样 如何 为何 为什么 吗 呢 吧 啊 呀 么 是否 有没有 有 没有
-请问 请 一下 告诉 我 你 他 她 它 我们 你们 他们 时候 多久 何时 哪年 哪一年 哪位 是不是 能否 可以 能 会 要 想
-a an the of to in on at for by with from is are was were be been what which who whom whose when where why how
-do does did can could would should will and or not no this that these those it its as about please
+# The stop lists below differ on purpose, so they are built from shared parts rather than merged into one.
+# Single CJK characters are listed for readability only: salient_terms and the extractive answerer drop
+# every single-character CJK token anyway, so those entries change nothing there.
+
+# Function words that carry no signal in either language.
+FUNCTION_WORDS = frozenset("""
+的 了 和 是 在 也 就 都 而 及 与 或 之 其 这 那 个 着 吗 呢 吧 啊 把 被 让 给 对 从 向 于 以 为 等 中 上 下
+the a an of to in on and or is are was were be for with by at as it this that from what which who how
 """.split())
+# What a question says around its subject: interrogatives, pronouns, auxiliaries, politeness.
+QUESTION_WORDS = frozenset("""
+什么 哪 几 多少 怎么 怎样 如何 为什么 么 有 请问 请 一下 可以 能 会 我 你 他 她 它 我们
+about can could did do does please should when where why would
+""".split())
+_PUNCTUATION = frozenset("， 。 ！ ？ ； ： 、 “ ” （ ） , . ! ? ; : ( )".split())
+
+# salient_terms (grader, reranker blend, compression window): words that appear in the question but never
+# in the evidence, so counting them would make every chunk look like it misses part of the query.
+STOP_WORDS = FUNCTION_WORDS | QUESTION_WORDS | frozenset("""
+哪个 哪些 哪里 哪儿 谁 何 怎么样 为何 是否 有没有 没有 告诉 你们 他们 时候 多久 何时 哪年 哪一年 哪位
+是不是 能否 要 想 又 并 将 由 此 该 各 每 呀
+been its no not these those whom whose will
+""".split())
+# The extractive answerer scores evidence sentences by overlap with the question; it keeps negations and the
+# time words above (they can decide which sentence answers) and drops the conversational "tell me" / "you".
+ANSWER_STOP_WORDS = FUNCTION_WORDS | QUESTION_WORDS | frozenset("们 i you me tell".split())
+# Milvus' BM25 analyzer filter (kb/lexical.py). Its content is baked into the stored index: changing it
+# needs `manage.py kb_reindex`, and tests/docmind/test_text.py pins it.
+LEXICAL_STOP_WORDS: list[str] = sorted(FUNCTION_WORDS | _PUNCTUATION)
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    # jieba sets its own logger to DEBUG on import, overriding LOGGING (docmind/apps.py does the same).
+    jieba.setLogLevel(logging.WARNING)
+    return jieba
 
 
 @lru_cache(maxsize=1)
 def _idf() -> tuple[dict[str, float], float]:
     """jieba's bundled IDF table: rarity without corpus statistics (unknown words count as rare)."""
+    _jieba()
     import jieba.analyse
 
     table = jieba.analyse.default_tfidf
@@ -35,10 +68,32 @@ def _idf() -> tuple[dict[str, float], float]:
 
 
 @lru_cache(maxsize=4096)
-def _cut(text: str) -> tuple[str, ...]:
-    import jieba
+def _cut_for_search(text: str) -> tuple[str, ...]:
+    return tuple(_jieba().cut_for_search(text))
 
-    return tuple(jieba.cut_for_search(text))
+
+def words(text: str) -> list[str]:
+    """jieba's accurate-mode segmentation: each character in exactly one word."""
+    return _jieba().lcut(text)
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Lower-cased jieba search-mode tokens (a long word and its sub-words), without stop words and
+    punctuation: the same tokenizer mode the BM25 index uses."""
+    out = []
+    for raw in _cut_for_search(text.lower()):
+        token = raw.strip()
+        if token and token not in STOP_WORDS and not _PUNCT_OR_SPACE.match(token):
+            out.append(token)
+    return tuple(out)
+
+
+def keywords(text: str, k: int) -> list[str]:
+    """Top-k TF-IDF terms of a document by jieba's bundled IDF table (no corpus statistics needed)."""
+    _jieba()
+    import jieba.analyse
+
+    return [t for t in jieba.analyse.extract_tags(text[:20000], topK=k) if len(t) >= 2 and not t.isdigit()]
 
 
 @dataclass(frozen=True)
@@ -57,10 +112,7 @@ def salient_terms(query: str) -> tuple[Term, ...]:
     """
     idf, median = _idf()
     seen: dict[str, Term] = {}
-    for raw in _cut(query.lower()):
-        token = raw.strip()
-        if not token or token in STOP_WORDS or _PUNCT_OR_SPACE.match(token):
-            continue
+    for token in tokens(query):
         if token.startswith("哪"):  # 哪款 / 哪种 / 哪年…: interrogatives jieba does not know
             continue
         if len(token) == 1 and not token.isascii():
@@ -77,12 +129,17 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", text).strip().lower()
 
 
+def char_bigrams(text: str) -> list[str]:
+    """Overlapping two-character grams, in order (none for fewer than two characters)."""
+    return [text[i:i + 2] for i in range(len(text) - 1)]
+
+
 def bigrams(text: str) -> frozenset[str]:
     """Character bigrams of the whitespace-normalised text (a single character is its own gram)."""
     compact = normalise(text)
     if len(compact) < 2:
         return frozenset([compact]) if compact else frozenset()
-    return frozenset(compact[i:i + 2] for i in range(len(compact) - 1))
+    return frozenset(char_bigrams(compact))
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:

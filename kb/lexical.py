@@ -5,22 +5,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from docmind.text import LEXICAL_STOP_WORDS
 from docmind.vectorstore import VectorStoreError, build_filter
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
 
-# Function words that carry no retrieval signal in either language.
-STOP_WORDS = [
-    "的", "了", "和", "是", "在", "也", "就", "都", "而", "及", "与", "或", "之", "其", "这", "那", "个", "着",
-    "吗", "呢", "吧", "啊", "把", "被", "让", "给", "对", "从", "向", "于", "以", "为", "等", "中", "上", "下",
-    "the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "was", "were", "be", "for", "with",
-    "by", "at", "as", "it", "this", "that", "from", "what", "which", "who", "how",
-    "，", "。", "！", "？", "；", "：", "、", "“", "”", "（", "）", ",", ".", "!", "?", ";", ":", "(", ")",
-]
 ANALYZER_PARAMS: dict[str, Any] = {
     "tokenizer": {"type": "jieba", "mode": "search"},
-    "filter": ["lowercase", {"type": "stop", "stop_words": STOP_WORDS}],
+    "filter": ["lowercase", {"type": "stop", "stop_words": LEXICAL_STOP_WORDS}],
 }
 
 

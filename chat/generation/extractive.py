@@ -5,10 +5,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import jieba
-
 from chat.citations import REF, split_sentences
 from chat.generation.language import is_chinese
+from docmind.text import ANSWER_STOP_WORDS, char_bigrams, words
 from kb.retrieval.types import ScoredChunk
 
 LEAD_ZH = "以下内容摘自知识库（离线抽取模式）："
@@ -20,10 +19,6 @@ NO_EVIDENCE_ZH = "知识库中没有找到与这个问题相关的内容。可�
 NO_EVIDENCE_EN = ("I found nothing in the knowledge base about this question. "
                   "Try rephrasing it, or upload a relevant document.")
 
-_STOP = set("的 了 是 在 和 与 或 及 吗 呢 吧 啊 么 有 个 这 那 哪 几 多少 什么 怎么 怎样 如何 为什么 请问 请 一下 "
-            "可以 能 会 我 你 他 她 它 们 我们 the a an of to in on for and or is are was were be do does did "
-            "what which who how why when where can could should would i you it this that with by as at from "
-            "about please tell me".split())
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _MARKUP = re.compile(r"^[\s#>*\-•|]+")
@@ -35,17 +30,19 @@ def terms(text: str) -> dict[str, float]:
     """Weighted match terms: jieba words (1.0) and CJK character bigrams (0.5), stop words dropped."""
     lowered = text.lower()
     found: dict[str, float] = {}
-    for word in jieba.lcut(lowered):
+    # Accurate mode, not the search-mode `tokens`: its sub-words (泡泡 in 泡泡堂) would weigh one match twice.
+    for word in words(lowered):
         word = word.strip()
-        if word and word not in _STOP and (len(word) > 1 or _CJK_RUN.fullmatch(word) is None and word.isalnum()):
+        if word and word not in ANSWER_STOP_WORDS and (len(word) > 1 or _CJK_RUN.fullmatch(word) is None
+                                                       and word.isalnum()):
             found[word] = 1.0
     for word in _LATIN_WORD.findall(lowered):
-        if word not in _STOP:
+        if word not in ANSWER_STOP_WORDS:
             found.setdefault(word, 1.0)
     for run in _CJK_RUN.findall(lowered):
-        for i in range(len(run) - 1):
-            # Bigrams catch matches jieba splits differently in question and evidence.
-            found.setdefault(run[i:i + 2], 0.5)
+        # Bigrams catch matches jieba splits differently in question and evidence.
+        for gram in char_bigrams(run):
+            found.setdefault(gram, 0.5)
     return found
 
 

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
+from docmind.text import keywords
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +74,7 @@ def offline_profile(title: str, text: str) -> DocumentProfile:
             covers.append(match.group(1).strip("#：: "))
         if len(covers) >= MAX_COVERS // 2:
             break
-    for term in salient_terms(f"{title}\n{text}", MAX_COVERS * 2):
+    for term in keywords(f"{title}\n{text}", MAX_COVERS * 2):
         if len(covers) >= MAX_COVERS:
             break
         if term not in covers and term not in title:
@@ -82,11 +83,3 @@ def offline_profile(title: str, text: str) -> DocumentProfile:
     when = f"用户问题涉及《{title}》或{topics}时检索" if title else f"用户问题涉及{topics}时检索"
     return DocumentProfile(covers=tuple(covers), when_to_retrieve=when, source="offline")
 
-
-def salient_terms(text: str, k: int) -> list[str]:
-    """Top-k TF-IDF terms by jieba's bundled IDF table (no corpus statistics needed)."""
-    import jieba
-    import jieba.analyse
-
-    jieba.setLogLevel(logging.WARNING)
-    return [t for t in jieba.analyse.extract_tags(text[:20000], topK=k) if len(t) >= 2 and not t.isdigit()]

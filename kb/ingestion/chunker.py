@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
 # Sentence ends: Chinese punctuation (。！？；) with trailing closing quotes; English . ! ? ; followed by
 # whitespace; and line breaks, which end list items and headings.
+# Deliberately not chat/citations.split_sentences: chunks need offsets into the source, quotes stay with their
+# sentence, and any change here moves the chunk boundaries of every ingested document.
 _SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\"')\]]*(?=\s)|\n+")
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")
 

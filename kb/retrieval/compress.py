@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from docmind.text import SENTENCE_ENDS, bigrams, jaccard, normalise, salient_terms
 from docmind.tokens import estimate_tokens
 from kb.retrieval.outcome import StageOutcome
-from kb.retrieval.text import SENTENCE_ENDS, bigrams, jaccard, normalise, salient_terms
 from kb.retrieval.types import ScoredChunk
 
 SNAP_CHARS = 80

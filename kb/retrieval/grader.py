@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kb.retrieval.text import Term, coverage, salient_terms
+from docmind.text import Term, coverage, salient_terms
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk, Source
 
 MODES = ("heuristic", "cross_encoder", "disabled")

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from docmind.text import bigrams, jaccard
 from kb.retrieval.outcome import StageOutcome
-from kb.retrieval.text import bigrams, jaccard
 from kb.retrieval.types import ScoredChunk
 
 DEFAULT_LAMBDA = 0.7

@@ -9,9 +9,9 @@ from chat.agentic.orchestrator import AgenticSearchOrchestrator
 from chat.agentic.tracker import RetrievedDocTracker
 from docmind.llm.openai_model import OpenAIChatModel
 from docmind.rerank import LocalReranker
+from docmind.text import salient_terms
 from kb.retrieval.params import RetrievalParams
 from kb.retrieval.pipeline import build_finisher
-from kb.retrieval.text import salient_terms
 from kb.retrieval.types import ScoredChunk, Source
 
 DOCS = {

@@ -1,0 +1,93 @@
+"""Shared text helpers: stop lists, jieba tokens, salient terms, keywords and bigrams."""
+from __future__ import annotations
+
+import pytest
+
+from docmind.text import (
+    ANSWER_STOP_WORDS,
+    FUNCTION_WORDS,
+    LEXICAL_STOP_WORDS,
+    STOP_WORDS,
+    bigrams,
+    char_bigrams,
+    keywords,
+    salient_terms,
+    tokens,
+    words,
+)
+
+# The list the stored BM25 index was built with. If this test fails, the change needs `manage.py kb_reindex`
+# on every deployment: update this copy only together with a note in the release.
+INDEXED_STOP_WORDS = {
+    "的", "了", "和", "是", "在", "也", "就", "都", "而", "及", "与", "或", "之", "其", "这", "那", "个", "着",
+    "吗", "呢", "吧", "啊", "把", "被", "让", "给", "对", "从", "向", "于", "以", "为", "等", "中", "上", "下",
+    "the", "a", "an", "of", "to", "in", "on", "and", "or", "is", "are", "was", "were", "be", "for", "with",
+    "by", "at", "as", "it", "this", "that", "from", "what", "which", "who", "how",
+    "，", "。", "！", "？", "；", "：", "、", "“", "”", "（", "）", ",", ".", "!", "?", ";", ":", "(", ")",
+}
+
+
+def test_the_lexical_stop_list_is_the_one_the_index_was_built_with():
+    assert set(LEXICAL_STOP_WORDS) == INDEXED_STOP_WORDS
+    assert LEXICAL_STOP_WORDS == sorted(LEXICAL_STOP_WORDS)  # a plain, stable list for Milvus' analyzer
+
+
+def test_every_stop_list_contains_the_function_words():
+    assert FUNCTION_WORDS <= STOP_WORDS and FUNCTION_WORDS <= ANSWER_STOP_WORDS
+    assert FUNCTION_WORDS <= set(LEXICAL_STOP_WORDS)
+
+
+def test_the_answer_stop_words_keep_negations_that_queries_drop():
+    assert {"not", "没有"} <= STOP_WORDS
+    assert not {"not", "没有"} & ANSWER_STOP_WORDS
+
+
+def test_tokens_are_lowercased_search_mode_without_stop_words_or_punctuation():
+    assert tokens("泡泡堂是哪款游戏？The Quick fox, 你们知道吗") == (
+        "泡泡", "泡泡堂", "哪款", "游戏", "quick", "fox", "知道")
+
+
+@pytest.mark.parametrize("text", ["", "  ", "？！。", "的了吗"])
+def test_tokens_of_text_without_content_are_empty(text):
+    assert tokens(text) == ()
+
+
+def test_words_segment_every_character_once():
+    text = "泡泡堂是哪款游戏"
+    assert words(text) == ["泡泡堂", "是", "哪款", "游戏"]
+    assert "".join(words(text)) == text
+
+
+def test_salient_terms_keep_the_longest_word_and_drop_interrogatives():
+    found = [t.text for t in salient_terms("泡泡堂是哪款游戏？")]
+    assert found == ["泡泡堂", "游戏"]
+
+
+@pytest.mark.parametrize("query", ["他向我让给着", "谁在上中下", "中华人民共和国的首都在哪里"])
+def test_salient_terms_never_count_a_single_cjk_character(query):
+    # This is why single characters in the stop lists change nothing for salient_terms.
+    assert all(len(t.text) > 1 for t in salient_terms(query))
+
+
+def test_rare_and_long_terms_weigh_more():
+    by_text = {t.text: t for t in salient_terms("Nexon 开发的游戏")}
+    assert by_text["nexon"].rare and not by_text["游戏"].rare
+    assert by_text["nexon"].weight > by_text["游戏"].weight
+
+
+def test_keywords_skip_numbers_and_single_characters():
+    found = keywords("支付超时 支付 支付 网关日志 2024 2024 回调 回调 扣款 a a a", 6)
+    assert found[:2] == ["支付", "回调"]
+    assert all(len(k) >= 2 and not k.isdigit() for k in found)
+
+
+@pytest.mark.parametrize(("text", "grams"), [("", []), ("a", []), ("abc", ["ab", "bc"]),
+                                             ("支付超时", ["支付", "付超", "超时"])])
+def test_char_bigrams_overlap_in_order(text, grams):
+    assert char_bigrams(text) == grams
+
+
+@pytest.mark.parametrize(("text", "grams"), [("", frozenset()), (" x ", frozenset({"x"})),
+                                             ("A  b", frozenset({"a ", " b"}))])
+def test_bigrams_normalise_whitespace_and_case(text, grams):
+    assert bigrams(text) == grams
