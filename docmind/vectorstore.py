@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -58,23 +58,56 @@ def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] |
     return " and ".join(parts)
 
 
-class MilvusVectorStore:
+class MilvusCollection:
+    """Plumbing shared by the Milvus-backed stores (vectors here, BM25 in kb/lexical.py): one collection on a
+    MilvusClient, which both stores share (one Milvus Lite file, one client); backend errors → VectorStoreError."""
+
+    def __init__(self, *, client: Any, collection: str) -> None:
+        self._client = client
+        self.collection = collection
+        self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
+
+    def all_ids(self) -> set[int]:
+        """Every primary key in the collection (kb_reconcile)."""
+        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
+                                               output_fields=["id"])
+        ids: set[int] = set()
+        try:
+            while batch := iterator.next():
+                ids.update(int(row["id"]) for row in batch)
+        finally:
+            iterator.close()
+        return ids
+
+    def _drop(self) -> None:
+        """Drop the collection if it exists; the caller holds the lock and recreates it."""
+        if self._client.has_collection(self.collection):
+            self._client.drop_collection(self.collection)
+
+    def _call(self, method: str, *args, **kwargs):
+        try:
+            return getattr(self._client, method)(*args, **kwargs)
+        except Exception as exc:
+            raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc
+
+
+class MilvusVectorStore(MilvusCollection):
     """One code path for Milvus Lite and a Milvus server; pymilvus' client is safe to share between threads."""
 
     def __init__(self, *, uri: str, dim: int, embedder_name: str, collection: str = CHUNK_COLLECTION,
                  token: str | None = None, check_embedder: bool = True) -> None:
         from pymilvus import MilvusClient
 
-        self.uri, self.dim, self.embedder_name, self.collection = uri, dim, embedder_name, collection
+        self.uri, self.dim, self.embedder_name = uri, dim, embedder_name
         try:
-            self._client = MilvusClient(uri=uri, token=token or "")
+            client = MilvusClient(uri=uri, token=token or "")
         except Exception as exc:
             hint = ""
             if not uri.startswith(("http://", "https://", "tcp://", "grpc://")):
                 hint = (" — a Milvus Lite file can be opened by one process only: stop the running server "
                         "or upload through the API")
             raise VectorStoreError(f"cannot open the vector store at {uri}: {exc}{hint}") from exc
-        self._lock = threading.Lock()
+        super().__init__(client=client, collection=collection)
         # Milvus Lite scans unflushed (growing) rows slowly; flushing after each write keeps search indexed.
         self._is_lite = not uri.startswith(("http://", "https://", "tcp://", "grpc://"))
         self._ensure(check_embedder=check_embedder)
@@ -182,25 +215,13 @@ class MilvusVectorStore:
         except Exception:
             return False
 
-    # -- maintenance (kb_reconcile, kb_reindex) -------------------------------------------------------------
-    def all_ids(self) -> set[int]:
-        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
-                                               output_fields=["id"])
-        ids: set[int] = set()
-        try:
-            while batch := iterator.next():
-                ids.update(int(row["id"]) for row in batch)
-        finally:
-            iterator.close()
-        return ids
-
+    # -- maintenance (kb_reindex; kb_reconcile uses the inherited all_ids) -----------------------------------
     def reset(self, *, embedder_name: str, dim: int) -> None:
         """Drop every vector and recreate the collection for `embedder_name` (kb_reindex)."""
         from pymilvus import DataType
 
         with self._lock:
-            if self._client.has_collection(self.collection):
-                self._client.drop_collection(self.collection)
+            self._drop()
             self.dim, self.embedder_name = dim, embedder_name
             self._create_chunk_collection(DataType)
             self._client.load_collection(self.collection)
@@ -213,9 +234,3 @@ class MilvusVectorStore:
 
     def close(self) -> None:
         self._client.close()
-
-    def _call(self, method: str, *args, **kwargs):
-        try:
-            return getattr(self._client, method)(*args, **kwargs)
-        except Exception as exc:
-            raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc

@@ -1,12 +1,11 @@
 """BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from docmind.text import LEXICAL_STOP_WORDS
-from docmind.vectorstore import VectorStoreError, build_filter
+from docmind.vectorstore import MilvusCollection, build_filter
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
@@ -34,14 +33,12 @@ class LexicalIndex(Protocol):
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
 
 
-class MilvusLexicalIndex:
+class MilvusLexicalIndex(MilvusCollection):
     """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
     is persisted, updated incrementally and identical for every server process without any sync code."""
 
     def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION) -> None:
-        self._client = client
-        self.collection = collection
-        self._lock = threading.Lock()
+        super().__init__(client=client, collection=collection)
         self._ensure()
 
     def _ensure(self) -> None:
@@ -100,26 +97,8 @@ class MilvusLexicalIndex:
 
     def reset(self) -> None:
         with self._lock:
-            if self._client.has_collection(self.collection):
-                self._client.drop_collection(self.collection)
+            self._drop()
         self._ensure()
-
-    def all_ids(self) -> set[int]:
-        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
-                                               output_fields=["id"])
-        ids: set[int] = set()
-        try:
-            while batch := iterator.next():
-                ids.update(int(row["id"]) for row in batch)
-        finally:
-            iterator.close()
-        return ids
-
-    def _call(self, method: str, *args, **kwargs):
-        try:
-            return getattr(self._client, method)(*args, **kwargs)
-        except Exception as exc:
-            raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc
 
 
 def _fit(text: str) -> str:

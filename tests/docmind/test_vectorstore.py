@@ -1,0 +1,53 @@
+"""MilvusCollection: the plumbing both Milvus-backed stores share (client errors, id iteration)."""
+from __future__ import annotations
+
+import pytest
+
+from docmind.vectorstore import MilvusCollection, VectorStoreError
+
+
+class _FailingClient:
+    def upsert(self, *args, **kwargs):
+        raise ConnectionError("connection refused")
+
+
+class _Iterator:
+    def __init__(self, batches: list[list[dict] | Exception]) -> None:
+        self.batches = batches
+        self.closed = False
+
+    def next(self) -> list[dict]:
+        batch = self.batches.pop(0) if self.batches else []
+        if isinstance(batch, Exception):
+            raise batch
+        return batch
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _IteratingClient:
+    def __init__(self, iterator: _Iterator) -> None:
+        self.iterator = iterator
+
+    def query_iterator(self, collection: str, **kwargs) -> _Iterator:
+        return self.iterator
+
+
+def test_a_client_error_becomes_a_vector_store_error_naming_method_and_collection():
+    store = MilvusCollection(client=_FailingClient(), collection="docmind_chunks")
+    with pytest.raises(VectorStoreError, match="Milvus upsert on docmind_chunks failed: connection refused"):
+        store._call("upsert", "docmind_chunks", [])
+
+
+def test_all_ids_reads_every_batch_and_closes_the_iterator():
+    iterator = _Iterator([[{"id": 1}, {"id": 2}], [{"id": 2}, {"id": 7}]])
+    assert MilvusCollection(client=_IteratingClient(iterator), collection="c").all_ids() == {1, 2, 7}
+    assert iterator.closed
+
+
+def test_all_ids_closes_the_iterator_when_a_batch_fails():
+    iterator = _Iterator([[{"id": 1}], RuntimeError("lost connection")])
+    with pytest.raises(RuntimeError):
+        MilvusCollection(client=_IteratingClient(iterator), collection="c").all_ids()
+    assert iterator.closed
