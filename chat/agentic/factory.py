@@ -5,6 +5,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from django.db import close_old_connections
+
 from chat.agentic.orchestrator import AgenticSearchOrchestrator
 from chat.agentic.search import KbDocSearch
 from docmind.llm.base import ChatModel
@@ -32,6 +34,7 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
         sandbox = PythonSandbox(timeout_seconds=float(snapshot["sandbox.timeout_seconds"]),
                                 memory_mb=int(snapshot["sandbox.memory_mb"]))
     return AgenticSearchOrchestrator(
+        on_worker_thread=close_old_connections,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
         finisher=build_evidence_finisher(snapshot, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
         knowledge_map=_knowledge_map(), web=web, sandbox=sandbox, k=params.top_k,

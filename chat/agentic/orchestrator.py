@@ -54,7 +54,7 @@ class AgenticSearchOrchestrator:
                  max_iterations: int, knowledge_map: str = "", web: WebSearch | None = None,
                  sandbox: PythonSandbox | None = None, tracker: RetrievedDocTracker | None = None, k: int = 6,
                  result_max_tokens: int = 900, computations_max_tokens: int = 1500, tool_timeout: float = 30.0,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
         if max_iterations <= 0:
             raise ValueError("max_iterations must be positive")
         if k <= 0 or result_max_tokens <= 50:
@@ -70,6 +70,9 @@ class AgenticSearchOrchestrator:
         self.computations_max_tokens = computations_max_tokens
         self.tool_timeout = tool_timeout
         self.executor = executor or _POOL
+        # Run in the pool thread around each tool call (the composition layer drops stale DB
+        # connections there: pool threads outlive requests). The loop itself knows no ORM.
+        self.on_worker_thread = on_worker_thread
         self.tools: tuple[ToolSpec, ...] = offered_tools(web_enabled=web is not None,
                                                          sandbox_enabled=sandbox is not None)
 
@@ -176,7 +179,7 @@ class AgenticSearchOrchestrator:
                 pending.append((call, call.arguments, ToolOutcome(text=f"错误：{call.name} 的参数无效：{exc}",
                                                                   error=f"bad arguments: {exc}")))
                 continue
-            pending.append((call, args, self.executor.submit(_on_worker, spec.run, ctx, args)))
+            pending.append((call, args, self.executor.submit(_on_worker, spec.run, ctx, args, self.on_worker_thread)))
         outcomes: list[ToolOutcome] = []
         for call, args, job in pending:
             if isinstance(job, ToolOutcome):
@@ -218,15 +221,14 @@ class AgenticSearchOrchestrator:
 
 
 def _on_worker(run: Callable[[ToolContext, dict[str, Any]], ToolOutcome], ctx: ToolContext,
-               args: dict[str, Any]) -> ToolOutcome:
-    # Pool threads outlive requests: drop connections the database may have closed meanwhile.
-    from django.db import close_old_connections
-
-    close_old_connections()
+               args: dict[str, Any], hook: Callable[[], None] | None) -> ToolOutcome:
+    if hook is not None:
+        hook()
     try:
         return run(ctx, args)
     finally:
-        close_old_connections()
+        if hook is not None:
+            hook()
 
 
 def _shown(call: ToolCall) -> dict[str, Any] | str:
