@@ -36,7 +36,8 @@ django.setup()
 
 from django.core.management import call_command  # noqa: E402
 
-TRIAL = Path("/work/shared/eval/cmrc2018_trial.json")
+# ../shared/eval beside the checkout, as laid out for developers and CI.
+TRIAL = Path(__file__).resolve().parents[2] / "shared" / "eval" / "cmrc2018_trial.json"
 
 
 def load(path: Path) -> list[dict]:
