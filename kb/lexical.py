@@ -3,13 +3,16 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import Any, Protocol
 
 from docmind.text import LEXICAL_STOP_WORDS
 from docmind.vectorstore import VectorStoreError, build_filter
+from kb.bm25 import Bm25Index
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
+LOAD_BATCH = 4096
 
 ANALYZER_PARAMS: dict[str, Any] = {
     "tokenizer": {"type": "jieba", "mode": "search"},
@@ -38,31 +41,37 @@ class MilvusLexicalIndex:
     """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
     is persisted, updated incrementally and identical for every server process without any sync code."""
 
-    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION) -> None:
+    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION, in_process: bool = False) -> None:
+        """`in_process`: search a Bm25Index written through by this object instead of Milvus (Milvus Lite only,
+        where one process owns the file: Lite scores every row in Python on every query)."""
         self._client = client
         self.collection = collection
         self._lock = threading.Lock()
+        self._local = Bm25Index(tokenize=analyze, load=self._read_all) if in_process else None
         self._ensure()
 
     def _ensure(self) -> None:
+        with self._lock:
+            self._create_and_load()
+
+    def _create_and_load(self) -> None:
         from pymilvus import DataType, Function, FunctionType
 
-        with self._lock:
-            if not self._client.has_collection(self.collection):
-                schema = self._client.create_schema(auto_id=False)
-                schema.add_field("id", DataType.INT64, is_primary=True)
-                schema.add_field("document_id", DataType.INT64)
-                schema.add_field("domain", DataType.VARCHAR, max_length=64)
-                schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
-                                 analyzer_params=ANALYZER_PARAMS)
-                schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-                schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
-                                             input_field_names=["text"], output_field_names=["sparse"]))
-                index = self._client.prepare_index_params()
-                index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
-                index.add_index("document_id", index_type="INVERTED")
-                self._client.create_collection(self.collection, schema=schema, index_params=index)
-            self._client.load_collection(self.collection)
+        if not self._client.has_collection(self.collection):
+            schema = self._client.create_schema(auto_id=False)
+            schema.add_field("id", DataType.INT64, is_primary=True)
+            schema.add_field("document_id", DataType.INT64)
+            schema.add_field("domain", DataType.VARCHAR, max_length=64)
+            schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
+                             analyzer_params=ANALYZER_PARAMS)
+            schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+            schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
+                                         input_field_names=["text"], output_field_names=["sparse"]))
+            index = self._client.prepare_index_params()
+            index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+            index.add_index("document_id", index_type="INVERTED")
+            self._client.create_collection(self.collection, schema=schema, index_params=index)
+        self._client.load_collection(self.collection)
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
             domains: Sequence[str]) -> None:
@@ -70,19 +79,33 @@ class MilvusLexicalIndex:
             return
         rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "text": _fit(text)}
                 for i, text, d, dom in zip(ids, texts, document_ids, domains, strict=True)]
-        self._call("upsert", self.collection, rows)
+        with self._writing():
+            self._call("upsert", self.collection, rows)
+            if self._local is not None:
+                self._local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
+                                domains=domains)
         # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
         self._call("flush", self.collection)
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         if document_ids:
-            self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+            with self._writing():
+                self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+                if self._local is not None:
+                    self._local.delete_documents(document_ids)
             self._call("flush", self.collection)
 
     def delete_ids(self, ids: Sequence[int]) -> None:
         if ids:
-            self._call("delete", self.collection, ids=[int(i) for i in ids])
+            with self._writing():
+                self._call("delete", self.collection, ids=[int(i) for i in ids])
+                if self._local is not None:
+                    self._local.delete_ids(ids)
             self._call("flush", self.collection)
+
+    def _writing(self):
+        """The in-process index's lock around a Milvus write and its own, so that a load never misses one."""
+        return self._local.lock if self._local is not None else nullcontext()
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -91,6 +114,8 @@ class MilvusLexicalIndex:
         if not query.strip() or (domains is not None and not domains) or (document_ids is not None
                                                                           and not document_ids):
             return []
+        if self._local is not None:
+            return self._local.search(_fit(query), k=k, domains=domains, document_ids=document_ids)
         hits = self._call("search", self.collection, data=[_fit(query)], anns_field="sparse", limit=k,
                           filter=build_filter(domains=domains, document_ids=document_ids),
                           search_params={"metric_type": "BM25"}, output_fields=["document_id"])
@@ -99,10 +124,23 @@ class MilvusLexicalIndex:
         return [(pk, score) for pk, score in scored if score > 0]
 
     def reset(self) -> None:
-        with self._lock:
+        with self._lock, self._writing():
             if self._client.has_collection(self.collection):
                 self._client.drop_collection(self.collection)
-        self._ensure()
+            self._create_and_load()
+            if self._local is not None:
+                self._local.reset()
+
+    def _read_all(self):
+        """Every stored text, in batches, for the in-process index."""
+        iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
+                                               output_fields=["id", "document_id", "domain", "text"])
+        try:
+            while batch := iterator.next():
+                yield ([int(r["id"]) for r in batch], [r["text"] for r in batch],
+                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
+        finally:
+            iterator.close()
 
     def all_ids(self) -> set[int]:
         iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
@@ -120,6 +158,17 @@ class MilvusLexicalIndex:
             return getattr(self._client, method)(*args, **kwargs)
         except Exception as exc:
             raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc
+
+
+def analyze(text: str) -> list[str]:
+    """The tokens ANALYZER_PARAMS gives in Milvus Lite: jieba search mode, trimmed, lower-cased, stop words out."""
+    from docmind.text import _jieba
+
+    stripped = (token.strip().lower() for token in _jieba().cut_for_search(text))
+    return [token for token in stripped if token and token not in _STOP]
+
+
+_STOP = frozenset(LEXICAL_STOP_WORDS)
 
 
 def _fit(text: str) -> str:
