@@ -1,13 +1,17 @@
 """DenseIndex: an exact in-process cosine index over the vectors a Milvus Lite store holds."""
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from docmind.rowindex import RowIndex, Rows, top_k
+
+log = logging.getLogger(__name__)
 
 Batch = tuple[Sequence[int], np.ndarray, Sequence[int], Sequence[str]]
 
@@ -78,10 +82,11 @@ class DenseIndex:
         return [(int(rows.ids[r]), score) for r, score in top_k(scores, candidates, k)]
 
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
-        self._current()
-        with self.lock:
-            found = {int(i): self._index.row_of.get(int(i)) for i in ids}
-            return {pk: self._matrix[row].copy() for pk, row in found.items() if row is not None}
+        """Stored vectors (unit length) of the ids present; lock-free like search, so a write never delays it."""
+        version = self._current()
+        rows = version.rows
+        found = np.flatnonzero(rows.alive & np.isin(rows.ids, np.asarray([int(i) for i in ids], dtype=np.int64)))
+        return {int(rows.ids[r]): version.matrix[r].copy() for r in found}
 
     # -- writers, under the lock --------------------------------------------------------------------------
     def _current(self) -> _Version:
@@ -89,9 +94,12 @@ class DenseIndex:
         if version is None:
             with self.lock:
                 if self._version is None:
+                    started = time.perf_counter()
                     for ids, vectors, document_ids, domains in self._load():
                         self._append(ids, vectors, document_ids, domains)
                     self._publish()
+                    log.info("in-process index: loaded %d vectors in %.1f s", self._index.rows.count,
+                             time.perf_counter() - started)
                 version = self._version
         return version
 

@@ -1,8 +1,10 @@
 """Bm25Index: in-process BM25 over the child-chunk texts a Milvus Lite lexical collection holds."""
 from __future__ import annotations
 
+import logging
 import math
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -17,6 +19,8 @@ K1 = 1.2
 B = 0.75
 # Each add becomes a small segment; past this many they are merged into one (and dead rows dropped).
 MAX_SEGMENTS = 16
+
+log = logging.getLogger(__name__)
 
 Batch = tuple[Sequence[int], Sequence[str], Sequence[int], Sequence[str]]
 
@@ -118,9 +122,12 @@ class Bm25Index:
         if version is None:
             with self.lock:
                 if self._version is None:
+                    started = time.perf_counter()
                     for batch in self._load():
                         self._append(*batch)
                     self._publish()
+                    log.info("in-process index: loaded %d BM25 rows in %.1f s", self._index.rows.count,
+                             time.perf_counter() - started)
                 version = self._version
         return version
 
