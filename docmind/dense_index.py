@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docmind.rowindex import RowIndex, Rows, top_k
+from docmind.rowindex import RowIndex, Rows, load_in_background, top_k
 
 log = logging.getLogger(__name__)
 
@@ -36,10 +36,22 @@ class DenseIndex:
     def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]]) -> None:
         self.dim = dim
         self.lock = threading.RLock()
+        self._loading = threading.Lock()
         self._load = load
         self._index = RowIndex()
         self._matrix = np.zeros((0, dim), np.float32)
         self._version: _Version | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._version is not None
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
+        if wait:
+            self._current()
+        elif not self.ready:
+            load_in_background("vectors", self._current, self._loading)
 
     def reset(self, *, dim: int) -> None:
         """Empty, and loaded: the store was just emptied."""
@@ -47,6 +59,12 @@ class DenseIndex:
             self.dim, self._index = dim, RowIndex()
             self._matrix = np.zeros((0, dim), np.float32)
             self._publish()
+
+    def invalidate(self) -> None:
+        """Forget the content: the next search loads it again from the store."""
+        with self.lock:
+            self._index, self._version = RowIndex(), None
+            self._matrix = np.zeros((0, self.dim), np.float32)
 
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
                domains: Sequence[str]) -> None:

@@ -1,10 +1,14 @@
 """RowIndex: the id / document / domain / liveness columns shared by the in-process read indexes."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -101,3 +105,19 @@ def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[np.int64, 
     order = np.argsort(-scores, kind="stable")
     return [(rows[i], float(scores[i])) for i in order]
 
+
+
+def load_in_background(name: str, load: Callable[[], object], guard: threading.Lock) -> None:
+    """Run `load` in a daemon thread unless one holding `guard` is still running."""
+    if not guard.acquire(blocking=False):
+        return
+
+    def run() -> None:
+        try:
+            load()
+        except Exception:
+            log.exception("in-process index: loading %s failed; Milvus keeps answering", name)
+        finally:
+            guard.release()
+
+    threading.Thread(target=run, name=f"docmind-load-{name}", daemon=True).start()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Protocol
 
@@ -153,12 +153,8 @@ class MilvusVectorStore:
             raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), got {vectors.shape}")
         rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "vector": v}
                 for i, d, dom, v in zip(ids, document_ids, domains, vectors, strict=True)]
-        if self._local is None:
-            self._call("upsert", self.collection, rows)
-            return
-        with self._local.lock:
-            self._call("upsert", self.collection, rows)
-            self._local.upsert(ids=ids, vectors=vectors, document_ids=document_ids, domains=domains)
+        self._write(lambda local: local.upsert(ids=ids, vectors=vectors, document_ids=document_ids, domains=domains),
+                    "upsert", self.collection, rows)
 
     def flush(self) -> None:
         """Seal written rows so that they are searched through the index (much faster in Milvus Lite)."""
@@ -167,23 +163,14 @@ class MilvusVectorStore:
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         if not document_ids:
             return
-        if self._local is None:
-            self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
-            return
-        with self._local.lock:
-            self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
-            self._local.delete_documents(document_ids)
-        self.flush()
+        self._write(lambda local: local.delete_documents(document_ids),
+                    "delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+        if self.is_lite:
+            self.flush()
 
     def delete_ids(self, ids: Sequence[int]) -> None:
-        if not ids:
-            return
-        if self._local is None:
-            self._call("delete", self.collection, ids=[int(i) for i in ids])
-            return
-        with self._local.lock:
-            self._call("delete", self.collection, ids=[int(i) for i in ids])
-            self._local.delete_ids(ids)
+        if ids:
+            self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -191,7 +178,7 @@ class MilvusVectorStore:
             raise ValueError("k must be positive")
         if (domains is not None and not domains) or (document_ids is not None and not document_ids):
             return []  # an empty filter list matches nothing
-        if self._local is not None:
+        if self._ready():
             return self._local.search(vector, k=k, domains=domains, document_ids=document_ids)
         hits = self._call("search", self.collection, data=[np.asarray(vector, dtype=np.float32)],
                           anns_field="vector", limit=k, filter=build_filter(domains=domains, document_ids=document_ids),
@@ -201,7 +188,7 @@ class MilvusVectorStore:
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids:
             return {}
-        if self._local is not None:
+        if self._ready():
             return self._local.fetch(ids)
         rows = self._call("get", self.collection, ids=[int(i) for i in ids], output_fields=["vector"])
         return {int(row["id"]): np.asarray(row["vector"], dtype=np.float32) for row in rows}
@@ -257,6 +244,33 @@ class MilvusVectorStore:
 
     def close(self) -> None:
         self._client.close()
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load the in-process index of a Milvus Lite store now (wait) or in the background; no-op for a server."""
+        if self._local is not None:
+            self._local.warm_up(wait=wait)
+
+    def _ready(self) -> bool:
+        """Search in process? Until its first load is done (seconds to a minute at 100k rows) Milvus answers."""
+        if self._local is None:
+            return False
+        if not self._local.ready:
+            self._local.warm_up()
+        return self._local.ready
+
+    def _write(self, apply_local: Callable[[DenseIndex], None], method: str, *args, **kwargs) -> None:
+        """A Milvus write and the same change to the in-process index, under its lock so that a load never
+        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
+        if self._local is None:
+            self._call(method, *args, **kwargs)
+            return
+        with self._local.lock:
+            try:
+                self._call(method, *args, **kwargs)
+            except VectorStoreError:
+                self._local.invalidate()
+                raise
+            apply_local(self._local)
 
     def _call(self, method: str, *args, **kwargs):
         try:

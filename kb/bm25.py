@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from docmind.rowindex import RowIndex, Rows, top_k
+from docmind.rowindex import RowIndex, Rows, load_in_background, top_k
 
 # Milvus' defaults for its BM25 function (a server's bm25_k1 / bm25_b).
 K1 = 1.2
@@ -50,6 +50,7 @@ class Bm25Index:
     def __init__(self, *, tokenize: Callable[[str], list[str]], load: Callable[[], Iterable[Batch]],
                  k1: float = K1, b: float = B) -> None:
         self.lock = threading.RLock()
+        self._loading = threading.Lock()
         self.k1, self.b = k1, b
         self._tokenize, self._load = tokenize, load
         self._clear()
@@ -61,11 +62,27 @@ class Bm25Index:
         self._lengths = np.zeros(0, np.float32)
         self._version: _Version | None = None
 
+    @property
+    def ready(self) -> bool:
+        return self._version is not None
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
+        if wait:
+            self._current()
+        elif not self.ready:
+            load_in_background("bm25", self._current, self._loading)
+
     def reset(self) -> None:
         """Empty, and loaded: the collection was just emptied."""
         with self.lock:
             self._clear()
             self._publish()
+
+    def invalidate(self) -> None:
+        """Forget the content: the next search loads it again from the store."""
+        with self.lock:
+            self._clear()
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
             domains: Sequence[str]) -> None:

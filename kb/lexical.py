@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Any, Protocol
 
@@ -79,33 +79,48 @@ class MilvusLexicalIndex:
             return
         rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "text": _fit(text)}
                 for i, text, d, dom in zip(ids, texts, document_ids, domains, strict=True)]
-        with self._writing():
-            self._call("upsert", self.collection, rows)
-            if self._local is not None:
-                self._local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
-                                domains=domains)
+        self._write(lambda local: local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
+                                            domains=domains), "upsert", self.collection, rows)
         # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
         self._call("flush", self.collection)
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         if document_ids:
-            with self._writing():
-                self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
-                if self._local is not None:
-                    self._local.delete_documents(document_ids)
+            self._write(lambda local: local.delete_documents(document_ids),
+                        "delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
             self._call("flush", self.collection)
 
     def delete_ids(self, ids: Sequence[int]) -> None:
         if ids:
-            with self._writing():
-                self._call("delete", self.collection, ids=[int(i) for i in ids])
-                if self._local is not None:
-                    self._local.delete_ids(ids)
+            self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
             self._call("flush", self.collection)
 
-    def _writing(self):
-        """The in-process index's lock around a Milvus write and its own, so that a load never misses one."""
-        return self._local.lock if self._local is not None else nullcontext()
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load the in-process index now (wait) or in the background; no-op without one."""
+        if self._local is not None:
+            self._local.warm_up(wait=wait)
+
+    def _ready(self) -> bool:
+        """Search in process? Until its first load is done (tokenising every text) Milvus answers."""
+        if self._local is None:
+            return False
+        if not self._local.ready:
+            self._local.warm_up()
+        return self._local.ready
+
+    def _write(self, apply_local: Callable[[Bm25Index], None], method: str, *args, **kwargs) -> None:
+        """A Milvus write and the same change to the in-process index, under its lock so that a load never
+        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
+        if self._local is None:
+            self._call(method, *args, **kwargs)
+            return
+        with self._local.lock:
+            try:
+                self._call(method, *args, **kwargs)
+            except VectorStoreError:
+                self._local.invalidate()
+                raise
+            apply_local(self._local)
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -114,7 +129,7 @@ class MilvusLexicalIndex:
         if not query.strip() or (domains is not None and not domains) or (document_ids is not None
                                                                           and not document_ids):
             return []
-        if self._local is not None:
+        if self._ready():
             return self._local.search(_fit(query), k=k, domains=domains, document_ids=document_ids)
         hits = self._call("search", self.collection, data=[_fit(query)], anns_field="sparse", limit=k,
                           filter=build_filter(domains=domains, document_ids=document_ids),
@@ -124,7 +139,7 @@ class MilvusLexicalIndex:
         return [(pk, score) for pk, score in scored if score > 0]
 
     def reset(self) -> None:
-        with self._lock, self._writing():
+        with self._lock, self._local.lock if self._local is not None else nullcontext():
             if self._client.has_collection(self.collection):
                 self._client.drop_collection(self.collection)
             self._create_and_load()

@@ -146,3 +146,23 @@ def test_searches_stay_consistent_while_a_writer_appends_and_deletes():
     kept_steps = [s for s in range(60) if s % 3]
     expected = set(range(2000)) | {10_000 + s * 200 + j for s in kept_steps for j in range(200)}
     assert live == expected
+
+
+def test_warm_up_loads_in_the_background_once():
+    rng = np.random.default_rng(8)
+    vectors = _unit(rng, 2)
+    release, calls = threading.Event(), []
+
+    def load():
+        calls.append(1)
+        release.wait(10)
+        yield [1, 2], vectors, [1, 2], ["a", "a"]
+
+    index = DenseIndex(dim=DIM, load=load)
+    index.warm_up()
+    index.warm_up()
+    assert not index.ready
+    release.set()
+    index.warm_up(wait=True)
+    assert index.ready and calls == [1]
+    assert [pk for pk, _ in index.search(vectors[1], k=1)] == [2]

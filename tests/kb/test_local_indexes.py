@@ -63,8 +63,11 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
     fetched = store.fetch([31, 15, 25])
     assert set(fetched) == {31}
     np.testing.assert_allclose(fetched[31], vectors[30:][::-1][0], atol=1e-6)
-    # A new process: the in-process index is rebuilt from what Milvus holds.
+    # A new process: Milvus answers while the in-process index is rebuilt from what it holds.
     store._local = DenseIndex(dim=dim, load=store._read_all)
+    _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
+    store.warm_up(wait=True)
+    assert store._local.ready
     _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
     embedder = get_embedder()
     store.reset(embedder_name=embedder.name, dim=embedder.dim)
@@ -96,3 +99,28 @@ def test_lexical_index_stays_in_step_with_writes(kb_index):
     lexical.reset()
     assert lexical.search("报销", k=5) == []
     assert lexical.all_ids() == set()
+
+
+def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, monkeypatch):
+    from docmind.vectorstore import VectorStoreError
+
+    store, lexical = get_vector_store(), get_lexical_index()
+    vector = np.ones(store.dim, np.float32)
+    store.upsert(ids=[1], vectors=vector[None], document_ids=[1], domains=["a"])
+    lexical.add(ids=[1], texts=["熊猫吃竹子"], document_ids=[1], domains=["a"])
+    assert [pk for pk, _ in store.search(vector, k=5)] == [1] == [pk for pk, _ in lexical.search("熊猫", k=5)]
+
+    delete = store.client.delete
+
+    def applied_then_failed(*args, **kwargs):
+        delete(*args, **kwargs)
+        raise RuntimeError("deadline exceeded")  # the client gave up, Milvus did the delete
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.client, "delete", applied_then_failed)
+        with pytest.raises(VectorStoreError):
+            store.delete_ids([1])
+        with pytest.raises(VectorStoreError):
+            lexical.delete_ids([1])
+    # The in-process indexes were dropped and read Milvus' state back.
+    assert store.search(vector, k=5) == [] and lexical.search("熊猫", k=5) == []
