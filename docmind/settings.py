@@ -166,8 +166,5 @@ LOGGING = {
         # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with
         # "not implemented" and grpc logs a traceback for it; the flush itself succeeds.
         "grpc._server": {"level": "CRITICAL"},
-        # Milvus Lite has no MVCC timestamp for query_iterator (the in-process indexes load through it at the
-        # first search); the client-side timestamp pymilvus falls back to is right for a single process.
-        "pymilvus.client.iterator.query_iterator": {"level": "ERROR"},
     },
 }

@@ -22,7 +22,8 @@ MAX_SEGMENTS = 16
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[Sequence[int], Sequence[str], Sequence[int], Sequence[str]]
+# (chunk ids, term counts {term id: count} per chunk, document ids, domains)
+Batch = tuple[Sequence[int], Sequence[dict[int, float]], Sequence[int], Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -36,28 +37,29 @@ class _Version:
     rows: Rows
     segments: tuple[_Segment, ...]
     lengths: np.ndarray  # tokens per row (sum of its term frequencies)
-    terms: dict[str, int]  # term -> column; grows in place, replaced on reset
+    terms: dict[int, int]  # term id -> column; grows in place, replaced on reset
 
 
 class Bm25Index:
     """BM25 (IDF and average length over the live rows, as in Lucene / Milvus) with numpy on term postings.
 
-    `tokenize` must be the analyzer of the Milvus collection. Loading, locking and visibility work as
+    `terms` maps a text to the term ids of the Milvus collection's analyzer, and `load` yields the
+    term counts Milvus stored, so loading needs no tokenising. Loading, locking and visibility work as
     in docmind.dense_index.DenseIndex: `lock` is held by the store around its own write and this one,
     searches read an immutable version without a lock.
     """
 
-    def __init__(self, *, tokenize: Callable[[str], list[str]], load: Callable[[], Iterable[Batch]],
+    def __init__(self, *, terms: Callable[[str], list[int]], load: Callable[[], Iterable[Batch]],
                  k1: float = K1, b: float = B) -> None:
         self.lock = threading.RLock()
         self._loading = threading.Lock()
         self.k1, self.b = k1, b
-        self._tokenize, self._load = tokenize, load
+        self._terms_of, self._load = terms, load
         self._clear()
 
     def _clear(self) -> None:
         self._index = RowIndex()
-        self._terms: dict[str, int] = {}
+        self._terms: dict[int, int] = {}
         self._segments: tuple[_Segment, ...] = ()
         self._lengths = np.zeros(0, np.float32)
         self._version: _Version | None = None
@@ -88,7 +90,7 @@ class Bm25Index:
             domains: Sequence[str]) -> None:
         with self.lock:
             if self._version is not None:
-                self._append(ids, texts, document_ids, domains)
+                self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains)
                 self._publish()
 
     def delete_ids(self, ids: Sequence[int]) -> None:
@@ -112,7 +114,7 @@ class Bm25Index:
         allowed = (rows.alive if domains is None and document_ids is None
                    else rows.filter_mask(domains=domains, document_ids=document_ids))
         hit_rows, hit_scores = [], []
-        for term, weight in Counter(self._tokenize(query)).items():
+        for term, weight in Counter(self._terms_of(query)).items():
             column = version.terms.get(term)
             if column is None:
                 continue
@@ -148,12 +150,12 @@ class Bm25Index:
                 version = self._version
         return version
 
-    def _append(self, ids, texts, document_ids, domains) -> None:
+    def _append(self, ids, term_counts, document_ids, domains) -> None:
         if not len(ids):
             return
         row_numbers, columns, counts = [], [], []
-        for row, text in enumerate(texts):
-            for term, count in Counter(self._tokenize(text)).items():
+        for row, row_counts in enumerate(term_counts):
+            for term, count in row_counts.items():
                 row_numbers.append(row)
                 columns.append(self._terms.setdefault(term, len(self._terms)))
                 counts.append(count)

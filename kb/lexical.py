@@ -47,7 +47,7 @@ class MilvusLexicalIndex:
         self._client = client
         self.collection = collection
         self._lock = threading.Lock()
-        self._local = Bm25Index(tokenize=analyze, load=self._read_all) if in_process else None
+        self._local = Bm25Index(terms=term_ids, load=self._read_all) if in_process else None
         self._ensure()
 
     def _ensure(self) -> None:
@@ -147,12 +147,12 @@ class MilvusLexicalIndex:
                 self._local.reset()
 
     def _read_all(self):
-        """Every stored text, in batches, for the in-process index."""
+        """Every stored row's term counts (Milvus Lite returns the BM25 function's sparse output), in batches."""
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
-                                               output_fields=["id", "document_id", "domain", "text"])
+                                               output_fields=["id", "document_id", "domain", "sparse"])
         try:
             while batch := iterator.next():
-                yield ([int(r["id"]) for r in batch], [r["text"] for r in batch],
+                yield ([int(r["id"]) for r in batch], [r["sparse"] for r in batch],
                        [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
         finally:
             iterator.close()
@@ -181,6 +181,13 @@ def analyze(text: str) -> list[str]:
 
     stripped = (token.strip().lower() for token in _jieba().cut_for_search(text))
     return [token for token in stripped if token and token not in _STOP]
+
+
+def term_ids(text: str) -> list[int]:
+    """The analyzer's tokens as the term ids Milvus Lite stores in the sparse field (FNV-1a of each token)."""
+    from milvus_lite.analyzer.hash import term_to_id
+
+    return [term_to_id(token) for token in analyze(text)]
 
 
 _STOP = frozenset(LEXICAL_STOP_WORDS)

@@ -7,7 +7,7 @@ import pytest
 
 from kb import bm25
 from kb.bm25 import Bm25Index
-from kb.lexical import analyze
+from kb.lexical import analyze, term_ids
 
 TEXTS = {
     1: "大熊猫主要吃竹子，生活在四川的山林里。",
@@ -39,7 +39,8 @@ def _reference(texts: dict[int, str], query: str, k1=bm25.K1, b=bm25.B) -> dict[
 def _index(texts: dict[int, str], domains=None) -> Bm25Index:
     ids = list(texts)
     domains = domains or ["d"] * len(ids)
-    return Bm25Index(tokenize=analyze, load=lambda: iter([(ids, [texts[i] for i in ids], ids, domains)]))
+    counts = [Counter(term_ids(texts[i])) for i in ids]
+    return Bm25Index(terms=term_ids, load=lambda: iter([(ids, counts, ids, domains)]))
 
 
 @pytest.mark.parametrize("query", ["熊猫吃竹子", "报销 发票", "borrow checker", "熊猫 熊猫 报销", "没有的词"])

@@ -6,7 +6,7 @@ from docmind.backends import get_embedder, get_vector_store
 from docmind.dense_index import DenseIndex
 from docmind.vectorstore import is_lite_uri
 from kb.bm25 import Bm25Index
-from kb.lexical import MilvusLexicalIndex, analyze
+from kb.lexical import MilvusLexicalIndex, term_ids
 from kb.search import get_lexical_index
 
 
@@ -75,13 +75,14 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
 
 
 def test_lexical_tokens_and_scores_match_milvus_lite_bm25(kb_index):
-    """Same analyzer as the collection: with Milvus Lite's k1 (1.5) the scores are Milvus Lite's own."""
+    """Loaded from Milvus' stored term counts and queried with our analyzer: with Milvus Lite's k1 (1.5) the
+    scores are Milvus Lite's own, so tokens and term ids agree."""
     texts = ["大熊猫主要吃竹子，生活在四川的山林里。", "差旅报销需要在出差结束后三十天内提交发票，由部门经理审批。",
              "Rust is a systems programming language with a Borrow Checker.", "熊猫宝宝在成都出生，竹子是熊猫的主食。",
              "发票丢失时，报销需要部门经理审批和说明。"]
     milvus = MilvusLexicalIndex(client=get_vector_store().client)
     milvus.add(ids=[1, 2, 3, 4, 5], texts=texts, document_ids=[1, 1, 2, 3, 3], domains=["a", "a", "b", "b", "b"])
-    local = Bm25Index(tokenize=analyze, load=milvus._read_all, k1=1.5)
+    local = Bm25Index(terms=term_ids, load=milvus._read_all, k1=1.5)
     for query in ["熊猫吃什么竹子", "报销发票要谁审批", "borrow checker", "大熊猫 熊猫"]:
         _same(local.search(query, k=5), milvus.search(query, k=5))
     _same(local.search("报销 熊猫", k=5, domains=["b"]), milvus.search("报销 熊猫", k=5, domains=["b"]))
