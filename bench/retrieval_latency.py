@@ -86,7 +86,12 @@ def run_one(size: int, queries: int) -> dict:
     params = RetrievalParams.from_config(ai_config.snapshot())
     retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
     query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
-    retriever.run(query="预热查询")  # model load and first-search set-up are not steady state
+    started = time.perf_counter()
+    for index in (store, lexical):
+        if hasattr(index, "warm_up"):  # in-process indexes over Milvus Lite: load them before measuring
+            index.warm_up(wait=True)
+    retriever.run(query="预热查询")  # model load and first-search set-up (index loads) are not steady state
+    first_s = time.perf_counter() - started
     totals: list[float] = []
     stages: dict[str, list[float]] = {}
     for query in query_texts:
@@ -97,7 +102,7 @@ def run_one(size: int, queries: int) -> dict:
             stages.setdefault(name, []).append(ms)
     ordered = sorted(totals)
     return {
-        "children": size, "load_s": round(load_s, 1), "queries": queries,
+        "children": size, "load_s": round(load_s, 1), "first_query_s": round(first_s, 1), "queries": queries,
         "p50_ms": round(statistics.median(ordered), 1),
         "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
         "stage_p50_ms": {k: round(statistics.median(v), 1) for k, v in stages.items()},
@@ -124,7 +129,8 @@ def main() -> None:
                 continue
             result = json.loads(out.stdout.strip().splitlines()[-1])
             print(f"{size:>7} children  p50 {result['p50_ms']:7.1f} ms  p95 {result['p95_ms']:7.1f} ms  "
-                  f"RSS {result['rss_mb']:7.1f} MB  (load {result['load_s']} s)")
+                  f"RSS {result['rss_mb']:7.1f} MB  (load {result['load_s']} s, "
+                  f"first query {result['first_query_s']} s)")
             print(f"         stage p50: {result['stage_p50_ms']}")
 
 

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any, Protocol
 
 import numpy as np
+
+from docmind.dense_index import DenseIndex
 
 log = logging.getLogger(__name__)
 
 CHUNK_COLLECTION = "docmind_chunks"
 META_COLLECTION = "docmind_meta"
+LOAD_BATCH = 4096
 
 
 class VectorStoreError(RuntimeError):
@@ -42,6 +46,11 @@ class VectorStore(Protocol):
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 
     def ping(self) -> bool: ...
+
+
+def is_lite_uri(uri: str) -> bool:
+    """A Milvus Lite file (anything that is not a server URL)."""
+    return not uri.startswith(("http://", "https://", "tcp://", "grpc://"))
 
 
 def _quote(value: str) -> str:
@@ -103,13 +112,16 @@ class MilvusVectorStore(MilvusCollection):
             client = MilvusClient(uri=uri, token=token or "")
         except Exception as exc:
             hint = ""
-            if not uri.startswith(("http://", "https://", "tcp://", "grpc://")):
+            if is_lite_uri(uri):
                 hint = (" — a Milvus Lite file can be opened by one process only: stop the running server "
                         "or upload through the API")
             raise VectorStoreError(f"cannot open the vector store at {uri}: {exc}{hint}") from exc
         super().__init__(client=client, collection=collection)
         # Milvus Lite scans unflushed (growing) rows slowly; flushing after each write keeps search indexed.
-        self._is_lite = not uri.startswith(("http://", "https://", "tcp://", "grpc://"))
+        self.is_lite = is_lite_uri(uri)
+        # Milvus Lite searches in Python over every row; a Lite file is opened by one process only, so an
+        # in-process index written through by this store is exact and consistent. A server searches itself.
+        self._local = DenseIndex(dim=dim, load=self._read_all) if self.is_lite else None
         self._ensure(check_embedder=check_embedder)
 
     @classmethod
@@ -174,7 +186,8 @@ class MilvusVectorStore(MilvusCollection):
             raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), got {vectors.shape}")
         rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "vector": v}
                 for i, d, dom, v in zip(ids, document_ids, domains, vectors, strict=True)]
-        self._call("upsert", self.collection, rows)
+        self._write(lambda local: local.upsert(ids=ids, vectors=vectors, document_ids=document_ids, domains=domains),
+                    "upsert", self.collection, rows)
 
     def flush(self) -> None:
         """Seal written rows so that they are searched through the index (much faster in Milvus Lite)."""
@@ -183,13 +196,14 @@ class MilvusVectorStore(MilvusCollection):
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         if not document_ids:
             return
-        self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
-        if self._is_lite:
+        self._write(lambda local: local.delete_documents(document_ids),
+                    "delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+        if self.is_lite:
             self.flush()
 
     def delete_ids(self, ids: Sequence[int]) -> None:
         if ids:
-            self._call("delete", self.collection, ids=[int(i) for i in ids])
+            self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -197,6 +211,8 @@ class MilvusVectorStore(MilvusCollection):
             raise ValueError("k must be positive")
         if (domains is not None and not domains) or (document_ids is not None and not document_ids):
             return []  # an empty filter list matches nothing
+        if self._ready():
+            return self._local.search(vector, k=k, domains=domains, document_ids=document_ids)
         hits = self._call("search", self.collection, data=[np.asarray(vector, dtype=np.float32)],
                           anns_field="vector", limit=k, filter=build_filter(domains=domains, document_ids=document_ids),
                           search_params={"metric_type": "COSINE"}, output_fields=["document_id"])
@@ -205,6 +221,8 @@ class MilvusVectorStore(MilvusCollection):
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         if not ids:
             return {}
+        if self._ready():
+            return self._local.fetch(ids)
         rows = self._call("get", self.collection, ids=[int(i) for i in ids], output_fields=["vector"])
         return {int(row["id"]): np.asarray(row["vector"], dtype=np.float32) for row in rows}
 
@@ -216,15 +234,28 @@ class MilvusVectorStore(MilvusCollection):
             return False
 
     # -- maintenance (kb_reindex; kb_reconcile uses the inherited all_ids) -----------------------------------
+    def _read_all(self):
+        """Every stored row, in batches, for the in-process index."""
+        iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
+                                               output_fields=["id", "document_id", "domain", "vector"])
+        try:
+            while batch := iterator.next():
+                yield ([int(r["id"]) for r in batch], np.asarray([r["vector"] for r in batch], dtype=np.float32),
+                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
+        finally:
+            iterator.close()
+
     def reset(self, *, embedder_name: str, dim: int) -> None:
         """Drop every vector and recreate the collection for `embedder_name` (kb_reindex)."""
         from pymilvus import DataType
 
-        with self._lock:
+        with self._lock, self._local.lock if self._local is not None else nullcontext():
             self._drop()
             self.dim, self.embedder_name = dim, embedder_name
             self._create_chunk_collection(DataType)
             self._client.load_collection(self.collection)
+            if self._local is not None:
+                self._local.reset(dim=dim)
         self._meta_set(f"{self.collection}.embedder", embedder_name)
 
     @property
@@ -234,3 +265,31 @@ class MilvusVectorStore(MilvusCollection):
 
     def close(self) -> None:
         self._client.close()
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load the in-process index of a Milvus Lite store now (wait) or in the background; no-op for a server."""
+        if self._local is not None:
+            self._local.warm_up(wait=wait)
+
+    def _ready(self) -> bool:
+        """Search in process? Until its first load is done (seconds to a minute at 100k rows) Milvus answers."""
+        if self._local is None:
+            return False
+        if not self._local.ready:
+            self._local.warm_up()
+        return self._local.ready
+
+    def _write(self, apply_local: Callable[[DenseIndex], None], method: str, *args, **kwargs) -> None:
+        """A Milvus write and the same change to the in-process index, under its lock so that a load never
+        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
+        if self._local is None:
+            self._call(method, *args, **kwargs)
+            return
+        with self._local.lock:
+            try:
+                self._call(method, *args, **kwargs)
+            except VectorStoreError:
+                self._local.invalidate()
+                raise
+            apply_local(self._local)
+

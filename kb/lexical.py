@@ -1,14 +1,17 @@
 """BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from typing import Any, Protocol
 
 from docmind.text import LEXICAL_STOP_WORDS
-from docmind.vectorstore import MilvusCollection, build_filter
+from docmind.vectorstore import MilvusCollection, VectorStoreError, build_filter
+from kb.bm25 import Bm25Index
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
+LOAD_BATCH = 4096
 
 ANALYZER_PARAMS: dict[str, Any] = {
     "tokenizer": {"type": "jieba", "mode": "search"},
@@ -37,29 +40,35 @@ class MilvusLexicalIndex(MilvusCollection):
     """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
     is persisted, updated incrementally and identical for every server process without any sync code."""
 
-    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION) -> None:
+    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION, in_process: bool = False) -> None:
+        """`in_process`: search a Bm25Index written through by this object instead of Milvus (Milvus Lite only,
+        where one process owns the file: Lite scores every row in Python on every query)."""
         super().__init__(client=client, collection=collection)
+        self._local = Bm25Index(terms=term_ids, load=self._read_all) if in_process else None
         self._ensure()
 
     def _ensure(self) -> None:
+        with self._lock:
+            self._create_and_load()
+
+    def _create_and_load(self) -> None:
         from pymilvus import DataType, Function, FunctionType
 
-        with self._lock:
-            if not self._client.has_collection(self.collection):
-                schema = self._client.create_schema(auto_id=False)
-                schema.add_field("id", DataType.INT64, is_primary=True)
-                schema.add_field("document_id", DataType.INT64)
-                schema.add_field("domain", DataType.VARCHAR, max_length=64)
-                schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
-                                 analyzer_params=ANALYZER_PARAMS)
-                schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-                schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
-                                             input_field_names=["text"], output_field_names=["sparse"]))
-                index = self._client.prepare_index_params()
-                index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
-                index.add_index("document_id", index_type="INVERTED")
-                self._client.create_collection(self.collection, schema=schema, index_params=index)
-            self._client.load_collection(self.collection)
+        if not self._client.has_collection(self.collection):
+            schema = self._client.create_schema(auto_id=False)
+            schema.add_field("id", DataType.INT64, is_primary=True)
+            schema.add_field("document_id", DataType.INT64)
+            schema.add_field("domain", DataType.VARCHAR, max_length=64)
+            schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
+                             analyzer_params=ANALYZER_PARAMS)
+            schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+            schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
+                                         input_field_names=["text"], output_field_names=["sparse"]))
+            index = self._client.prepare_index_params()
+            index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+            index.add_index("document_id", index_type="INVERTED")
+            self._client.create_collection(self.collection, schema=schema, index_params=index)
+        self._client.load_collection(self.collection)
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
             domains: Sequence[str]) -> None:
@@ -67,19 +76,48 @@ class MilvusLexicalIndex(MilvusCollection):
             return
         rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "text": _fit(text)}
                 for i, text, d, dom in zip(ids, texts, document_ids, domains, strict=True)]
-        self._call("upsert", self.collection, rows)
+        self._write(lambda local: local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
+                                            domains=domains), "upsert", self.collection, rows)
         # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
         self._call("flush", self.collection)
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:
         if document_ids:
-            self._call("delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
+            self._write(lambda local: local.delete_documents(document_ids),
+                        "delete", self.collection, filter=build_filter(domains=None, document_ids=document_ids))
             self._call("flush", self.collection)
 
     def delete_ids(self, ids: Sequence[int]) -> None:
         if ids:
-            self._call("delete", self.collection, ids=[int(i) for i in ids])
+            self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
             self._call("flush", self.collection)
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load the in-process index now (wait) or in the background; no-op without one."""
+        if self._local is not None:
+            self._local.warm_up(wait=wait)
+
+    def _ready(self) -> bool:
+        """Search in process? Until its first load is done (tokenising every text) Milvus answers."""
+        if self._local is None:
+            return False
+        if not self._local.ready:
+            self._local.warm_up()
+        return self._local.ready
+
+    def _write(self, apply_local: Callable[[Bm25Index], None], method: str, *args, **kwargs) -> None:
+        """A Milvus write and the same change to the in-process index, under its lock so that a load never
+        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
+        if self._local is None:
+            self._call(method, *args, **kwargs)
+            return
+        with self._local.lock:
+            try:
+                self._call(method, *args, **kwargs)
+            except VectorStoreError:
+                self._local.invalidate()
+                raise
+            apply_local(self._local)
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -88,6 +126,8 @@ class MilvusLexicalIndex(MilvusCollection):
         if not query.strip() or (domains is not None and not domains) or (document_ids is not None
                                                                           and not document_ids):
             return []
+        if self._ready():
+            return self._local.search(_fit(query), k=k, domains=domains, document_ids=document_ids)
         hits = self._call("search", self.collection, data=[_fit(query)], anns_field="sparse", limit=k,
                           filter=build_filter(domains=domains, document_ids=document_ids),
                           search_params={"metric_type": "BM25"}, output_fields=["document_id"])
@@ -96,9 +136,40 @@ class MilvusLexicalIndex(MilvusCollection):
         return [(pk, score) for pk, score in scored if score > 0]
 
     def reset(self) -> None:
-        with self._lock:
+        with self._lock, self._local.lock if self._local is not None else nullcontext():
             self._drop()
-        self._ensure()
+            self._create_and_load()
+            if self._local is not None:
+                self._local.reset()
+
+    def _read_all(self):
+        """Every stored row's term counts (Milvus Lite returns the BM25 function's sparse output), in batches."""
+        iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
+                                               output_fields=["id", "document_id", "domain", "sparse"])
+        try:
+            while batch := iterator.next():
+                yield ([int(r["id"]) for r in batch], [r["sparse"] for r in batch],
+                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
+        finally:
+            iterator.close()
+
+
+def analyze(text: str) -> list[str]:
+    """The tokens ANALYZER_PARAMS gives in Milvus Lite: jieba search mode, trimmed, lower-cased, stop words out."""
+    from docmind.text import _jieba
+
+    stripped = (token.strip().lower() for token in _jieba().cut_for_search(text))
+    return [token for token in stripped if token and token not in _STOP]
+
+
+def term_ids(text: str) -> list[int]:
+    """The analyzer's tokens as the term ids Milvus Lite stores in the sparse field (FNV-1a of each token)."""
+    from milvus_lite.analyzer.hash import term_to_id
+
+    return [term_to_id(token) for token in analyze(text)]
+
+
+_STOP = frozenset(LEXICAL_STOP_WORDS)
 
 
 def _fit(text: str) -> str:

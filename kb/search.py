@@ -91,8 +91,9 @@ def _int_ids(chunk_ids: Sequence[str]) -> list[int]:
 def get_lexical_index() -> MilvusLexicalIndex:
     from docmind.backends import get_vector_store
 
+    store = get_vector_store()
     # Same MilvusClient as the vectors: a Milvus Lite file is opened once per process.
-    return MilvusLexicalIndex(client=get_vector_store().client)
+    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite)
 
 
 @lru_cache(maxsize=1)

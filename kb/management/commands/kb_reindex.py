@@ -22,7 +22,7 @@ class Command(BaseCommand):
                                                   embedder_name=embedder.name)
         except VectorStoreError as exc:
             raise CommandError(f"{exc}. Stop the server or run this where the store can be opened.") from None
-        lexical = MilvusLexicalIndex(client=store.client)
+        lexical = MilvusLexicalIndex(client=store.client, in_process=store.is_lite)
         count = reindex_all(vectors=store, lexical=lexical, embedder=embedder,
                             progress=lambda done, total: self.stdout.write(f"  {done}/{total}"))
         self.stdout.write(f"reindexed {count} child chunks with {embedder.name}")

@@ -1,0 +1,123 @@
+"""RowIndex: the id / document / domain / liveness columns shared by the in-process read indexes."""
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """An immutable version of the row columns; readers hold one while writers build the next.
+
+    Row r is chunk `ids[r]` of document `document_ids[r]` in domain `domain_names[domain_codes[r]]`;
+    `alive[r]` is False once the chunk was deleted or replaced by a later row.
+    """
+
+    ids: np.ndarray
+    document_ids: np.ndarray
+    domain_codes: np.ndarray
+    alive: np.ndarray
+    domain_names: dict[str, int]
+
+    @property
+    def count(self) -> int:
+        return len(self.ids)
+
+    def filter_mask(self, *, domains: Sequence[str] | None, document_ids: Sequence[int] | None) -> np.ndarray:
+        """Live rows that pass the domain and document filters (None means no filter)."""
+        mask = self.alive.copy()
+        if domains is not None:
+            codes = [self.domain_names[d] for d in map(str, domains) if d in self.domain_names]
+            mask &= np.isin(self.domain_codes, np.asarray(codes, dtype=np.int32))
+        if document_ids is not None:
+            mask &= np.isin(self.document_ids, np.asarray([int(d) for d in document_ids], dtype=np.int64))
+        return mask
+
+
+EMPTY_ROWS = Rows(ids=np.zeros(0, np.int64), document_ids=np.zeros(0, np.int64),
+                  domain_codes=np.zeros(0, np.int32), alive=np.zeros(0, bool), domain_names={})
+
+
+class RowIndex:
+    """Builds new `Rows` versions for appends and deletions; the caller holds the write lock.
+
+    `row_of` maps a chunk id to its live row and is used only under that lock.
+    """
+
+    def __init__(self) -> None:
+        self.rows = EMPTY_ROWS
+        self.row_of: dict[int, int] = {}
+
+    def appended(self, *, ids: Sequence[int], document_ids: Sequence[int], domains: Sequence[str]) -> Rows:
+        """The next version with these rows appended; an id already present loses its old row."""
+        old = self.rows
+        alive = np.concatenate([old.alive, np.ones(len(ids), bool)])
+        names = dict(old.domain_names)
+        codes = np.asarray([names.setdefault(str(d), len(names)) for d in domains], dtype=np.int32)
+        for offset, pk in enumerate(ids):
+            previous = self.row_of.get(int(pk))
+            if previous is not None:
+                alive[previous] = False
+            self.row_of[int(pk)] = old.count + offset
+        return Rows(ids=np.concatenate([old.ids, np.asarray(ids, dtype=np.int64)]),
+                    document_ids=np.concatenate([old.document_ids, np.asarray(document_ids, dtype=np.int64)]),
+                    domain_codes=np.concatenate([old.domain_codes, codes]), alive=alive, domain_names=names)
+
+    def without(self, dead: np.ndarray) -> Rows:
+        """The next version with the rows in the boolean mask `dead` marked deleted."""
+        old = self.rows
+        for pk in old.ids[dead & old.alive]:
+            self.row_of.pop(int(pk), None)
+        return Rows(ids=old.ids, document_ids=old.document_ids, domain_codes=old.domain_codes,
+                    alive=old.alive & ~dead, domain_names=old.domain_names)
+
+    def dead_ids(self, ids: Sequence[int]) -> np.ndarray:
+        return np.isin(self.rows.ids, np.asarray([int(i) for i in ids], dtype=np.int64))
+
+    def dead_documents(self, document_ids: Sequence[int]) -> np.ndarray:
+        return np.isin(self.rows.document_ids, np.asarray([int(d) for d in document_ids], dtype=np.int64))
+
+    def compacted(self) -> tuple[Rows, np.ndarray]:
+        """The next version keeping live rows only, and the kept old row numbers (to compact the data)."""
+        old = self.rows
+        keep = np.flatnonzero(old.alive)
+        rows = Rows(ids=old.ids[keep], document_ids=old.document_ids[keep], domain_codes=old.domain_codes[keep],
+                    alive=np.ones(len(keep), bool), domain_names=old.domain_names)
+        self.row_of = {int(pk): r for r, pk in enumerate(rows.ids)}
+        return rows, keep
+
+    def should_compact(self) -> bool:
+        dead = self.rows.count - int(self.rows.alive.sum())
+        return dead > max(1024, self.rows.count // 4)
+
+
+def top_k(scores: np.ndarray, rows: np.ndarray, k: int) -> list[tuple[np.int64, float]]:
+    """The k best (row, score) pairs, best first; `rows[i]` is the row of `scores[i]`."""
+    if len(scores) > k:
+        part = np.argpartition(-scores, k - 1)[:k]
+        scores, rows = scores[part], rows[part]
+    order = np.argsort(-scores, kind="stable")
+    return [(rows[i], float(scores[i])) for i in order]
+
+
+
+def load_in_background(name: str, load: Callable[[], object], guard: threading.Lock) -> None:
+    """Run `load` in a daemon thread unless one holding `guard` is still running."""
+    if not guard.acquire(blocking=False):
+        return
+
+    def run() -> None:
+        try:
+            load()
+        except Exception:
+            log.exception("in-process index: loading %s failed; Milvus keeps answering", name)
+        finally:
+            guard.release()
+
+    threading.Thread(target=run, name=f"docmind-load-{name}", daemon=True).start()

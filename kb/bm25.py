@@ -1,0 +1,210 @@
+"""Bm25Index: in-process BM25 over the child-chunk texts a Milvus Lite lexical collection holds."""
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from docmind.rowindex import RowIndex, Rows, load_in_background, top_k
+
+# Milvus' defaults for its BM25 function (a server's bm25_k1 / bm25_b).
+K1 = 1.2
+B = 0.75
+# Each add becomes a small segment; past this many they are merged into one (and dead rows dropped).
+MAX_SEGMENTS = 16
+
+log = logging.getLogger(__name__)
+
+# (chunk ids, term counts {term id: count} per chunk, document ids, domains)
+Batch = tuple[Sequence[int], Sequence[dict[int, float]], Sequence[int], Sequence[str]]
+
+
+@dataclass(frozen=True)
+class _Segment:
+    start: int  # global row of its first row
+    tf: sparse.csc_matrix  # rows x terms known when it was built; term columns beyond its width are absent
+
+
+@dataclass(frozen=True)
+class _Version:
+    rows: Rows
+    segments: tuple[_Segment, ...]
+    lengths: np.ndarray  # tokens per row (sum of its term frequencies)
+    terms: dict[int, int]  # term id -> column; grows in place, replaced on reset
+
+
+class Bm25Index:
+    """BM25 (IDF and average length over the live rows, as in Lucene / Milvus) with numpy on term postings.
+
+    `terms` maps a text to the term ids of the Milvus collection's analyzer, and `load` yields the
+    term counts Milvus stored, so loading needs no tokenising. Loading, locking and visibility work as
+    in docmind.dense_index.DenseIndex: `lock` is held by the store around its own write and this one,
+    searches read an immutable version without a lock.
+    """
+
+    def __init__(self, *, terms: Callable[[str], list[int]], load: Callable[[], Iterable[Batch]],
+                 k1: float = K1, b: float = B) -> None:
+        self.lock = threading.RLock()
+        self._loading = threading.Lock()
+        self.k1, self.b = k1, b
+        self._terms_of, self._load = terms, load
+        self._clear()
+
+    def _clear(self) -> None:
+        self._index = RowIndex()
+        self._terms: dict[int, int] = {}
+        self._segments: tuple[_Segment, ...] = ()
+        self._lengths = np.zeros(0, np.float32)
+        self._version: _Version | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._version is not None
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
+        if wait:
+            self._current()
+        elif not self.ready:
+            load_in_background("bm25", self._current, self._loading)
+
+    def reset(self) -> None:
+        """Empty, and loaded: the collection was just emptied."""
+        with self.lock:
+            self._clear()
+            self._publish()
+
+    def invalidate(self) -> None:
+        """Forget the content: the next search loads it again from the store."""
+        with self.lock:
+            self._clear()
+
+    def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
+            domains: Sequence[str]) -> None:
+        with self.lock:
+            if self._version is not None:
+                self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains)
+                self._publish()
+
+    def delete_ids(self, ids: Sequence[int]) -> None:
+        with self.lock:
+            if self._version is not None:
+                self._delete(self._index.dead_ids(ids))
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None:
+        with self.lock:
+            if self._version is not None:
+                self._delete(self._index.dead_documents(document_ids))
+
+    def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
+               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+        version = self._current()
+        rows = version.rows
+        live = int(rows.alive.sum())
+        if not live:
+            return []
+        avg_length = max(float(version.lengths[rows.alive].sum()) / live, 1e-9)
+        allowed = (rows.alive if domains is None and document_ids is None
+                   else rows.filter_mask(domains=domains, document_ids=document_ids))
+        hit_rows, hit_scores = [], []
+        for term, weight in Counter(self._terms_of(query)).items():
+            column = version.terms.get(term)
+            if column is None:
+                continue
+            postings, tfs = _postings(version.segments, column)
+            live_postings = rows.alive[postings]
+            df = int(live_postings.sum())
+            if not df:
+                continue
+            idf = math.log((live - df + 0.5) / (df + 0.5) + 1.0)
+            keep = allowed[postings]
+            postings, tfs = postings[keep], tfs[keep]
+            norm = self.k1 * (1.0 - self.b + self.b * version.lengths[postings] / avg_length)
+            hit_rows.append(postings)
+            hit_scores.append(weight * idf * tfs * (self.k1 + 1.0) / (tfs + norm))
+        if not hit_rows:
+            return []
+        unique, inverse = np.unique(np.concatenate(hit_rows), return_inverse=True)
+        scores = np.bincount(inverse, weights=np.concatenate(hit_scores))
+        return [(int(rows.ids[r]), score) for r, score in top_k(scores, unique, k) if score > 0]
+
+    # -- writers, under the lock --------------------------------------------------------------------------
+    def _current(self) -> _Version:
+        version = self._version
+        if version is None:
+            with self.lock:
+                if self._version is None:
+                    started = time.perf_counter()
+                    for batch in self._load():
+                        self._append(*batch)
+                    self._publish()
+                    log.info("in-process index: loaded %d BM25 rows in %.1f s", self._index.rows.count,
+                             time.perf_counter() - started)
+                version = self._version
+        return version
+
+    def _append(self, ids, term_counts, document_ids, domains) -> None:
+        if not len(ids):
+            return
+        row_numbers, columns, counts = [], [], []
+        for row, row_counts in enumerate(term_counts):
+            for term, count in row_counts.items():
+                row_numbers.append(row)
+                columns.append(self._terms.setdefault(term, len(self._terms)))
+                counts.append(count)
+        tf = sparse.csc_matrix((np.asarray(counts, np.float32), (row_numbers, columns)),
+                               shape=(len(ids), len(self._terms)))
+        lengths = np.asarray(tf.sum(axis=1), dtype=np.float32).reshape(-1)
+        self._segments = (*self._segments, _Segment(start=self._index.rows.count, tf=tf))
+        self._lengths = np.concatenate([self._lengths, lengths])
+        self._index.rows = self._index.appended(ids=ids, document_ids=document_ids, domains=domains)
+        if len(self._segments) > MAX_SEGMENTS:
+            self._merge()
+
+    def _delete(self, dead: np.ndarray) -> None:
+        if not dead.any():
+            return
+        self._index.rows = self._index.without(dead)
+        if self._index.should_compact():
+            self._merge()
+        self._publish()
+
+    def _merge(self) -> None:
+        """One segment for all rows, dropping dead ones."""
+        width = len(self._terms)
+        merged = sparse.vstack([_widened(s.tf, width) for s in self._segments], format="csr")
+        self._index.rows, keep = self._index.compacted()
+        self._segments = (_Segment(start=0, tf=merged[keep].tocsc()),)
+        self._lengths = self._lengths[keep]
+
+    def _publish(self) -> None:
+        self._version = _Version(rows=self._index.rows, segments=self._segments, lengths=self._lengths,
+                                terms=self._terms)
+
+
+def _postings(segments: Sequence[_Segment], column: int) -> tuple[np.ndarray, np.ndarray]:
+    """Global rows containing term `column` and their term frequencies."""
+    rows, tfs = [], []
+    for segment in segments:
+        matrix = segment.tf
+        if column >= matrix.shape[1]:
+            continue
+        lo, hi = matrix.indptr[column], matrix.indptr[column + 1]
+        rows.append(matrix.indices[lo:hi].astype(np.int64) + segment.start)
+        tfs.append(matrix.data[lo:hi])
+    if not rows:
+        return np.zeros(0, np.int64), np.zeros(0, np.float32)
+    return np.concatenate(rows), np.concatenate(tfs)
+
+
+def _widened(matrix: sparse.csc_matrix, width: int) -> sparse.csc_matrix:
+    extra = np.full(width - matrix.shape[1], matrix.indptr[-1], dtype=matrix.indptr.dtype)
+    return sparse.csc_matrix((matrix.data, matrix.indices, np.concatenate([matrix.indptr, extra])),
+                             shape=(matrix.shape[0], width))

@@ -1,0 +1,127 @@
+"""In-process read indexes over Milvus Lite: chosen for a Lite file only, and always equal to Milvus' own answers."""
+import numpy as np
+import pytest
+
+from docmind.backends import get_embedder, get_vector_store
+from docmind.dense_index import DenseIndex
+from docmind.vectorstore import is_lite_uri
+from kb.bm25 import Bm25Index
+from kb.lexical import MilvusLexicalIndex, term_ids
+from kb.search import get_lexical_index
+
+
+def _milvus_vector_hits(store, vector, k, **filters):
+    """What Milvus Lite itself answers (the path a Milvus server keeps)."""
+    from docmind.vectorstore import build_filter
+
+    hits = store.client.search(store.collection, data=[np.asarray(vector, np.float32)], anns_field="vector", limit=k,
+                               filter=build_filter(domains=filters.get("domains"),
+                                                   document_ids=filters.get("document_ids")),
+                               search_params={"metric_type": "COSINE"})
+    return [(int(h["id"]), float(h["distance"])) for h in hits[0]]
+
+
+def _same(local, milvus):
+    assert [pk for pk, _ in local] == [pk for pk, _ in milvus]
+    assert [s for _, s in local] == pytest.approx([s for _, s in milvus], abs=1e-4)
+
+
+@pytest.mark.parametrize(("uri", "lite"), [("./data/milvus.db", True), ("/tmp/x/milvus.db", True),
+                                           ("http://milvus:19530", False), ("https://z.cloud", False),
+                                           ("tcp://milvus:19530", False)])
+def test_only_a_lite_file_gets_the_in_process_indexes(uri, lite):
+    assert is_lite_uri(uri) is lite
+
+
+def test_the_default_store_and_lexical_index_search_in_process(kb_index):
+    assert get_vector_store().is_lite
+    assert isinstance(get_vector_store()._local, DenseIndex)
+    assert isinstance(get_lexical_index()._local, Bm25Index)
+    assert MilvusLexicalIndex(client=get_vector_store().client)._local is None
+
+
+def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
+    store = get_vector_store()
+    rng = np.random.default_rng(0)
+    dim = store.dim
+    vectors = rng.normal(size=(60, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    ids = list(range(1, 61))
+    store.upsert(ids=ids[:40], vectors=vectors[:40], document_ids=[i // 10 for i in ids[:40]],
+                 domains=["a" if i % 2 else "b" for i in ids[:40]])
+    store.flush()
+    query = rng.normal(size=dim).astype(np.float32)
+    _same(store.search(query, k=10), _milvus_vector_hits(store, query, 10))  # first use: loaded from Milvus
+    store.upsert(ids=ids[30:], vectors=vectors[30:][::-1].copy(), document_ids=[i // 10 for i in ids[30:]],
+                 domains=["a"] * 30)  # 30..39 replaced, 40..59 new
+    store.flush()
+    store.delete_documents([1])
+    store.delete_ids([25, 26])
+    store.flush()
+    for filters in ({}, {"domains": ["a"]}, {"document_ids": [2, 4, 5]}, {"domains": ["b"], "document_ids": [2]}):
+        _same(store.search(query, k=15, **filters), _milvus_vector_hits(store, query, 15, **filters))
+    fetched = store.fetch([31, 15, 25])
+    assert set(fetched) == {31}
+    np.testing.assert_allclose(fetched[31], vectors[30:][::-1][0], atol=1e-6)
+    # A new process: Milvus answers while the in-process index is rebuilt from what it holds.
+    store._local = DenseIndex(dim=dim, load=store._read_all)
+    _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
+    store.warm_up(wait=True)
+    assert store._local.ready
+    _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
+    embedder = get_embedder()
+    store.reset(embedder_name=embedder.name, dim=embedder.dim)
+    assert store.search(query, k=5) == [] == _milvus_vector_hits(store, query, 5)
+
+
+def test_lexical_tokens_and_scores_match_milvus_lite_bm25(kb_index):
+    """Loaded from Milvus' stored term counts and queried with our analyzer: with Milvus Lite's k1 (1.5) the
+    scores are Milvus Lite's own, so tokens and term ids agree."""
+    texts = ["大熊猫主要吃竹子，生活在四川的山林里。", "差旅报销需要在出差结束后三十天内提交发票，由部门经理审批。",
+             "Rust is a systems programming language with a Borrow Checker.", "熊猫宝宝在成都出生，竹子是熊猫的主食。",
+             "发票丢失时，报销需要部门经理审批和说明。"]
+    milvus = MilvusLexicalIndex(client=get_vector_store().client)
+    milvus.add(ids=[1, 2, 3, 4, 5], texts=texts, document_ids=[1, 1, 2, 3, 3], domains=["a", "a", "b", "b", "b"])
+    local = Bm25Index(terms=term_ids, load=milvus._read_all, k1=1.5)
+    for query in ["熊猫吃什么竹子", "报销发票要谁审批", "borrow checker", "大熊猫 熊猫"]:
+        _same(local.search(query, k=5), milvus.search(query, k=5))
+    _same(local.search("报销 熊猫", k=5, domains=["b"]), milvus.search("报销 熊猫", k=5, domains=["b"]))
+
+
+def test_lexical_index_stays_in_step_with_writes(kb_index):
+    lexical = get_lexical_index()
+    lexical.add(ids=[1, 2], texts=["熊猫吃竹子", "报销发票"], document_ids=[1, 2], domains=["a", "a"])
+    assert [pk for pk, _ in lexical.search("熊猫", k=5)] == [1]
+    lexical.add(ids=[3, 1], texts=["熊猫宝宝", "差旅报销"], document_ids=[3, 1], domains=["a", "a"])
+    assert [pk for pk, _ in lexical.search("熊猫", k=5)] == [3]
+    lexical.delete_documents([3])
+    lexical.delete_ids([2])
+    assert lexical.search("熊猫", k=5) == [] and [pk for pk, _ in lexical.search("报销", k=5)] == [1]
+    lexical.reset()
+    assert lexical.search("报销", k=5) == []
+    assert lexical.all_ids() == set()
+
+
+def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, monkeypatch):
+    from docmind.vectorstore import VectorStoreError
+
+    store, lexical = get_vector_store(), get_lexical_index()
+    vector = np.ones(store.dim, np.float32)
+    store.upsert(ids=[1], vectors=vector[None], document_ids=[1], domains=["a"])
+    lexical.add(ids=[1], texts=["熊猫吃竹子"], document_ids=[1], domains=["a"])
+    assert [pk for pk, _ in store.search(vector, k=5)] == [1] == [pk for pk, _ in lexical.search("熊猫", k=5)]
+
+    delete = store.client.delete
+
+    def applied_then_failed(*args, **kwargs):
+        delete(*args, **kwargs)
+        raise RuntimeError("deadline exceeded")  # the client gave up, Milvus did the delete
+
+    with monkeypatch.context() as patch:
+        patch.setattr(store.client, "delete", applied_then_failed)
+        with pytest.raises(VectorStoreError):
+            store.delete_ids([1])
+        with pytest.raises(VectorStoreError):
+            lexical.delete_ids([1])
+    # The in-process indexes were dropped and read Milvus' state back.
+    assert store.search(vector, k=5) == [] and lexical.search("熊猫", k=5) == []
