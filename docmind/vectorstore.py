@@ -75,6 +75,8 @@ class MilvusCollection:
         self._client = client
         self.collection = collection
         self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
+        # With a Milvus Lite file: a write-through in-process copy that answers searches (DenseIndex, Bm25Index).
+        self._local: Any = None
 
     def all_ids(self) -> set[int]:
         """Every primary key in the collection (kb_reconcile)."""
@@ -92,6 +94,33 @@ class MilvusCollection:
         """Drop the collection if it exists; the caller holds the lock and recreates it."""
         if self._client.has_collection(self.collection):
             self._client.drop_collection(self.collection)
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load the in-process copy of a Milvus Lite store now (wait) or in the background; no-op without one."""
+        if self._local is not None:
+            self._local.warm_up(wait=wait)
+
+    def _ready(self) -> bool:
+        """Search in process? Until its first load is done (seconds to a minute at 100k rows) Milvus answers."""
+        if self._local is None:
+            return False
+        if not self._local.ready:
+            self._local.warm_up()
+        return self._local.ready
+
+    def _write(self, apply_local: Callable[[Any], None], method: str, *args, **kwargs) -> None:
+        """A Milvus write and the same change to the in-process copy, under its lock so that a load never
+        misses one; if Milvus fails it may hold part of the write, so the copy reloads on the next search."""
+        if self._local is None:
+            self._call(method, *args, **kwargs)
+            return
+        with self._local.lock:
+            try:
+                self._call(method, *args, **kwargs)
+            except VectorStoreError:
+                self._local.invalidate()
+                raise
+            apply_local(self._local)
 
     def _call(self, method: str, *args, **kwargs):
         try:
@@ -265,31 +294,4 @@ class MilvusVectorStore(MilvusCollection):
 
     def close(self) -> None:
         self._client.close()
-
-    def warm_up(self, *, wait: bool = False) -> None:
-        """Load the in-process index of a Milvus Lite store now (wait) or in the background; no-op for a server."""
-        if self._local is not None:
-            self._local.warm_up(wait=wait)
-
-    def _ready(self) -> bool:
-        """Search in process? Until its first load is done (seconds to a minute at 100k rows) Milvus answers."""
-        if self._local is None:
-            return False
-        if not self._local.ready:
-            self._local.warm_up()
-        return self._local.ready
-
-    def _write(self, apply_local: Callable[[DenseIndex], None], method: str, *args, **kwargs) -> None:
-        """A Milvus write and the same change to the in-process index, under its lock so that a load never
-        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
-        if self._local is None:
-            self._call(method, *args, **kwargs)
-            return
-        with self._local.lock:
-            try:
-                self._call(method, *args, **kwargs)
-            except VectorStoreError:
-                self._local.invalidate()
-                raise
-            apply_local(self._local)
 

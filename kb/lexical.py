@@ -1,12 +1,12 @@
 """BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any, Protocol
 
 from docmind.text import LEXICAL_STOP_WORDS
-from docmind.vectorstore import MilvusCollection, VectorStoreError, build_filter
+from docmind.vectorstore import MilvusCollection, build_filter
 from kb.bm25 import Bm25Index
 
 LEXICAL_COLLECTION = "docmind_lexical"
@@ -91,33 +91,6 @@ class MilvusLexicalIndex(MilvusCollection):
         if ids:
             self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
             self._call("flush", self.collection)
-
-    def warm_up(self, *, wait: bool = False) -> None:
-        """Load the in-process index now (wait) or in the background; no-op without one."""
-        if self._local is not None:
-            self._local.warm_up(wait=wait)
-
-    def _ready(self) -> bool:
-        """Search in process? Until its first load is done (tokenising every text) Milvus answers."""
-        if self._local is None:
-            return False
-        if not self._local.ready:
-            self._local.warm_up()
-        return self._local.ready
-
-    def _write(self, apply_local: Callable[[Bm25Index], None], method: str, *args, **kwargs) -> None:
-        """A Milvus write and the same change to the in-process index, under its lock so that a load never
-        misses one; if Milvus fails it may hold part of the write, so the index reloads on the next search."""
-        if self._local is None:
-            self._call(method, *args, **kwargs)
-            return
-        with self._local.lock:
-            try:
-                self._call(method, *args, **kwargs)
-            except VectorStoreError:
-                self._local.invalidate()
-                raise
-            apply_local(self._local)
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
