@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from docmind.rowindex import RowIndex, Rows, load_in_background, top_k
+from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, top_k
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +20,7 @@ class _Version:
     matrix: np.ndarray  # unit-length rows; only the first rows.count are part of this version
 
 
-class DenseIndex:
+class DenseIndex(WriteThroughIndex):
     """Brute-force cosine top-k with numpy, kept in step with the store by its writers.
 
     Milvus Lite searches in Python, visiting every row on every query; one matrix-vector product is
@@ -33,25 +31,13 @@ class DenseIndex:
     and writers append only beyond its last row or build new arrays.
     """
 
+    kind = "vectors"
+
     def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]]) -> None:
+        super().__init__(load=load)
         self.dim = dim
-        self.lock = threading.RLock()
-        self._loading = threading.Lock()
-        self._load = load
-        self._index = RowIndex()
         self._matrix = np.zeros((0, dim), np.float32)
         self._version: _Version | None = None
-
-    @property
-    def ready(self) -> bool:
-        return self._version is not None
-
-    def warm_up(self, *, wait: bool = False) -> None:
-        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
-        if wait:
-            self._current()
-        elif not self.ready:
-            load_in_background("vectors", self._current, self._loading)
 
     def reset(self, *, dim: int) -> None:
         """Empty, and loaded: the store was just emptied."""
@@ -72,16 +58,6 @@ class DenseIndex:
             if self._version is not None:
                 self._append(ids, vectors, document_ids, domains)
                 self._publish()
-
-    def delete_ids(self, ids: Sequence[int]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_ids(ids))
-
-    def delete_documents(self, document_ids: Sequence[int]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_documents(document_ids))
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -107,20 +83,6 @@ class DenseIndex:
         return {int(rows.ids[r]): version.matrix[r].copy() for r in found}
 
     # -- writers, under the lock --------------------------------------------------------------------------
-    def _current(self) -> _Version:
-        version = self._version
-        if version is None:
-            with self.lock:
-                if self._version is None:
-                    started = time.perf_counter()
-                    for ids, vectors, document_ids, domains in self._load():
-                        self._append(ids, vectors, document_ids, domains)
-                    self._publish()
-                    log.info("in-process index: loaded %d vectors in %.1f s", self._index.rows.count,
-                             time.perf_counter() - started)
-                version = self._version
-        return version
-
     def _append(self, ids, vectors, document_ids, domains) -> None:
         if not len(ids):
             return

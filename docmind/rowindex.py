@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,3 +122,63 @@ def load_in_background(name: str, load: Callable[[], object], guard: threading.L
             guard.release()
 
     threading.Thread(target=run, name=f"docmind-load-{name}", daemon=True).start()
+
+
+class WriteThroughIndex:
+    """What the in-process copies (DenseIndex, Bm25Index) share: load once from the store (`load`
+    yields batches for `_append`), then apply every write the store makes, under `lock`, which the
+    store also holds around its own write so that a load never misses one. Searches take no lock:
+    they read the immutable version `_publish` made. Subclasses define `_append`, `_delete`, `_publish`."""
+
+    kind = "rows"
+
+    def __init__(self, *, load: Callable[[], Iterable[tuple]]) -> None:
+        self.lock = threading.RLock()
+        self._loading = threading.Lock()
+        self._load = load
+        self._index = RowIndex()
+        self._version: object | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self._version is not None
+
+    def warm_up(self, *, wait: bool = False) -> None:
+        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
+        if wait:
+            self._current()
+        elif not self.ready:
+            load_in_background(self.kind, self._current, self._loading)
+
+    def delete_ids(self, ids: Sequence[int]) -> None:
+        with self.lock:
+            if self._version is not None:
+                self._delete(self._index.dead_ids(ids))
+
+    def delete_documents(self, document_ids: Sequence[int]) -> None:
+        with self.lock:
+            if self._version is not None:
+                self._delete(self._index.dead_documents(document_ids))
+
+    def _current(self):
+        version = self._version
+        if version is None:
+            with self.lock:
+                if self._version is None:
+                    started = time.perf_counter()
+                    for batch in self._load():
+                        self._append(*batch)
+                    self._publish()
+                    log.info("in-process index: loaded %d %s in %.1f s", self._index.rows.count, self.kind,
+                             time.perf_counter() - started)
+                version = self._version
+        return version
+
+    def _append(self, ids, payload, document_ids, domains) -> None:
+        raise NotImplementedError
+
+    def _delete(self, dead: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        raise NotImplementedError

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -12,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from docmind.rowindex import RowIndex, Rows, load_in_background, top_k
+from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, top_k
 
 # Milvus' defaults for its BM25 function (a server's bm25_k1 / bm25_b).
 K1 = 1.2
@@ -40,7 +38,7 @@ class _Version:
     terms: dict[int, int]  # term id -> column; grows in place, replaced on reset
 
 
-class Bm25Index:
+class Bm25Index(WriteThroughIndex):
     """BM25 (IDF and average length over the live rows, as in Lucene / Milvus) with numpy on term postings.
 
     `terms` maps a text to the term ids of the Milvus collection's analyzer, and `load` yields the
@@ -49,12 +47,13 @@ class Bm25Index:
     searches read an immutable version without a lock.
     """
 
+    kind = "BM25 rows"
+
     def __init__(self, *, terms: Callable[[str], list[int]], load: Callable[[], Iterable[Batch]],
                  k1: float = K1, b: float = B) -> None:
-        self.lock = threading.RLock()
-        self._loading = threading.Lock()
+        super().__init__(load=load)
         self.k1, self.b = k1, b
-        self._terms_of, self._load = terms, load
+        self._terms_of = terms
         self._clear()
 
     def _clear(self) -> None:
@@ -63,17 +62,6 @@ class Bm25Index:
         self._segments: tuple[_Segment, ...] = ()
         self._lengths = np.zeros(0, np.float32)
         self._version: _Version | None = None
-
-    @property
-    def ready(self) -> bool:
-        return self._version is not None
-
-    def warm_up(self, *, wait: bool = False) -> None:
-        """Load from the store now, or in a background thread (the store answers searches itself meanwhile)."""
-        if wait:
-            self._current()
-        elif not self.ready:
-            load_in_background("bm25", self._current, self._loading)
 
     def reset(self) -> None:
         """Empty, and loaded: the collection was just emptied."""
@@ -92,16 +80,6 @@ class Bm25Index:
             if self._version is not None:
                 self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains)
                 self._publish()
-
-    def delete_ids(self, ids: Sequence[int]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_ids(ids))
-
-    def delete_documents(self, document_ids: Sequence[int]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_documents(document_ids))
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -136,20 +114,6 @@ class Bm25Index:
         return [(int(rows.ids[r]), score) for r, score in top_k(scores, unique, k) if score > 0]
 
     # -- writers, under the lock --------------------------------------------------------------------------
-    def _current(self) -> _Version:
-        version = self._version
-        if version is None:
-            with self.lock:
-                if self._version is None:
-                    started = time.perf_counter()
-                    for batch in self._load():
-                        self._append(*batch)
-                    self._publish()
-                    log.info("in-process index: loaded %d BM25 rows in %.1f s", self._index.rows.count,
-                             time.perf_counter() - started)
-                version = self._version
-        return version
-
     def _append(self, ids, term_counts, document_ids, domains) -> None:
         if not len(ids):
             return
