@@ -1,4 +1,4 @@
-"""WebSocket `/ws/chat/`: parse a frame, run one pipeline turn in a worker thread, forward its events."""
+"""WebSocket `/ws/chat/`: parse a frame, run one pipeline turn in the turn runner, forward its events."""
 from __future__ import annotations
 
 import asyncio
@@ -9,8 +9,9 @@ from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from chat.events import error_event, events_from_thread
+from chat.events import error_event
 from chat.pipeline import ChatPipeline
+from chat.runner import HEARTBEAT, ServerBusy, TurnRunner, TurnSlot, get_turn_runner
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +47,16 @@ def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     pipeline_factory = ChatPipeline
+    # The consumer only talks to its own socket and never to a group, so it does not subscribe to
+    # the channel layer: live chat then keeps working while Redis is down, and costs no Redis
+    # connection per open socket.
+    channel_layer_alias = None  # type: ignore[assignment]
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.task: asyncio.Task[None] | None = None
         self.cancel_event: threading.Event | None = None
+        self.slot: TurnSlot | None = None
         await self.accept()
         if not getattr(self.user, "is_authenticated", False):
             # Accept first so that the client sees a meaningful close code, not a bare 403.
@@ -71,20 +77,30 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.task is not None and not self.task.done():
             await self.send_json(error_event("busy", "上一个问题还在回答中；请先等待或取消。").to_ws())
             return
+        runner = get_turn_runner()
+        try:
+            self.slot = runner.reserve()
+        except ServerBusy as exc:
+            await self.send_json(error_event("server_busy", str(exc)).to_ws())
+            return
         self.cancel_event = threading.Event()
-        self.task = asyncio.create_task(self._run_turn(fields, self.cancel_event))
+        self.task = asyncio.create_task(self._run_turn(runner, self.slot, fields, self.cancel_event))
 
-    async def _run_turn(self, fields: dict[str, Any], cancel: threading.Event) -> None:
+    async def _run_turn(self, runner: TurnRunner, slot: TurnSlot, fields: dict[str, Any],
+                        cancel: threading.Event) -> None:
         pipeline = self.pipeline_factory()
 
         def produce():  # noqa: ANN202 - a generator of ChatEvents, run in the worker thread
             return pipeline.run(user=self.user, cancel=cancel, **fields)
 
         try:
-            async for event in events_from_thread(produce, cancel):
-                await self.send_json(event.to_ws())
+            async for item in runner.stream(slot, produce, cancel):
+                if item is not HEARTBEAT:
+                    await self.send_json(item.to_ws())
         except Exception:  # noqa: BLE001 - the socket may already be gone
             log.debug("chat consumer: could not forward an event", exc_info=True)
+        finally:
+            slot.release()  # only matters when the turn never reached a thread
 
     async def _stop_turn(self) -> None:
         """Cancel the running turn and wait for it, so the cancelled answer is saved before we return."""
@@ -95,3 +111,5 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await asyncio.wait_for(asyncio.shield(self.task), timeout=10)
             except (TimeoutError, asyncio.CancelledError):
                 self.task.cancel()
+        if self.slot is not None:
+            self.slot.release()  # a task cancelled before it started never handed its slot to a thread

@@ -1,4 +1,4 @@
-"""The chat event protocol (the same over WebSocket and SSE): types, order, encoders, thread bridge.
+"""The chat event protocol (the same over WebSocket and SSE): types, order, encoders.
 
 Order of one turn::
 
@@ -8,22 +8,15 @@ Order of one turn::
 Non-knowledge scopes (greeting, identity/help, KB meta, memory, out of scope) skip retrieval:
 ``understanding → routing → start → (token)* → done``. A semantic-cache hit streams the full
 sequence with the cached evidence. ``error`` ends a stream that cannot finish (bad input,
-model timeout/500, cancellation); it carries ``code`` and ``message``, and
+model timeout/500, cancellation, ``server_busy``); it carries ``code`` and ``message``, and
 ``conversation_id`` / ``message_id`` once the question was saved.
 """
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
-import threading
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
-
-from django.db import close_old_connections, connections
-
-log = logging.getLogger(__name__)
 
 UNDERSTANDING = "understanding"
 ROUTING = "routing"
@@ -63,6 +56,10 @@ class ChatEvent:
         return f"event: {self.type}\ndata: {payload}\n\n".encode()
 
 
+# An SSE comment: clients ignore it, proxies and browsers see a live connection.
+SSE_HEARTBEAT = b": keepalive\n\n"
+
+
 def error_event(code: str, message: str, **extra: Any) -> ChatEvent:
     return ChatEvent(ERROR, {"code": code, "message": message, **extra})
 
@@ -98,58 +95,3 @@ def order_problem(types: Iterable[str]) -> str | None:
     if has_retrieval and len(has_retrieval) != 3:
         return "retrieval, rerank and grader come together"
     return None
-
-
-_END = object()
-
-
-@dataclass(frozen=True)
-class _Crash:
-    exc: BaseException
-
-
-async def events_from_thread(produce: Callable[[], Iterator[ChatEvent]],
-                             cancel: threading.Event) -> AsyncIterator[ChatEvent]:
-    """Run a sync event generator in its own thread and yield its events here.
-
-    The pipeline is synchronous (ORM, model client, retrieval), so it gets a thread of its
-    own rather than a slot in the shared executor: a slow turn must not starve other chats.
-    Leaving the loop early (client gone, task cancelled) sets `cancel`, which the pipeline
-    checks between steps and tokens.
-    """
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[object] = asyncio.Queue()
-
-    def put(item: object) -> None:
-        try:
-            loop.call_soon_threadsafe(queue.put_nowait, item)
-        except RuntimeError:  # the loop is gone: nobody listens any more
-            cancel.set()
-
-    def work() -> None:
-        close_old_connections()
-        try:
-            for event in produce():
-                put(event)
-        except BaseException as exc:  # noqa: BLE001 - reported to the client as an error event
-            log.exception("chat worker crashed")
-            put(_Crash(exc))
-        finally:
-            # The thread dies with the turn: its own DB connections must go with it.
-            connections.close_all()
-            put(_END)
-
-    thread = threading.Thread(target=work, name="chat-turn", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = await queue.get()
-            if item is _END:
-                return
-            if isinstance(item, _Crash):
-                yield error_event("internal", "内部错误，回答未能完成。")
-                return
-            assert isinstance(item, ChatEvent)
-            yield item
-    finally:
-        cancel.set()

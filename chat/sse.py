@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.core.exceptions import RequestDataTooBig
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
@@ -15,16 +18,25 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
-from chat.events import events_from_thread
+from chat.events import SSE_HEARTBEAT
 from chat.pipeline import ChatInputError, ChatPipeline, ChatTurn
+from chat.runner import HEARTBEAT, ServerBusy, TurnSlot, get_turn_runner
 from chat.serializers import ChatRequestSerializer
 
+log = logging.getLogger(__name__)
+
 pipeline_factory = ChatPipeline
+# Well under the idle timeouts of common proxies (nginx 60 s) and browsers.
+HEARTBEAT_SECONDS = 15.0
+BUSY_RETRY_AFTER_SECONDS = 5
 
 
 def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     """Authenticate (token, or session with CSRF, as DRF does), validate, save the question."""
-    raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
+    try:
+        raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
+    except RequestDataTooBig:
+        return JsonResponse({"error": "request body too large", "code": "body_too_large"}, status=413)
     drf_request = Request(request, authenticators=[TokenAuthentication(), SessionAuthentication()],
                           parsers=[JSONParser()])
     try:
@@ -46,23 +58,58 @@ def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.status)
 
 
+def _prepare_or_unavailable(request: HttpRequest) -> ChatTurn | JsonResponse:
+    try:
+        return _prepare(request)
+    except DatabaseError:
+        # The token lookup or saving the question failed: a JSON answer the client can parse.
+        log.exception("chat: the database failed before the turn started")
+        return JsonResponse({"error": "the database is unavailable; try again shortly", "code": "unavailable"},
+                            status=503)
+
+
+class _TurnResponse(StreamingHttpResponse):
+    """Gives back a slot whose turn never started (the client left before the stream began)."""
+
+    def __init__(self, *args: Any, slot: TurnSlot, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slot = slot
+
+    def close(self) -> None:
+        self._slot.release()
+        super().close()
+
+
 # CSRF is enforced by DRF's SessionAuthentication for cookie sessions only; token clients need none.
 @csrf_exempt
 @require_POST
 async def chat_stream(request: HttpRequest) -> HttpResponse:
-    prepared = await sync_to_async(_prepare)(request)
+    runner = get_turn_runner()
+    try:
+        slot = runner.reserve()  # before anything is saved: a refused turn leaves no trace
+    except ServerBusy as exc:
+        response = JsonResponse({"error": str(exc), "code": "server_busy"}, status=503)
+        response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
+        return response
+    try:
+        prepared = await sync_to_async(_prepare_or_unavailable)(request)
+    except BaseException:
+        slot.release()
+        raise
     if isinstance(prepared, JsonResponse):
+        slot.release()
         return prepared
     turn = prepared
     cancel = threading.Event()
 
     async def body() -> AsyncIterator[bytes]:
-        # Django cancels this generator when the client disconnects; events_from_thread then
-        # sets `cancel` and the worker stops between steps.
-        async for event in events_from_thread(lambda: pipeline_factory().answer(turn, cancel=cancel), cancel):
-            yield event.to_sse()
+        # Django cancels this generator when the client disconnects; the runner then sets
+        # `cancel`, and the turn's model call and steps stop.
+        async for item in runner.stream(slot, lambda: pipeline_factory().answer(turn, cancel=cancel), cancel,
+                                        heartbeat=HEARTBEAT_SECONDS):
+            yield SSE_HEARTBEAT if item is HEARTBEAT else item.to_sse()
 
-    response = StreamingHttpResponse(body(), content_type="text/event-stream; charset=utf-8")
+    response = _TurnResponse(body(), slot=slot, content_type="text/event-stream; charset=utf-8")
     response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # nginx would otherwise hold the stream back
     return response

@@ -137,9 +137,15 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("llm.small_model", "str", "qwen-turbo", "llm", "Cheap model for classification and planning."),
     ConfigKey("memory.extract_model", "str", "qwen-flash", "llm", "Cheapest model: memory extraction, summaries."),
     ConfigKey("llm.temperature", "float", 0.2, "llm", "Sampling temperature of the main model.", minimum=0, maximum=2),
+    ConfigKey("llm.interactive_timeout_seconds", "float", 15.0, "llm",
+              "Timeout of one model call (or one wait between streamed tokens) during a chat turn; "
+              "such calls are retried at most once.", minimum=1, maximum=300),
     # Chat
     ConfigKey("chat.max_message_chars", "int", 4000, "chat", "Longest question a user may send.",
               minimum=1, maximum=100000),
+    ConfigKey("chat.turn_deadline_seconds", "float", 60.0, "chat",
+              "A chat turn that has not finished after this long ends with an llm_timeout error.",
+              minimum=1, maximum=600),
     ConfigKey("chat.direct_read.max_chunks", "int", 12, "chat",
               "Chunks sampled evenly from a selected document for a direct read.", minimum=1, maximum=200),
     ConfigKey("cache.semantic.enabled", "bool", True, "chat", "Reuse answers of near-identical questions."),

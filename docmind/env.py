@@ -68,7 +68,11 @@ def database_config(data_dir: Path) -> dict:
     if scheme not in {"mysql", "mariadb", "sqlite"}:
         raise EnvError("DATABASE_URL", _redact(raw), "scheme must be mysql://, mariadb:// or sqlite://")
     try:
-        config = dj_database_url.parse(raw.replace("mariadb://", "mysql://", 1), conn_max_age=60)
+        # No persistent connections: under ASGI every request and every chat turn runs its ORM
+        # calls in a thread of its own, so a connection kept for reuse is kept by a thread that
+        # never comes back, and MariaDB runs out of connections (Django's docs say the same).
+        # MySQL has no pool in Django; connecting costs about a millisecond on loopback.
+        config = dj_database_url.parse(raw.replace("mariadb://", "mysql://", 1), conn_max_age=0)
     except Exception as exc:  # dj_database_url raises several types for garbage
         raise EnvError("DATABASE_URL", _redact(raw), str(exc)) from None
     if config["ENGINE"] == "django.db.backends.mysql":
@@ -89,6 +93,26 @@ def redis_url() -> str | None:
     if parsed.scheme not in {"redis", "rediss", "unix"} or (parsed.scheme != "unix" and not parsed.hostname):
         raise EnvError("REDIS_URL", _redact(raw), "expected redis://host:port/db")
     return raw
+
+
+def cache_config(redis: str | None) -> dict:
+    """Django CACHES: Redis when configured, else local memory.
+
+    Every cache use in DocMind is best-effort (answer cache, KB version, throttling), so a Redis
+    error reads as a miss and a write is dropped; the error is logged once per outage window by
+    the "docmind.cache" logger (see LOGGING) instead of failing the request.
+    """
+    if not redis:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "docmind"}}
+    return {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": redis,
+            "KEY_PREFIX": "docmind",
+            # Short: during an outage every cache call waits this long before reading as a miss.
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2, "IGNORE_EXCEPTIONS": True},
+        }
+    }
 
 
 def milvus_uri(data_dir: Path) -> str:

@@ -34,6 +34,9 @@ try:
     WEB_SEARCH_ENDPOINT = env.service_endpoint("DOCMIND_WEB_SEARCH")
     MAX_UPLOAD_BYTES = env.env_int("DOCMIND_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024
     INGEST_WORKER = env.env_bool("DOCMIND_INGEST_WORKER", True)
+    # Chat turns run in a bounded thread pool; past workers + queue a new turn is answered "busy".
+    CHAT_TURN_WORKERS = env.env_int("DOCMIND_CHAT_TURN_WORKERS", 16, minimum=1)
+    CHAT_TURN_QUEUE = env.env_int("DOCMIND_CHAT_TURN_QUEUE", 64, minimum=0)
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)
@@ -96,15 +99,10 @@ TEMPLATES = [
     },
 ]
 
+CACHES = env.cache_config(REDIS_URL)
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+DJANGO_REDIS_LOGGER = "docmind.cache"
 if REDIS_URL:
-    CACHES = {
-        "default": {
-            "BACKEND": "django_redis.cache.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "docmind",
-            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 3, "SOCKET_TIMEOUT": 3},
-        }
-    }
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -112,7 +110,6 @@ if REDIS_URL:
         }
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "docmind"}}
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -160,7 +157,10 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DOCMIND_LOG_LEVEL", "INFO")},
+    "filters": {"once_per_outage": {"()": "docmind.logfilters.OncePerWindow", "seconds": 300}},
     "loggers": {
+        # Redis errors the cache ignored: one line per outage, not one per request.
+        "docmind.cache": {"level": "WARNING", "filters": ["once_per_outage"]},
         "jieba": {"level": "WARNING"},
         "milvus_lite": {"level": "WARNING"},
         # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with

@@ -1,6 +1,7 @@
 """Reads of the knowledge base that are more than one ORM line."""
 from __future__ import annotations
 
+import logging
 import time
 
 from django.core.cache import cache
@@ -10,19 +11,27 @@ from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
 
 KB_VERSION_KEY = "kb:version"
 
+cache_log = logging.getLogger("docmind.cache")
+
 
 def kb_version() -> int:
     """A number that changes whenever any document or chunk changes (answer caches key on it).
 
     Versions are microsecond timestamps rather than a counter, so a cache that lost the key
-    starts a new, never-seen version instead of reusing an old one.
+    starts a new, never-seen version instead of reusing an old one. The cache is best-effort:
+    when it fails, the answer is a fresh version, which makes the answer cache miss.
     """
-    version = cache.get(KB_VERSION_KEY)
-    if version is None:
-        version = time.time_ns() // 1000
-        if not cache.add(KB_VERSION_KEY, version, None):
-            version = cache.get(KB_VERSION_KEY, version)
-    return int(version)
+    fresh = time.time_ns() // 1000
+    try:
+        version = cache.get(KB_VERSION_KEY)
+        if version is None:
+            version = fresh
+            if not cache.add(KB_VERSION_KEY, version, None):
+                version = cache.get(KB_VERSION_KEY, version)
+        return int(version)
+    except Exception:  # noqa: BLE001 - a cache must never fail a chat turn
+        cache_log.warning("kb_version: the cache failed; answering a fresh version", exc_info=True)
+        return fresh
 
 
 def document_list(*, domain: str | None = None, status: str | None = None) -> QuerySet[Document]:

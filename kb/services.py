@@ -30,8 +30,14 @@ class IngestError(ValueError):
 
 
 def kb_version_bump() -> None:
-    """Mark the knowledge base as changed (answer caches drop entries made under the old version)."""
-    cache.set(KB_VERSION_KEY, time.time_ns() // 1000, None)
+    """Mark the knowledge base as changed (answer caches drop entries made under the old version).
+
+    Best-effort, like every cache use: the write it follows is committed and stays so.
+    """
+    try:
+        cache.set(KB_VERSION_KEY, time.time_ns() // 1000, None)
+    except Exception:  # noqa: BLE001
+        logging.getLogger("docmind.cache").warning("kb_version_bump: the cache failed", exc_info=True)
 
 
 def _validate_domain(domain: str | None) -> str:
@@ -62,8 +68,9 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
                     user=None) -> tuple[Document, bool]:
     """Store an uploaded file as a pending document; the same content again returns the existing one.
 
-    Re-uploading a document whose ingestion failed queues it again (the failure may have been
-    transient, e.g. the embedding service being down).
+    Re-uploading a document whose ingestion failed stores the new file and queues it again (the
+    failure may have been transient, e.g. the embedding service being down, or the old file lost).
+    Once the row is committed nothing undoes it: the side effects after commit are best-effort.
     """
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)
@@ -78,7 +85,7 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
 
     existing = Document.objects.filter(checksum=checksum).first()
     if existing is not None:
-        return _existing(existing), False
+        return _existing(existing, uploaded_file, name), False
     document = Document(title=title, file_type=file_type, domain=domain, checksum=checksum, size=size,
                         uploaded_by=user if user is not None and user.is_authenticated else None)
     document.file.save(name, uploaded_file, save=False)
@@ -86,23 +93,36 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
         with transaction.atomic():
             document.save()
             knowledge_domain_refresh(domain_id=domain)
-            transaction.on_commit(_after_change)
+            # robust: a failing hook (cache down) is logged and must not reach the handler below,
+            # which would delete the file of a row that is already committed.
+            transaction.on_commit(_after_change, robust=True)
     except IntegrityError:
         # Two uploads of the same file raced: the other one won; keep its row, drop our copy of the file.
         document.file.delete(save=False)
-        return _existing(Document.objects.get(checksum=checksum)), False
+        return _existing(Document.objects.get(checksum=checksum), uploaded_file, name), False
     except Exception:
         document.file.delete(save=False)
         raise
     return document, True
 
 
-def _existing(document: Document) -> Document:
-    if document.status == DocumentStatus.FAILED:
-        Document.objects.filter(pk=document.pk, status=DocumentStatus.FAILED).update(
-            status=DocumentStatus.PENDING, progress=0, error="", attempts=0)
-        document.refresh_from_db()
-        transaction.on_commit(_after_change)
+def _existing(document: Document, uploaded_file: File, name: str) -> Document:
+    """The document already stored with this content; a failed one takes the new file and is queued again."""
+    if document.status != DocumentStatus.FAILED:
+        return document
+    storage = document.file.storage
+    old_name = document.file.name
+    # A new name: the old file may be missing or damaged, and is removed only after the row points away from it.
+    new_name = storage.save(document.file.field.generate_filename(document, name), uploaded_file)
+    requeued = Document.objects.filter(pk=document.pk, status=DocumentStatus.FAILED).update(
+        file=new_name, status=DocumentStatus.PENDING, progress=0, error="", attempts=0)
+    if not requeued:  # another upload requeued it first; its file stands
+        storage.delete(new_name)
+    elif old_name and old_name != new_name:
+        transaction.on_commit(lambda: storage.delete(old_name), robust=True)
+    document.refresh_from_db()
+    if requeued:
+        transaction.on_commit(_after_change, robust=True)
     return document
 
 
@@ -134,9 +154,9 @@ def document_delete(*, document: Document) -> None:
     with transaction.atomic():
         document.delete()
         knowledge_domain_refresh(domain_id=domain)
-        transaction.on_commit(lambda: _purge_index(document_id, file))
-        transaction.on_commit(lambda: _knowledge_map_changed(domain))
-        transaction.on_commit(_after_change)
+        transaction.on_commit(lambda: _purge_index(document_id, file), robust=True)
+        transaction.on_commit(lambda: _knowledge_map_changed(domain), robust=True)
+        transaction.on_commit(_after_change, robust=True)
 
 
 def _purge_index(document_id: int, file) -> None:
@@ -185,7 +205,7 @@ def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
     with transaction.atomic():
         updated = Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
             status=DocumentStatus.READY, progress=100, error="", updated_at=timezone.now())
-        transaction.on_commit(kb_version_bump)
+        transaction.on_commit(kb_version_bump, robust=True)
     return updated == 1
 
 
@@ -196,7 +216,7 @@ def document_mark_failed(*, document_id: int, reason: str) -> None:
         domain = Document.objects.filter(pk=document_id).values_list("domain", flat=True).first()
         if updated and domain:
             knowledge_domain_refresh(domain_id=domain)
-        transaction.on_commit(_after_change)
+        transaction.on_commit(_after_change, robust=True)
 
 
 def document_claim(*, document_id: int) -> bool:

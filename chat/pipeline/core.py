@@ -14,7 +14,7 @@ from chat.pipeline import payloads, steps
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
 from config_admin.conf import ai_config
-from docmind.llm.base import LlmError, LlmTimeout, LlmUnavailable
+from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ class ChatPipeline:
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
         try:
             yield from self._answer(turn, cancel)
-        except TurnCancelled:
+        except (TurnCancelled, LlmCancelled):
             saved = finish_turn(turn, status=MessageStatus.CANCELLED, error="cancelled")
             yield error_event("cancelled", "已取消。", message_id=saved.pk, **turn.ids())
         except LlmTimeout:

@@ -14,6 +14,10 @@ class LlmTimeout(LlmError):
     """The model did not answer (or stopped streaming) within the client timeout."""
 
 
+class LlmCancelled(LlmError):
+    """The caller's turn was cancelled (the client left) while the call was waiting."""
+
+
 class LlmUnavailable(LlmError):
     """5xx replies or connection failures that persisted after the bounded retries."""
 
@@ -46,7 +50,9 @@ class ChatModel(Protocol):
     - ``complete`` returns the whole reply. Tool calls are returned, never executed: the caller
       runs its own bounded loop.
     - ``stream`` yields content deltas (non-empty strings) as they arrive.
-    - Both raise ``LlmTimeout`` when the call (or a stream between deltas) exceeds the timeout,
+    - Both raise ``LlmTimeout`` when the call (or a stream between deltas) exceeds the timeout or
+      the current call budget's deadline (``docmind.llm.budget``), ``LlmCancelled`` when the
+      budget's turn is cancelled,
       ``LlmUnavailable`` on 5xx / connection failures after bounded retries, and ``LlmError``
       for anything else (4xx, malformed reply). They never raise other exception types.
     """

@@ -8,13 +8,19 @@ from typing import Any
 import httpx2
 import openai
 
-from docmind.llm.base import ChatReply, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+from docmind.llm.budget import current_budget
+from docmind.llm.transport import budgeted_http_client
 
 logger = logging.getLogger(__name__)
 
 
 class OpenAIChatModel:
-    """Sync openai client; tool calls are returned to the caller, never executed by the SDK."""
+    """Sync openai client; tool calls are returned to the caller, never executed by the SDK.
+
+    Inside a ``call_budget`` (a chat turn) each call's timeout is bounded by the time left, retries
+    are capped by the budget, and a cancel or a passed deadline ends even a silent connection.
+    """
 
     def __init__(self, *, base_url: str, api_key: str, timeout: float, max_retries: int = 2) -> None:
         if timeout <= 0:
@@ -26,7 +32,8 @@ class OpenAIChatModel:
         self.base_url = base_url
         self.timeout = timeout
         self.max_retries = max_retries
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries)
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
+                                     http_client=budgeted_http_client(timeout=timeout))
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIChatModel(base_url={self.base_url!r}, timeout={self.timeout})"
@@ -37,7 +44,7 @@ class OpenAIChatModel:
         if tools:
             kwargs["tools"] = tools
         with _mapped_errors(model):
-            response = self._client.chat.completions.create(messages=messages, **kwargs)
+            response = self._bounded_client().chat.completions.create(messages=messages, **kwargs)
             if not response.choices:
                 raise LlmError(f"{model}: reply without choices")
             choice = response.choices[0]
@@ -51,7 +58,7 @@ class OpenAIChatModel:
     def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
                max_tokens: int | None = None) -> Iterator[str]:
         with _mapped_errors(model):
-            response = self._client.chat.completions.create(messages=messages, stream=True,
+            response = self._bounded_client().chat.completions.create(messages=messages, stream=True,
                                                             **_params(model, temperature, max_tokens))
             try:
                 for chunk in response:
@@ -60,6 +67,20 @@ class OpenAIChatModel:
                             yield choice.delta.content
             finally:
                 response.close()  # a consumer that stops early must not leak the connection
+
+
+    def _bounded_client(self) -> openai.OpenAI:
+        budget = current_budget()
+        if budget is None:
+            return self._client
+        if budget.cancelled:
+            raise LlmCancelled("the chat turn was cancelled")
+        left = budget.remaining()
+        if left <= 0:
+            raise LlmTimeout("the chat turn's deadline passed")
+        timeout = min(self.timeout, left, budget.call_timeout or left)
+        return self._client.with_options(timeout=timeout,
+                                         max_retries=min(self.max_retries, budget.max_retries))
 
 
 def _params(model: str, temperature: float, max_tokens: int | None) -> dict[str, Any]:
@@ -81,6 +102,12 @@ class _mapped_errors:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
         if exc is None or isinstance(exc, LlmError | GeneratorExit):
             return False
+        # The budget ended the request (see docmind.llm.transport): say why, not "connection failed".
+        budget = current_budget()
+        if budget is not None and budget.cancelled:
+            raise LlmCancelled(f"{self.model}: cancelled") from exc
+        if budget is not None and budget.expired:
+            raise LlmTimeout(f"{self.model}: the chat turn's deadline passed") from exc
         # Mid-stream failures surface as raw transport errors: the SDK only wraps the request itself.
         if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
             raise LlmTimeout(f"{self.model}: timed out") from exc

@@ -1,0 +1,211 @@
+"""Runs chat turns in a bounded thread pool and bridges their events to the event loop.
+
+The pipeline is synchronous (ORM, model client, retrieval), so each turn runs in a pool thread.
+The pool is bounded twice: `workers` threads run turns, at most `queue` more wait for one, and a
+turn past that is refused at once (`ServerBusy`: SSE 503, WebSocket `server_busy`) rather than
+piling up threads and database connections. A reserved slot is held until the turn's thread is
+really done, so a client that leaves cannot make room for more threads than the bound.
+
+While a turn runs, the bridge
+- yields `HEARTBEAT` when nothing happened for `heartbeat` seconds (SSE writes a comment line);
+- runs the model calls inside a call budget (docmind.llm.budget): the turn's deadline, a short
+  per-call timeout, at most one retry, and the cancel flag, so a silent model cannot hold the
+  thread after the client left or the deadline passed;
+- ends the stream with an `llm_timeout` error if the turn overruns its deadline anyway;
+- closes the thread's database connections when the turn ends (pool threads are reused).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from django.conf import settings
+from django.db import close_old_connections, connections
+
+from chat.events import ChatEvent, error_event
+from docmind.llm.budget import call_budget
+
+log = logging.getLogger(__name__)
+
+# After the deadline the pipeline gets this long to end with its own error event (which names the
+# saved message) before the bridge gives up on it.
+DEADLINE_GRACE_SECONDS = 2.0
+TIMEOUT_MESSAGE = "回答超时：模型在规定时间内没有完成，请稍后重试。你的问题已保存。"
+BUSY_MESSAGE = "服务器繁忙：同时进行的回答已达上限，请稍后重试。"
+
+
+class ServerBusy(Exception):
+    """Every worker is busy and the waiting line is full."""
+
+
+class _Heartbeat:
+    def __repr__(self) -> str:
+        return "HEARTBEAT"
+
+
+HEARTBEAT: Final = _Heartbeat()
+
+
+@dataclass(frozen=True)
+class TurnLimits:
+    deadline_seconds: float
+    call_timeout_seconds: float
+
+
+def turn_limits() -> TurnLimits:
+    """Read in the turn's thread: the config accessor may query the database."""
+    from config_admin.conf import ai_config
+
+    return TurnLimits(deadline_seconds=float(ai_config.get("chat.turn_deadline_seconds")),
+                      call_timeout_seconds=float(ai_config.get("llm.interactive_timeout_seconds")))
+
+
+class TurnSlot:
+    """A reservation in the runner; released exactly once, by the turn's thread or by `release()`."""
+
+    def __init__(self, runner: TurnRunner) -> None:
+        self._runner = runner
+        self._lock = threading.Lock()
+        self._released = False
+        self._submitted = False
+
+    def release(self) -> None:
+        """Give the slot back unless a thread owns it now (that thread gives it back when done)."""
+        with self._lock:
+            if self._submitted or self._released:
+                return
+            self._released = True
+        self._runner._free()
+
+    def _hand_to_thread(self) -> None:
+        with self._lock:
+            if self._released:
+                raise RuntimeError("this turn slot was already released")
+            self._submitted = True
+
+    def _thread_done(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self._runner._free()
+
+
+@dataclass(frozen=True)
+class _Started:
+    deadline: float  # loop time
+
+
+@dataclass(frozen=True)
+class _Crash:
+    exc: BaseException
+
+
+_END = object()
+
+
+class TurnRunner:
+    def __init__(self, *, workers: int, queue: int,
+                 limits: Callable[[], TurnLimits] = turn_limits) -> None:
+        if workers <= 0:
+            raise ValueError("workers must be positive")
+        if queue < 0:
+            raise ValueError("queue must be >= 0")
+        self.capacity = workers + queue
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chat-turn")
+        self._limits = limits
+        self._lock = threading.Lock()
+        self._in_flight = 0
+
+    def in_flight(self) -> int:
+        """Turns reserved, queued or running (a cancelled turn counts until its thread is done)."""
+        with self._lock:
+            return self._in_flight
+
+    def reserve(self) -> TurnSlot:
+        with self._lock:
+            if self._in_flight >= self.capacity:
+                raise ServerBusy(BUSY_MESSAGE)
+            self._in_flight += 1
+        return TurnSlot(self)
+
+    def _free(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    async def stream(self, slot: TurnSlot, produce: Callable[[], Iterator[ChatEvent]], cancel: threading.Event,
+                     *, heartbeat: float | None = None) -> AsyncIterator[ChatEvent | _Heartbeat]:
+        """Run `produce` in the pool and yield its events here; leaving the loop early sets `cancel`."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[object] = asyncio.Queue()
+
+        def put(item: object) -> None:
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, item)
+            except RuntimeError:  # the loop is gone: nobody listens any more
+                cancel.set()
+
+        def work() -> None:
+            try:
+                close_old_connections()
+                limits = self._limits()
+                put(_Started(loop.time() + limits.deadline_seconds))
+                with call_budget(seconds=limits.deadline_seconds, cancel=cancel, max_retries=1,
+                                 call_timeout=limits.call_timeout_seconds):
+                    for event in produce():
+                        put(event)
+            except BaseException as exc:  # noqa: BLE001 - reported to the client as an error event
+                log.exception("chat worker crashed")
+                put(_Crash(exc))
+            finally:
+                # Pool threads are reused: the turn's connections must not outlive it.
+                connections.close_all()
+                slot._thread_done()
+                put(_END)
+
+        slot._hand_to_thread()
+        try:
+            self._executor.submit(work)
+        except RuntimeError:  # the executor is shut down (process exiting)
+            slot._thread_done()
+            raise
+        deadline: float | None = None
+        try:
+            while True:
+                wait = heartbeat
+                if deadline is not None:
+                    left = deadline + DEADLINE_GRACE_SECONDS - loop.time()
+                    if left <= 0:
+                        log.warning("chat turn overran its deadline; ending the stream")
+                        yield error_event("llm_timeout", TIMEOUT_MESSAGE)
+                        return
+                    wait = left if wait is None else min(wait, left)
+                try:
+                    item = await asyncio.wait_for(queue.get(), timeout=wait)
+                except TimeoutError:
+                    if heartbeat is not None:
+                        yield HEARTBEAT
+                    continue
+                if item is _END:
+                    return
+                if isinstance(item, _Started):
+                    deadline = item.deadline
+                    continue
+                if isinstance(item, _Crash):
+                    yield error_event("internal", "内部错误，回答未能完成。")
+                    return
+                assert isinstance(item, ChatEvent)
+                yield item
+        finally:
+            cancel.set()
+
+
+@lru_cache(maxsize=1)
+def get_turn_runner() -> TurnRunner:
+    return TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE)
