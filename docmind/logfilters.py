@@ -18,6 +18,11 @@ class OncePerWindow(logging.Filter):
         self._last: dict[str, float] = {}
         self._dropped: dict[str, int] = {}
 
+    def reset(self) -> None:
+        with self._lock:
+            self._last.clear()
+            self._dropped.clear()
+
     def filter(self, record: logging.LogRecord) -> bool:
         now = time.monotonic()
         with self._lock:

@@ -70,3 +70,34 @@ def editor_client(kb_editor) -> APIClient:
 @pytest.fixture
 def admin_client_api(admin_user) -> APIClient:
     return _client_for(admin_user)
+
+
+@pytest.fixture
+def own_redis(settings):
+    """A redis-server this test starts and may stop, wired in as the cache and channel layer.
+
+    Not the shared Redis of REDIS_URL: stopping that one would break every other test.
+    """
+    import logging
+
+    from channels.layers import channel_layers
+
+    from docmind import env
+    from tests.redis_server import RedisServer
+
+    try:
+        server = RedisServer().start()
+    except FileNotFoundError:
+        if require_services():
+            pytest.fail("redis-server is not installed, but DOCMIND_REQUIRE_SERVICES=1")
+        pytest.skip("redis-server is not installed")
+    settings.CACHES = env.cache_config(server.url)
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                                           "CONFIG": {"hosts": [server.url], "prefix": "docmind"}}}
+    for log_filter in logging.getLogger("docmind.cache").filters:
+        getattr(log_filter, "reset", lambda: None)()
+    try:
+        yield server
+    finally:
+        channel_layers.backends.clear()
+        server.cleanup()
