@@ -28,7 +28,8 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     web = get_web_search()
     embedder = get_embedder()
     docs = KbDocSearch(searcher=get_searcher(), embed_query=embedder.embed_query, candidate_k=params.candidate_k,
-                       vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k)
+                       vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
+                       on_worker_thread=close_old_connections)
     sandbox = None
     if snapshot["sandbox.enabled"]:
         sandbox = PythonSandbox(timeout_seconds=float(snapshot["sandbox.timeout_seconds"]),

@@ -29,11 +29,13 @@ class KbDocSearch:
     """B's hybrid gather + RRF for searchDocs, A's lexical search for keywordSearch."""
 
     def __init__(self, *, searcher: ChunkSearcher, embed_query: Callable[[str], np.ndarray], candidate_k: int = 30,
-                 vector_weight: float = 1.0, bm25_weight: float = 1.0, rrf_k: int = 60) -> None:
+                 vector_weight: float = 1.0, bm25_weight: float = 1.0, rrf_k: int = 60,
+                 on_worker_thread: Callable[[], None] | None = None) -> None:
         if candidate_k <= 0:
             raise ValueError("candidate_k must be positive")
         self._searcher = searcher
-        self._gatherer = HybridGatherer(searcher=searcher, embed_query=embed_query, candidate_k=candidate_k)
+        self._gatherer = HybridGatherer(searcher=searcher, embed_query=embed_query, candidate_k=candidate_k,
+                                        on_worker_thread=on_worker_thread)
         self._fuser = RrfFuser(weights={"vector": vector_weight, "bm25": bm25_weight}, rrf_k=rrf_k)
 
     def hybrid(self, query: str, *, k: int, domains: Sequence[str] | None = None) -> list[ScoredChunk]:

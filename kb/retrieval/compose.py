@@ -25,9 +25,10 @@ def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None =
     params = RetrievalParams.from_config(snapshot, top_k=top_k)
     embedder = get_embedder()
     hyde = HydeExpander(embedder=embedder, write_answer=hyde_writer) if hyde_writer is not None else None
-    # Pool threads outlive requests: drop their DB connection when the server closed it (MySQL wait_timeout).
+    # Pool threads outlive requests: around each branch, drop the thread's DB connection (CONN_MAX_AGE=0),
+    # so an idle pool holds none and a server-side close (MySQL wait_timeout) is never met.
     return OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params,
-                            web=web, hyde=hyde, before_branch=close_old_connections)
+                            web=web, hyde=hyde, on_worker_thread=close_old_connections)
 
 
 def build_evidence_finisher(snapshot: Mapping[str, Any], *, top_k: int | None = None,

@@ -40,15 +40,16 @@ class HybridGatherer:
     """Runs "embed the query, then vector search" alongside BM25, so BM25 overlaps the embedding."""
 
     def __init__(self, *, searcher: ChunkSearcher, embed_query: Callable[[str], np.ndarray], candidate_k: int,
-                 executor: Executor | None = None, before_branch: Callable[[], None] | None = None) -> None:
+                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
         if candidate_k <= 0:
             raise ValueError("candidate_k must be positive")
         self._searcher = searcher
         self._embed_query = embed_query
         self._k = candidate_k
         self._executor = executor or _POOL
-        # Run in the pool thread before BM25 (the composition layer drops stale DB connections there).
-        self._before_branch = before_branch
+        # Run in the pool thread before and after BM25: pool threads outlive requests, so the composition
+        # layer drops the thread's DB connection there instead of leaving it open while the thread idles.
+        self._on_worker_thread = on_worker_thread
 
     def run(self, *, query: str, domains: Sequence[str] | None = None,
             document_ids: Sequence[int] | None = None) -> GatherResult:
@@ -64,12 +65,16 @@ class HybridGatherer:
             return vector, hits
 
         def lexical_branch() -> list[ScoredChunk]:
-            if self._before_branch is not None:
-                self._before_branch()
-            start = time.perf_counter()
-            hits = self._searcher.lexical_search(query, k=self._k, domains=domains, document_ids=document_ids)
-            timings["bm25"] = _ms(start)
-            return hits
+            if self._on_worker_thread is not None:
+                self._on_worker_thread()
+            try:
+                start = time.perf_counter()
+                hits = self._searcher.lexical_search(query, k=self._k, domains=domains, document_ids=document_ids)
+                timings["bm25"] = _ms(start)
+                return hits
+            finally:
+                if self._on_worker_thread is not None:
+                    self._on_worker_thread()
 
         lexical_future = self._executor.submit(lexical_branch)
         notes: list[str] = []

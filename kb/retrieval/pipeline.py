@@ -48,13 +48,13 @@ def build_finisher(*, params: RetrievalParams, searcher: VectorLookup | ParentLo
 class OneShotRetriever:
     def __init__(self, *, searcher: SearchBackend, embedder: Embedder, reranker: Reranker,
                  params: RetrievalParams | None = None, web: WebSearcher | None = None,
-                 hyde: HydeExpander | None = None, before_branch: Callable[[], None] | None = None) -> None:
+                 hyde: HydeExpander | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
         self._searcher = searcher
         self._embedder = embedder
         self._reranker = reranker
         self._params = params or RetrievalParams()
         self._web = web
-        self._before_branch = before_branch
+        self._on_worker_thread = on_worker_thread
         # HyDE only when the flag is on and a writer was given (offline there is none).
         self._hyde = hyde if self._params.hyde_enabled else None
         self._fuser = RrfFuser(weights={"vector": self._params.vector_weight, "bm25": self._params.bm25_weight},
@@ -71,7 +71,7 @@ class OneShotRetriever:
         begin = time.perf_counter()
         k = top_k or self._params.top_k
         gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
-                                  candidate_k=max(self._params.candidate_k, k), before_branch=self._before_branch)
+                                  candidate_k=max(self._params.candidate_k, k), on_worker_thread=self._on_worker_thread)
         gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
         start = time.perf_counter()
         fused = self._fuser.run(lists={"vector": gathered.vector, "bm25": gathered.lexical})
