@@ -54,6 +54,10 @@ class LiveServer:
     port: int = field(default_factory=free_port)
     process: subprocess.Popen | None = None
     log_path: Path | None = None
+    # The checkout to serve (a benchmark may compare another commit) and variables to add, e.g. a
+    # DATABASE_URL naming a throw-away database.
+    root: Path = ROOT
+    extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -63,11 +67,12 @@ class LiveServer:
         env = {k: v for k, v in os.environ.items()
                if k not in ("DATABASE_URL", "REDIS_URL", "OPENAI_API_KEY", "DJANGO_SETTINGS_MODULE")}
         env.update(DOCMIND_DATA_DIR=str(self.data_dir), DOCMIND_INGEST_WORKER="false", PYTHONUNBUFFERED="1")
+        env.update(self.extra_env)
         return env
 
     def prepare(self, texts: list[dict] | None = None, timeout: float = 900) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        run = dict(cwd=ROOT, env=self.env(), capture_output=True, text=True, timeout=timeout)
+        run = dict(cwd=self.root, env=self.env(), capture_output=True, text=True, timeout=timeout)
         done = subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], **run)
         if done.returncode:
             raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
@@ -81,7 +86,7 @@ class LiveServer:
         log = open(self.log_path, "w")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
             [PYTHON, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port), "docmind.asgi:application"],
-            cwd=ROOT, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
+            cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
