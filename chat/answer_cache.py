@@ -19,6 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 
 log = logging.getLogger(__name__)
+# Cache failures go to the logger that settings.LOGGING limits to one line per outage.
+cache_log = logging.getLogger("docmind.cache")
 
 
 class QueryEmbedder(Protocol):
@@ -111,13 +113,13 @@ class SemanticAnswerCache:
             # Newest last; the oldest entries fall off so that one user's key stays small.
             self._backend.set(key, entries[-self._max_entries:], timeout=self._ttl)
         except Exception:  # noqa: BLE001
-            log.warning("answer cache: store failed", exc_info=True)
+            cache_log.warning("answer cache: store failed", exc_info=True)
 
     def _entries(self, user_id: int, kb_version: int, scope: str) -> list[dict[str, Any]]:
         try:
             got = self._backend.get(self.key(user_id=user_id, kb_version=kb_version, scope=scope))
         except Exception:  # noqa: BLE001 - Redis down means a miss, not a failed answer
-            log.warning("answer cache: read failed", exc_info=True)
+            cache_log.warning("answer cache: read failed", exc_info=True)
             return []
         return got if isinstance(got, list) else []
 

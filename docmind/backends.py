@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from functools import lru_cache
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from django.conf import settings
@@ -14,7 +14,34 @@ if TYPE_CHECKING:
     from docmind.vectorstore import VectorStore
     from docmind.websearch import WebSearch
 
-_lock = threading.Lock()
+
+class built_once[T]:  # noqa: N801 - used as a decorator, like functools.lru_cache
+    """A lazily built process-wide backend that concurrent first callers build exactly once.
+
+    functools.lru_cache lets every caller that arrives before the first build finishes run the
+    build too: under a burst of chat turns right after start-up that created the Milvus lexical
+    collection several times at once (and failed those turns).
+    """
+
+    def __init__(self, build: Callable[[], T]) -> None:
+        self._build = build
+        self._lock = threading.Lock()
+        self._built = False
+        self._value: T | None = None
+        self.__doc__ = build.__doc__
+        self.__name__ = build.__name__
+
+    def __call__(self) -> T:
+        if not self._built:
+            with self._lock:
+                if not self._built:
+                    self._value = self._build()
+                    self._built = True
+        return self._value  # type: ignore[return-value]
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._built, self._value = False, None
 
 
 def llm_is_remote() -> bool:
@@ -22,30 +49,29 @@ def llm_is_remote() -> bool:
     return bool(settings.OPENAI_API_KEY)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_embedder() -> Embedder:
     from docmind.embeddings import build_embedder
 
     return build_embedder(settings.EMBEDDING_ENDPOINT)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_vector_store() -> VectorStore:
     from docmind.vectorstore import MilvusVectorStore
 
     embedder = get_embedder()
-    with _lock:
-        return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
+    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_reranker() -> Reranker:
     from docmind.rerank import build_reranker
 
     return build_reranker(settings.RERANK_ENDPOINT)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_chat_model() -> ChatModel | None:
     """The remote model, or None in offline mode (stages then use their deterministic fallback)."""
     if not llm_is_remote():
@@ -56,7 +82,7 @@ def get_chat_model() -> ChatModel | None:
                            timeout=settings.LLM_TIMEOUT_SECONDS)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_web_search() -> WebSearch | None:
     """The configured web search provider, or None (off by default: no URL, no web search)."""
     endpoint = settings.WEB_SEARCH_ENDPOINT

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
+from docmind.backends import built_once
 from docmind.vectorstore import VectorStore
 from kb.lexical import LexicalIndex, MilvusLexicalIndex
 from kb.models import Chunk, ChunkLevel, DocumentStatus
@@ -87,7 +87,7 @@ def _int_ids(chunk_ids: Sequence[str]) -> list[int]:
     return [int(c) for c in chunk_ids if str(c).isdigit()]
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_lexical_index() -> MilvusLexicalIndex:
     from docmind.backends import get_vector_store
 
@@ -96,7 +96,7 @@ def get_lexical_index() -> MilvusLexicalIndex:
     return MilvusLexicalIndex(client=store.client, in_process=store.is_lite)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_searcher() -> KbSearcher:
     from docmind.backends import get_vector_store
 
