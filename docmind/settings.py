@@ -166,5 +166,8 @@ LOGGING = {
         # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with
         # "not implemented" and grpc logs a traceback for it; the flush itself succeeds.
         "grpc._server": {"level": "CRITICAL"},
+        # faiss (milvus-lite's index library) announces each CPU variant it fails to load at INFO,
+        # with an exception text that reads like an error; only its warnings matter.
+        "faiss.loader": {"level": "WARNING"},
     },
 }
