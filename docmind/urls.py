@@ -2,6 +2,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
 
@@ -16,6 +17,8 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/kb/", include("kb.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
