@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
+from kb import reader
 
 admin.site.site_header = "DocMind administration"
 admin.site.site_title = "DocMind"
@@ -19,6 +20,8 @@ urlpatterns = [
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),
+    path("documents/<int:pk>/", reader.document_reader, name="kb-document-reader"),
     path("api/kb/", include("kb.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
