@@ -12,10 +12,10 @@
     messages: $("messages"), welcome: $("welcome"), input: $("input"), send: $("send"),
     cancel: $("cancel"), form: $("composer"), convList: $("conv-list"), convEmpty: $("conv-empty"),
     title: $("chat-title"), picker: $("doc-picker"), conn: $("conn"), docNote: $("doc-note"),
-    charCount: $("char-count"), sidebar: $("sidebar"),
+    charCount: $("char-count"), sidebar: $("sidebar"), lengthWarning: $("length-warning"),
   };
   const maxChars = parseInt(app.dataset.maxChars || "4000", 10);
-  const state = { ws: null, conversationId: null, streaming: false, turn: null, retry: 0, queued: null };
+  const state = { ws: null, conversationId: null, streaming: false, turn: null, retry: 0, queued: null, follow: true };
 
   // ---------- DOM helpers ----------
   function el(tag, cls, text) {
@@ -28,10 +28,24 @@
     const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return m ? decodeURIComponent(m[1]) : "";
   }
-  function scrollToBottom(force) {
+  // The view follows a streaming answer to its end unless the reader scrolls up to read something
+  // else; scrolling back to the bottom (or sending a question) resumes following.
+  function atBottom() {
     const box = els.messages;
-    const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
-    if (force || near) box.scrollTop = box.scrollHeight;
+    return box.scrollHeight - box.scrollTop - box.clientHeight < 48;
+  }
+  function scrollToBottom(force) {
+    if (force) state.follow = true;
+    if (!state.follow) return;
+    const box = els.messages;
+    box.scrollTop = box.scrollHeight;
+    // Late layout (sources, badges, fonts) can still grow the answer after this frame.
+    requestAnimationFrame(() => { if (state.follow) box.scrollTop = box.scrollHeight; });
+  }
+  function onReaderScroll(ev) {
+    if (ev.type === "wheel" && ev.deltaY < 0) state.follow = false;
+    else if (ev.type === "keydown" && ["PageUp", "ArrowUp", "Home"].includes(ev.key)) state.follow = false;
+    else if (atBottom()) state.follow = true;
   }
 
   // Safe Markdown lives in chat-markdown.js; citations become links to this turn's source cards.
@@ -64,11 +78,118 @@
   function addUserMessage(text) {
     hideWelcome();
     const row = el("div", "msg msg-user");
+    row.dataset.question = text;
     const bubble = el("div", "bubble");
     renderMarkdown(bubble, text, null);
-    row.appendChild(bubble);
+    const tools = el("div", "msg-actions user-actions");
+    const edit = actionButton("编辑", "编辑后重新发送", () => editQuestion(text));
+    edit.classList.add("edit-btn");
+    tools.appendChild(edit);
+    row.append(bubble, tools);
     els.messages.appendChild(row);
     scrollToBottom(true);
+  }
+
+  function editQuestion(text) {
+    if (state.streaming) return;
+    els.input.value = text;
+    autosize();
+    els.input.focus();
+    els.input.setSelectionRange(text.length, text.length);
+  }
+
+  function actionButton(label, title, onClick) {
+    const b = el("button", "action-btn", label);
+    b.type = "button";
+    b.title = title;
+    b.setAttribute("aria-label", title);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // ---------- answer actions: copy, regenerate, feedback ----------
+  async function copyText(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (e) {
+      // Older browsers and some embedded views: the selection-based copy still works there.
+      const area = el("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed"; area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      const ok = document.execCommand("copy");
+      area.remove();
+      return ok;
+    }
+  }
+
+  function addAnswerActions(turn, messageId, question, feedback) {
+    if (turn.actions) turn.actions.remove();
+    const bar = el("div", "msg-actions answer-actions");
+    turn.actions = bar;
+    const copy = actionButton("复制", "复制回答", async () => {
+      const ok = await copyText(turn.text);
+      copy.textContent = ok ? "已复制" : "复制失败";
+      setTimeout(() => { copy.textContent = "复制"; }, 1500);
+    });
+    copy.classList.add("copy-btn");
+    bar.appendChild(copy);
+    if (question) {
+      const again = actionButton("重新生成", "再回答一次这个问题", () => { if (!state.streaming) startTurn(question); });
+      again.classList.add("regenerate-btn");
+      bar.appendChild(again);
+    }
+    if (messageId) {
+      const up = actionButton("👍", "有帮助", () => sendFeedback(turn, messageId, "up", ""));
+      const down = actionButton("👎", "没有帮助", () => toggleFeedbackForm(turn, messageId));
+      up.classList.add("fb-up"); down.classList.add("fb-down");
+      turn.feedbackButtons = { up, down };
+      bar.append(up, down);
+    }
+    turn.row.appendChild(bar);
+    showFeedback(turn, feedback);
+  }
+
+  function showFeedback(turn, feedback) {
+    if (!turn.feedbackButtons) return;
+    const rating = feedback ? feedback.rating : "";
+    turn.feedbackButtons.up.classList.toggle("chosen", rating === "up");
+    turn.feedbackButtons.down.classList.toggle("chosen", rating === "down");
+    turn.feedbackButtons.up.setAttribute("aria-pressed", String(rating === "up"));
+    turn.feedbackButtons.down.setAttribute("aria-pressed", String(rating === "down"));
+  }
+
+  function toggleFeedbackForm(turn, messageId) {
+    if (turn.feedbackForm) { turn.feedbackForm.remove(); turn.feedbackForm = null; return; }
+    const form = el("form", "feedback-form");
+    const area = el("textarea");
+    area.rows = 2; area.maxLength = 2000;
+    area.placeholder = "哪里不对？（可选）";
+    area.setAttribute("aria-label", "反馈意见");
+    const send = el("button", "primary", "提交反馈");
+    send.type = "submit";
+    form.append(area, send);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      if (await sendFeedback(turn, messageId, "down", area.value)) { form.remove(); turn.feedbackForm = null; }
+    });
+    turn.feedbackForm = form;
+    turn.row.appendChild(form);
+    area.focus();
+  }
+
+  async function sendFeedback(turn, messageId, rating, comment) {
+    const res = await fetch("/api/messages/" + messageId + "/feedback/", {
+      method: "PUT", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ rating, comment }),
+    }).catch(() => null);
+    if (!res || !res.ok) { showError(turn, "反馈没有保存，请稍后再试。"); return false; }
+    showFeedback(turn, await res.json());
+    return true;
   }
 
   function addAssistantTurn() {
@@ -114,20 +235,45 @@
     for (const s of turn.sources) {
       const card = el("article", "source-card");
       card.dataset.index = String(s.index);
-      card.id = "";
       const head = el("header", "source-head");
       head.appendChild(el("span", "source-num", s.index));
       const isWeb = s.source === "WEB";
       head.appendChild(el("span", "kind " + (isWeb ? "kind-web" : "kind-kb"), isWeb ? "WEB" : "KB"));
-      const title = el(isWeb && s.url ? "a" : "span", "source-title", s.document_title || s.url || "未命名");
-      if (isWeb && s.url && /^https?:\/\//i.test(s.url)) { title.href = s.url; title.target = "_blank"; title.rel = "noopener noreferrer"; }
+      const name = s.document_title || s.url || "未命名";
+      const href = sourceHref(s);
+      const title = el(href ? "a" : "span", "source-title", name);
+      title.title = name;
+      if (href) {
+        title.href = href; title.target = "_blank"; title.rel = "noopener noreferrer";
+        card.classList.add("openable");
+        card.addEventListener("click", (ev) => { if (!ev.target.closest("a")) window.open(href, "_blank", "noopener"); });
+      }
       head.appendChild(title);
       if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
       card.appendChild(head);
-      const snippet = String(s.content || "");
+      const snippet = plainSnippet(s.content);
       card.appendChild(el("p", "source-snippet", snippet.length > 280 ? snippet.slice(0, 280) + "…" : snippet));
       turn.sourcesBox.appendChild(card);
     }
+  }
+
+  // A KB source opens the document reader at the cited passage; a web source opens its page.
+  function sourceHref(s) {
+    if (s.source === "WEB") return s.url && /^https?:\/\//i.test(s.url) ? s.url : "";
+    if (s.document_id === undefined || s.document_id === null || !/^\d+$/.test(String(s.document_id))) return "";
+    const chunk = /^\d+$/.test(String(s.chunk_id || "")) ? "?chunk=" + s.chunk_id : "";
+    return "/documents/" + s.document_id + "/" + chunk + "#cited";
+  }
+
+  // Cards show text, not Markdown source: heading marks, emphasis and list bullets are dropped.
+  function plainSnippet(text) {
+    return String(text || "")
+      .replace(/^\s{0,3}#{1,6}\s+/gm, "")
+      .replace(/^\s*>\s?/gm, "")
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "")
+      .replace(/(\*\*|__|`)/g, "")
+      .replace(/\s*\n\s*/g, " ")
+      .trim();
   }
 
   function markCited(turn, citations) {
@@ -277,8 +423,10 @@
         Object.assign(log.timings_ms, data.timings_ms || {});
         renderTrace(turn, log);
         setStatus(turn, "");
+        addAnswerActions(turn, data.message_id, turn.question, null);
         if (data.conversation_id) adoptConversation(data.conversation_id);
         endTurn();
+        scrollToBottom(false);
         break;
       case "error":
         setStatus(turn, "");
@@ -287,7 +435,9 @@
         else showError(turn, data.message || "出错了");
         if (data.conversation_id) adoptConversation(data.conversation_id);
         renderTrace(turn, log);
+        addAnswerActions(turn, null, turn.question, null);
         endTurn();
+        scrollToBottom(false);
         break;
     }
   }
@@ -297,6 +447,7 @@
     const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId };
     addUserMessage(message);
     state.turn = addAssistantTurn();
+    state.turn.question = message;
     setStreaming(true);
     if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(frame));
     else { state.queued = frame; connect(); }
@@ -307,7 +458,7 @@
   function setStreaming(on) {
     state.streaming = on;
     els.input.disabled = on;
-    els.send.disabled = on;
+    els.send.disabled = on || els.input.value.length > maxChars;
     els.cancel.hidden = !on;
     els.picker.disabled = on;
     app.classList.toggle("is-streaming", on);
@@ -389,8 +540,9 @@
     const conv = await res.json();
     clearMessages();
     state.conversationId = conv.id;
+    let question = "";
     for (const m of conv.messages) {
-      if (m.role === "user") { addUserMessage(m.content); continue; }
+      if (m.role === "user") { addUserMessage(m.content); question = m.content; continue; }
       const turn = addAssistantTurn();
       setStatus(turn, "");
       const log = m.retrieval_log || {};
@@ -405,6 +557,7 @@
       if (m.status === "error") showError(turn, m.error.replace(/^[a-z_]+: /, "") || "回答未完成");
       if (m.status === "cancelled") badge(turn, "已停止", "muted");
       renderTrace(turn, log);
+      addAnswerActions(turn, m.status === "complete" ? m.id : null, question, m.feedback);
     }
     markActive(conv.id);
     const url = new URL(location.href); url.searchParams.set("c", conv.id); history.replaceState(null, "", url);
@@ -453,11 +606,18 @@
   }
 
   // ---------- wiring ----------
+  // Nothing is cut silently: an over-long question (typed or pasted) stays whole in the box, with a
+  // warning, and cannot be sent until it fits.
   function autosize() {
     els.input.style.height = "auto";
     els.input.style.height = Math.min(els.input.scrollHeight, 220) + "px";
     const n = els.input.value.length;
+    const over = n > maxChars;
     els.charCount.textContent = n > maxChars * 0.8 ? n + " / " + maxChars : "";
+    els.charCount.classList.toggle("over", over);
+    els.lengthWarning.hidden = !over;
+    if (over) els.lengthWarning.textContent = "内容有 " + n + " 个字符，超过上限 " + maxChars + "：请删减 " + (n - maxChars) + " 个字符后再发送。";
+    if (!state.streaming) els.send.disabled = over;
   }
 
   els.form.addEventListener("submit", (ev) => {
@@ -473,6 +633,11 @@
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); els.form.requestSubmit(); }
   });
   els.input.addEventListener("input", autosize);
+  els.input.addEventListener("paste", () => setTimeout(autosize, 0));
+  els.messages.addEventListener("wheel", onReaderScroll, { passive: true });
+  els.messages.addEventListener("touchmove", () => { state.follow = atBottom(); }, { passive: true });
+  els.messages.addEventListener("keydown", onReaderScroll);
+  els.messages.addEventListener("scroll", () => { if (atBottom()) state.follow = true; }, { passive: true });
   els.cancel.addEventListener("click", () => {
     if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "cancel" }));
   });
