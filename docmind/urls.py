@@ -2,6 +2,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
@@ -16,6 +17,8 @@ urlpatterns = [
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

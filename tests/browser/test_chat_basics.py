@@ -61,11 +61,15 @@ def _ask(page, question: str = QUESTION):
 def test_the_finished_answer_is_in_view_with_its_actions(server, browser):
     from playwright.sync_api import expect
 
-    page = _sign_in(browser.new_context(viewport={"width": 1280, "height": 600}), server,
+    page = _sign_in(browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 600}), server,
                     server.username, server.password)
     for _ in range(3):  # enough turns to overflow the view
         answer = _ask(page)
     expect(answer.locator(".copy-btn")).to_be_in_viewport()
+    # Settles at the bottom (layout after `done` may take a frame or two), and stays there.
+    page.wait_for_function("(() => { const b = document.getElementById('messages');"
+                           " return b.scrollHeight - b.scrollTop - b.clientHeight < 50; })()", timeout=3_000)
+    page.wait_for_timeout(500)
     gap = page.evaluate("(() => { const b = document.getElementById('messages');"
                         " return b.scrollHeight - b.scrollTop - b.clientHeight; })()")
     assert gap < 50
@@ -74,7 +78,7 @@ def test_the_finished_answer_is_in_view_with_its_actions(server, browser):
 def test_an_over_long_paste_is_kept_whole_announced_and_not_sent(server, browser):
     from playwright.sync_api import expect
 
-    page = _sign_in(browser.new_context(), server, server.username, server.password)
+    page = _sign_in(browser.new_context(locale="zh-CN"), server, server.username, server.password)
     limit = int(page.locator("#app").get_attribute("data-max-chars"))
     page.locator("#input").focus()
     page.keyboard.insert_text("长" * (limit + 25))
@@ -89,7 +93,7 @@ def test_an_over_long_paste_is_kept_whole_announced_and_not_sent(server, browser
 def test_copy_regenerate_and_edit_and_resend(server, browser):
     from playwright.sync_api import expect
 
-    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    context = browser.new_context(locale="zh-CN", permissions=["clipboard-read", "clipboard-write"])
     page = _sign_in(context, server, server.username, server.password)
     answer = _ask(page)
     answer.locator(".copy-btn").click()
@@ -110,7 +114,7 @@ def test_copy_regenerate_and_edit_and_resend(server, browser):
 def test_feedback_is_saved_and_staff_see_it_in_the_admin(server, browser):
     from playwright.sync_api import expect
 
-    page = _sign_in(browser.new_context(), server, server.username, server.password)
+    page = _sign_in(browser.new_context(locale="zh-CN"), server, server.username, server.password)
     answer = _ask(page)
     answer.locator(".fb-down").click()
     answer.locator(".feedback-form textarea").fill("没有提到病假")
@@ -121,7 +125,7 @@ def test_feedback_is_saved_and_staff_see_it_in_the_admin(server, browser):
     page.locator(".conv-link").first.click()
     expect(page.locator(".msg-assistant .fb-down.chosen")).to_have_count(1)
 
-    admin = _sign_in(browser.new_context(), server, STAFF["username"], STAFF["password"],
+    admin = _sign_in(browser.new_context(locale="zh-CN"), server, STAFF["username"], STAFF["password"],
                      start="/admin/login/?next=/admin/chat/messagefeedback/")
     expect(admin.locator("#result_list")).to_contain_text("没有提到病假")
     admin.locator("#result_list a[href*='/admin/chat/message/']").first.click()
@@ -131,7 +135,7 @@ def test_feedback_is_saved_and_staff_see_it_in_the_admin(server, browser):
 def test_a_source_card_opens_the_document_at_the_cited_passage(server, browser):
     from playwright.sync_api import expect
 
-    context = browser.new_context(viewport={"width": 1280, "height": 700})
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 700})
     page = _sign_in(context, server, server.username, server.password)
     answer = _ask(page)
     card = answer.locator('.source-card[data-index="1"]')
@@ -147,3 +151,20 @@ def test_a_source_card_opens_the_document_at_the_cited_passage(server, browser):
     mark = reader.locator("mark#cited")
     expect(mark).to_be_in_viewport()
     expect(mark).to_contain_text("十五天")
+
+
+def test_the_page_follows_the_browser_language_and_the_switch_changes_it(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="en-US"), server, server.username, server.password)
+    expect(page.locator("#new-chat")).to_contain_text("New chat")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    answer = _ask(page)
+    expect(answer.locator(".copy-btn")).to_have_text("Copy")
+
+    page.locator("#sidebar form[data-lang-switch] select").select_option("zh-hans")
+    page.wait_for_load_state()
+    expect(page.locator("#new-chat")).to_contain_text("新对话")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
+    answer = _ask(page)
+    expect(answer.locator(".copy-btn")).to_have_text("复制")

@@ -44,7 +44,7 @@ def server(tmp_path_factory):
 def _signed_in(browser, server):
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page = browser.new_page(locale="zh-CN", viewport={"width": 1280, "height": 860})
     page.goto(server.url + "/")
     page.fill("input[name=username]", server.username)
     page.fill("input[name=password]", server.password)
