@@ -80,6 +80,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
     to one-shot retrieval, as the design requires.
     """
     from chat.agentic import AgenticSearchOrchestrator
+    from chat.agentic.types import AgenticCancelled
 
     emitted: queue.Queue[ChatEvent] = queue.Queue()
     outcome: dict[str, Any] = {}
@@ -89,6 +90,9 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
             orchestrator = AgenticSearchOrchestrator.from_stages(stages)
             outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                  history=turn.history, emit=emitted.put, cancel=cancel)
+        except AgenticCancelled as exc:  # the user pressed Stop or left: normal, not a failure
+            log.info("agentic loop stopped: %s", exc)
+            outcome["error"] = exc
         except Exception as exc:  # noqa: BLE001 - the design says: any failure → one-shot
             log.warning("agentic loop failed, falling back to one-shot", exc_info=True)
             outcome["error"] = exc
