@@ -5,7 +5,6 @@ import asyncio
 import json
 import time
 
-import MySQLdb
 import pytest
 from asgiref.sync import sync_to_async
 from channels.auth import AuthMiddlewareStack
@@ -30,6 +29,8 @@ WS_TURNS = 4
 
 def _connections_to(database: str) -> int:
     """Connections MariaDB holds for this database (other engineers' and CI's databases are not counted)."""
+    import MySQLdb  # installed only where DATABASE_URL names MySQL
+
     db = settings.DATABASES["default"]
     probe = MySQLdb.connect(host=db["HOST"] or "127.0.0.1", port=int(db["PORT"] or 3306), user=db["USER"],
                             password=db["PASSWORD"] or "")
