@@ -58,8 +58,8 @@ class OpenAIChatModel:
     def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
                max_tokens: int | None = None) -> Iterator[str]:
         with _mapped_errors(model):
-            response = self._bounded_client().chat.completions.create(messages=messages, stream=True,
-                                                            **_params(model, temperature, max_tokens))
+            response = self._bounded_client().chat.completions.create(
+                messages=messages, stream=True, **_params(model, temperature, max_tokens))
             try:
                 for chunk in response:
                     for choice in chunk.choices:
@@ -68,8 +68,8 @@ class OpenAIChatModel:
             finally:
                 response.close()  # a consumer that stops early must not leak the connection
 
-
     def _bounded_client(self) -> openai.OpenAI:
+        """The client for one call: as configured, or limited by the current call budget."""
         budget = current_budget()
         if budget is None:
             return self._client

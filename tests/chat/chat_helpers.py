@@ -1,6 +1,7 @@
 """Helpers for the chat tests: a tiny ingested knowledge base and event collection."""
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterable
 
@@ -48,3 +49,47 @@ def by_type(events: Iterable[ChatEvent], kind: str) -> ChatEvent:
 
 def no_cancel() -> threading.Event:
     return threading.Event()
+
+
+async def asgi_post(app, path: str, body: bytes, headers: list[tuple[bytes, bytes]],
+                    leave: asyncio.Event | None = None) -> tuple[int, bytes]:
+    """One HTTP request through the real ASGI handler, as a server would send it.
+
+    Django's test client replaces the handler's connection handling, so tests about database
+    connections or client disconnects go through here. With `leave` the client disconnects as soon
+    as that event is set.
+    """
+    finished = asyncio.Event()
+    sent = False
+    status = 0
+    chunks: list[bytes] = []
+
+    async def receive() -> dict:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        waits = [asyncio.ensure_future(finished.wait())]
+        if leave is not None:
+            waits.append(asyncio.ensure_future(leave.wait()))
+        _, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                finished.set()
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
+                         (b"content-length", str(len(body)).encode()), *headers],
+             "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 80)}
+    await app(scope, receive, send)
+    return status, b"".join(chunks)

@@ -18,7 +18,7 @@ from rest_framework.authtoken.models import Token
 
 from chat.routing import websocket_urlpatterns
 from chat.runner import TurnRunner
-from tests.chat.chat_helpers import QUESTION, ingest_tiny_kb
+from tests.chat.chat_helpers import QUESTION, asgi_post, ingest_tiny_kb
 from tests.docmind.test_services import mysql  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -40,39 +40,6 @@ def _connections_to(database: str) -> int:
             return int(cursor.fetchone()[0])
     finally:
         probe.close()
-
-
-async def _asgi_post(app, path: str, body: bytes, headers: list[tuple[bytes, bytes]]) -> tuple[int, bytes]:
-    """One HTTP request through the real ASGI handler (the test client skips its connection handling)."""
-    finished = asyncio.Event()
-    sent = False
-    status = 0
-    chunks: list[bytes] = []
-
-    async def receive() -> dict:
-        nonlocal sent
-        if not sent:
-            sent = True
-            return {"type": "http.request", "body": body, "more_body": False}
-        await finished.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(message: dict) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-        elif message["type"] == "http.response.body":
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body"):
-                finished.set()
-
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json"),
-                         (b"content-length", str(len(body)).encode()), *headers],
-             "client": ("127.0.0.1", 40000), "server": ("127.0.0.1", 80)}
-    await app(scope, receive, send)
-    return status, b"".join(chunks)
 
 
 async def _ws_turn(app, cookie: bytes) -> str:
@@ -108,7 +75,7 @@ async def test_concurrent_sse_and_websocket_turns_return_connections_to_the_base
 
     body = json.dumps({"message": QUESTION}).encode()
     auth = [(b"authorization", f"Token {token.key}".encode())]
-    results = await asyncio.gather(*[_asgi_post(http_app, "/api/chat/", body, auth) for _ in range(SSE_TURNS)],
+    results = await asyncio.gather(*[asgi_post(http_app, "/api/chat/", body, auth) for _ in range(SSE_TURNS)],
                                    *[_ws_turn(ws_app, cookie) for _ in range(WS_TURNS)])
     sse, ws = results[:SSE_TURNS], results[SSE_TURNS:]
     assert all(status == 200 and b"event: done" in raw for status, raw in sse)

@@ -9,6 +9,7 @@ import time
 import pytest
 from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.core.asgi import get_asgi_application
 from django.db import connections
 from django.test import AsyncClient
 from rest_framework.authtoken.models import Token
@@ -18,7 +19,7 @@ from chat.models import Conversation, Message, MessageStatus
 from chat.runner import TurnRunner
 from config_admin.services import config_set
 from docmind.backends import reset_backends
-from tests.chat.chat_helpers import ingest_tiny_kb
+from tests.chat.chat_helpers import asgi_post, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -108,6 +109,33 @@ async def test_the_turns_thread_is_released_when_the_websocket_client_leaves(mem
         await asyncio.sleep(0.05)
     assert runner.in_flight() == 0
     assert time.monotonic() - started < 4  # not the 60 s call timeout
+    answer = await Message.objects.filter(role="assistant").alast()
+    assert answer is not None and answer.status == MessageStatus.CANCELLED
+
+
+async def test_the_turns_thread_is_released_when_the_sse_client_leaves(member, tiny_kb, runner, silent_model):
+    await sync_to_async(config_set)(key="chat.turn_deadline_seconds", value="120")
+    await sync_to_async(config_set)(key="llm.interactive_timeout_seconds", value="60")
+    headers = await _token_headers(member)
+    app = get_asgi_application()
+    body = json.dumps({"message": "星河公司的年假有多少天？"}).encode()
+    leave = asyncio.Event()
+    request = asyncio.ensure_future(asgi_post(app, "/api/chat/", body, [(b"authorization",
+                                                                           headers["Authorization"].encode())],
+                                              leave=leave))
+    while silent_model.accepted == 0 and not request.done():  # then the turn is waiting on the model
+        await asyncio.sleep(0.05)
+    assert runner.in_flight() == 1
+    leave.set()
+    left = time.monotonic()
+    status, raw = await asyncio.wait_for(request, 10)
+    assert status == 200 and b"event: understanding" not in raw
+    for _ in range(60):
+        if runner.in_flight() == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert runner.in_flight() == 0
+    assert time.monotonic() - left < 4  # not the 60 s call timeout
     answer = await Message.objects.filter(role="assistant").alast()
     assert answer is not None and answer.status == MessageStatus.CANCELLED
 

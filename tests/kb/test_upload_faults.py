@@ -12,7 +12,10 @@ URL = "/api/kb/documents/"
 TEXT = "报销流程：员工提交发票，经理审批，财务付款。".encode()
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Transactional, so that the after-commit hooks run where they do in production: inside the upload
+# request, after its commit. (Not serialized_rollback: that must not follow a plain transactional test
+# such as config_admin's, and this one restores nothing it needs.)
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("ignore_errors", [True, False], ids=["docmind-cache-config", "strict-cache-config"])
 def test_an_upload_while_redis_is_down_keeps_its_row_and_its_file(editor_client, kb_index, own_redis, settings,
                                                                    ignore_errors):
