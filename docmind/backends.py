@@ -72,8 +72,10 @@ def get_web_search() -> WebSearch | None:
 def reset_backends() -> None:
     """Forget built backends (tests switch settings)."""
     from kb.search import get_lexical_index, get_searcher
+    from memory.backends import reset_memory_backends
 
-    # The lexical index and the searcher hold the vector store's client: forget them with it.
+    # The lexical index, the searcher and the memory index hold the vector store's client: forget them with it.
     for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search,
                     get_lexical_index, get_searcher):
         factory.cache_clear()
+    reset_memory_backends()
