@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 MAX_CANDIDATES = 3
 MAX_CHARS = 200
-_SENTENCE = re.compile(r"[^。！？!?；;\n.]+[。！？!?；;.]?")
+_CLAUSE = re.compile(r"[^。！？!?；;\n.，,]+[。！？!?；;.，,]?")
 _QUESTION = re.compile(r"[?？]|(?:吗|呢|么)[。.]?$|什么|怎么|怎样|如何|哪|谁|多少|是否|能否|为什么|"
                        r"^(?:how|what|why|where|when|which|who|can|could|should|is|are|do|does)\b", re.I)
 _REMEMBER = re.compile(r"记住|记得|\bremember\b", re.I)
@@ -50,7 +50,7 @@ def classify(text: str) -> str:
 
 
 def _sentence_of(message: str, hint: str) -> str:
-    for sentence in _SENTENCE.findall(message):
+    for sentence in _CLAUSE.findall(message):
         if hint in sentence:
             return sentence.strip()
     return message

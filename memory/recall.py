@@ -45,14 +45,15 @@ class MemoryRecaller:
             except Exception as exc:  # EmbeddingError / VectorStoreError: the database still gives standing ones
                 degraded.append(f"vector recall failed: {exc.__class__.__name__}")
         try:
-            active = {m.id: m for m in self._load_active(user_id)}
+            # The user check is belt and braces: a loader bug must not leak another user's memories.
+            active = {m.id: m for m in self._load_active(user_id) if m.user_id == user_id}
         except MemoryStoreUnavailable:
             return self._from_index(user_id, hits, degraded)
         relevant: list[RecalledMemory] = []
         stale = 0
         for memory_id, cos in hits:
             item = active.get(memory_id)
-            if item is None or item.user_id != user_id:
+            if item is None:
                 stale += 1
                 continue
             score = self.scale.query(cos)

@@ -48,8 +48,9 @@ _KNOWLEDGE_TAIL = re.compile(r"what do you know about\s+(?!me\b)\S", re.IGNORECA
 _WRITE_HINTS = (
     re.compile(r"(?:请)?记住(?:[,，:：]\s*)?(.{2,80}?)(?:[。.!！]|$)"),
     re.compile(r"\bremember (?:that )?(.{3,120}?)(?:[.!]|$)", re.IGNORECASE),
-    re.compile(r"(我(?:叫|是|喜欢|偏好|习惯|不喜欢|在)[^，,。.!！?？]{1,40})"),
-    re.compile(r"\b((?:my name is|i prefer|i like|i work (?:at|on|in)|i am a)\b[^,.!?]{1,80})", re.IGNORECASE),
+    re.compile(r"(我(?:更|比较|一直|现在|通常)?(?:叫|是|喜欢|偏好|习惯|不喜欢|在|住在|来自)[^，,。.!！?？]{1,40})"),
+    re.compile(r"\b((?:my name is|i (?:usually |really |much )?prefer|i like|i work (?:at|on|in|for|as)|i live in|"
+               r"i am an?|i'm an?)\b[^,.!?]{1,80})", re.IGNORECASE),
 )
 
 
