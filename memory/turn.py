@@ -110,8 +110,10 @@ def recall_tool(*, user_id: int, snapshot: Mapping[str, Any]) -> Callable[[str],
 def schedule_extraction(*, user_id: int, message: str, hints: Sequence[str], snapshot: Mapping[str, Any],
                         chat_model: Any) -> Future | None:
     """Queue extraction of this turn's message; the answer has already been sent when it runs."""
+    from memory.commands import is_forget_request
+
     params = MemoryParams.from_config(snapshot)
-    if not (params.enabled and params.extraction_enabled) or not message.strip():
+    if not (params.enabled and params.extraction_enabled) or not message.strip() or is_forget_request(message):
         return None
     if chat_model is None and not hints:
         return None  # offline only explicit statements are kept, and understanding found none
@@ -148,3 +150,4 @@ def extract_and_save(*, user_id: int, message: str, hints: Sequence[str], params
     except Exception:
         log.exception("memory extraction failed for user %s", user_id)
     return saved
+

@@ -35,7 +35,13 @@ _MEMORY = re.compile(
     r"(?:我(?:之前|以前|刚才|上次)(?:跟你|和你|对你)?(?:说过|提过|讲过|告诉过你)(?:什么|哪些)?|你(?:还)?记得我?(?:什么|哪些|吗)?|"
     r"你(?:都)?记住了(?:我)?(?:什么|哪些)|关于我你(?:都)?知道(?:什么|哪些)|你对我了解(?:什么|多少)|我的记忆|"
     r"what do you (?:remember|know) about me|what did i (?:tell|say to) you|do you remember (?:me|what i said)|"
-    r"what have i told you|show (?:me )?my memories)",
+    r"what have i told you|show (?:me )?my memories|"
+    # Memory commands: remember a statement, forget one or all (never a question such as 忘记密码怎么办).
+    r"(?:帮我)?记住(?!.*[?？]|.*什么)[^?？]{2,80}|remember (?:that )?(?!me\b|what\b|.*\?)[^?]{3,120}|"
+    r"(?:忘掉|忘了|别再记着?|不要再?记着?)(?![^?？]*(?:怎么|如何|怎样|[?？]))[^?？]{1,40}|"
+    r"忘记(?=我|关于|这|那|所有|全部)(?![^?？]*(?:怎么|如何|怎样|[?？]))[^?？]{1,40}|"
+    r"(?:删掉|删除|清空|清除)(?:我的)?(?:所有|全部)?(?:的)?记忆|"
+    r"forget (?:that |about )?[^?]{1,60}|(?:delete|clear|erase) (?:all )?my memories)",
     re.IGNORECASE,
 )
 _OUT_OF_SCOPE = re.compile(
