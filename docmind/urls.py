@@ -4,6 +4,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from docmind import accounts, health
+from memory.views import memories_page
 
 admin.site.site_header = "DocMind administration"
 admin.site.site_title = "DocMind"
@@ -19,5 +20,6 @@ urlpatterns = [
     path("api/kb/", include("kb.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
+    path("memories/", memories_page, name="memories"),
     path("", include("chat.urls")),
 ]

@@ -29,7 +29,8 @@ _REMEMBER = re.compile(r"记住|记得|\bremember\b", re.I)
 _FIRST_PERSON = re.compile(r"^(?:我|本人)|\b(?:i|i'm|i am|my|me)\b", re.I)
 _IMPERATIVE = re.compile(r"^(?:请|以后|今后|每次|总是|一律|always|please|from now on)|"
                          r"(?:回答|回复)(?:时|的时候)?(?:请|要|都)", re.I)
-_PROFILE = re.compile(r"我(?:叫|是|的名字是|的职位是|的工作是)|我在.{1,20}?(?:工作|上班|任职|就职|负责|做|从事|当|担任)|我(?:住在|来自|从事|负责)|"
+_PROFILE = re.compile(r"我(?:叫|是|的名字是|的职位是|的工作是)|我(?:住在|来自|从事|负责)|"
+                      r"我在.{1,20}?(?:工作|上班|任职|就职|负责|做|从事|当|担任)|"
                       r"\b(?:my name is|i am an? |i'm an? |i work (?:at|for|in|as)|i live in|i come from)", re.I)
 _PREFERENCE = re.compile(r"喜欢|偏好|偏爱|习惯|倾向|讨厌|不喜欢|\b(?:prefer|like|love|hate|dislike|favou?rite)\b", re.I)
 _PREFIX = re.compile(r"^(?:请你?|麻烦你?)?(?:帮我)?(?:记住|记一下|记得)(?:[,，:：\s]*)(?:一下|这件事|这个)?[,，:：\s]*|"
