@@ -24,9 +24,10 @@ def llm_is_remote() -> bool:
 
 @lru_cache(maxsize=1)
 def get_embedder() -> Embedder:
-    from docmind.embeddings import build_embedder
+    from docmind.embeddings import QueryCachingEmbedder, build_embedder
 
-    return build_embedder(settings.EMBEDDING_ENDPOINT)
+    # A turn embeds its question for the answer cache, memory recall, retrieval and MMR: once is enough.
+    return QueryCachingEmbedder(build_embedder(settings.EMBEDDING_ENDPOINT))
 
 
 @lru_cache(maxsize=1)
