@@ -175,6 +175,8 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("memory.recall.min_score", "float", 0.2, "memory",
               "Similarity (calibrated like the thresholds) below which a memory is not relevant.",
               minimum=-1, maximum=1),
+    ConfigKey("memory.recall.margin", "float", 0.1, "memory",
+              "A recalled memory must also score within this margin of the best match.", minimum=0, maximum=2),
 )
 
 BY_KEY: dict[str, ConfigKey] = {k.key: k for k in KEYS}

@@ -30,11 +30,38 @@ _FIRST_PERSON = re.compile(r"^(?:我|本人)|\b(?:i|i'm|i am|my|me)\b", re.I)
 _IMPERATIVE = re.compile(r"^(?:请|以后|今后|每次|总是|一律|always|please|from now on)|"
                          r"(?:回答|回复)(?:时|的时候)?(?:请|要|都)", re.I)
 _PROFILE = re.compile(r"我(?:叫|是|的名字是|的职位是|的工作是)|我(?:住在|来自|从事|负责)|"
-                      r"我在.{1,20}?(?:工作|上班|任职|就职|负责|做|从事|当|担任)|"
-                      r"\b(?:my name is|i am an? |i'm an? |i work (?:at|for|in|as)|i live in|i come from)", re.I)
+                      r"我(?:现在|目前|已经|正)?在.{1,20}?(?:工作|上班|任职|就职|负责|做|从事|当|担任)|"
+                      r"\b(?:my name is|i am an? |i'm an? |i (?:now |currently )?(?:work|live) (?:at|for|in|as)|"
+                      r"i come from)", re.I)
 _PREFERENCE = re.compile(r"喜欢|偏好|偏爱|习惯|倾向|讨厌|不喜欢|\b(?:prefer|like|love|hate|dislike|favou?rite)\b", re.I)
 _PREFIX = re.compile(r"^(?:请你?|麻烦你?)?(?:帮我)?(?:记住|记一下|记得)(?:[,，:：\s]*)(?:一下|这件事|这个)?[,，:：\s]*|"
                      r"^(?:please\s+)?remember(?:\s+that)?\s+", re.I)
+
+
+# Slots an explicit statement fills; a new value for the same slot replaces the old statement, which
+# embeddings alone may miss ("我现在在深圳工作" after "我在上海工作" is a change, not a second fact).
+SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("workplace", re.compile(r"我(?:现在|目前|已经|正)?(?:改|调|换)?(?:到|在)(.{1,20}?)(?:工作|上班|任职|就职)|"
+                             r"\bi (?:now |currently )?work (?:at|in|for) (.+)", re.I)),
+    ("home", re.compile(r"我(?:现在|目前)?(?:住在|搬到了?)(.{1,20})|\bi (?:now |currently )?live in (.+)", re.I)),
+    ("name", re.compile(r"我(?:的名字)?叫(.{1,20})|\bmy name is (.+)", re.I)),
+    ("job", re.compile(r"我(?:现在|目前)?是一[名位个](.{1,20})|\bi(?: am|'m) (?:now )?an? (.+)", re.I)),
+    ("pet", re.compile(r"我的(猫|狗|宠物)(?:现在)?(?:改名)?叫(.{1,20})|"
+                       r"\bmy (cat|dog|pet) is (?:now )?called (.+)", re.I)),
+    ("answer_length", re.compile(r"(简洁|简短|详细|详尽).{0,4}(?:回答|回复)|\b(short|brief|concise|detailed) "
+                                 r"(?:answers|replies)", re.I)),
+)
+
+
+def slot_of(text: str) -> tuple[str, str] | None:
+    """(slot, key within the slot) of a statement: pets are keyed by animal, the rest by slot alone."""
+    for name, pattern in SLOTS:
+        found = pattern.search(text)
+        if found:
+            groups = [g for g in found.groups() if g]
+            key = groups[0].lower() if name == "pet" and len(groups) > 1 else ""
+            return name, key
+    return None
 
 
 def classify(text: str) -> str:
@@ -61,7 +88,7 @@ class ExplicitStatementExtractor:
     """Offline: the understanding step's memoryWriteHints, kept only when they are statements about the
     user (first person, or an instruction about answers, or asked to be remembered) and not questions."""
 
-    def run(self, *, message: str, hints: Sequence[str]) -> list[MemoryCandidate]:
+    def run(self, *, message: str, hints: Sequence[str], existing: Sequence[MemoryItem] = ()) -> list[MemoryCandidate]:
         out: list[MemoryCandidate] = []
         for hint in hints:
             sentence = _sentence_of(message, hint)
@@ -74,7 +101,10 @@ class ExplicitStatementExtractor:
             if not (_FIRST_PERSON.search(text) or _IMPERATIVE.search(text) or asked):
                 continue
             if text not in {c.content for c in out}:
-                out.append(MemoryCandidate(memory_type=classify(text), content=text))
+                slot = slot_of(text)
+                replaced = tuple(m.id for m in existing if slot is not None and m.content != text
+                                 and slot_of(m.content) == slot)
+                out.append(MemoryCandidate(memory_type=classify(text), content=text, supersedes=replaced))
         return out[:MAX_CANDIDATES]
 
 
@@ -147,5 +177,6 @@ def extract(*, message: str, hints: Sequence[str], existing: Sequence[MemoryItem
             return model.run(message=message, existing=existing), "model"
         except (LlmError, ValueError) as exc:
             log.warning("memory extractor fell back to explicit statements: %s", exc)
-            return ExplicitStatementExtractor().run(message=message, hints=hints), "explicit (model failed)"
-    return ExplicitStatementExtractor().run(message=message, hints=hints), "explicit"
+            return (ExplicitStatementExtractor().run(message=message, hints=hints, existing=existing),
+                    "explicit (model failed)")
+    return ExplicitStatementExtractor().run(message=message, hints=hints, existing=existing), "explicit"

@@ -29,11 +29,12 @@ class MemoryRecaller:
 
     def __init__(self, *, embed_query: Callable[[str], np.ndarray], index: MemoryVectorIndex | None,
                  load_active: Callable[[int], Sequence[MemoryItem]], scale: SimilarityScale, top_k: int = 5,
-                 min_score: float = 0.2, max_standing: int = 8) -> None:
-        if top_k <= 0 or max_standing < 0:
-            raise ValueError("top_k must be positive and max_standing not negative")
+                 min_score: float = 0.2, margin: float = 0.1, max_standing: int = 8) -> None:
+        if top_k <= 0 or max_standing < 0 or margin < 0:
+            raise ValueError("top_k must be positive, max_standing and margin not negative")
         self._embed_query, self._index, self._load_active = embed_query, index, load_active
         self.scale, self.top_k, self.min_score, self.max_standing = scale, top_k, min_score, max_standing
+        self.margin = margin
 
     def run(self, *, user_id: int, query: str, include_standing: bool = True) -> RecallResult:
         trace: list[str] = []
@@ -51,13 +52,16 @@ class MemoryRecaller:
             return self._from_index(user_id, hits, degraded)
         relevant: list[RecalledMemory] = []
         stale = 0
-        for memory_id, cos in hits:
+        best: float | None = None
+        for memory_id, cos in hits:  # best first
             item = active.get(memory_id)
             if item is None:
                 stale += 1
                 continue
             score = self.scale.query(cos)
-            if score >= self.min_score and len(relevant) < self.top_k:
+            best = score if best is None else best
+            # Relative to the best match too: a question about one thing should not pull in everything.
+            if score >= self.min_score and score >= best - self.margin and len(relevant) < self.top_k:
                 relevant.append(RecalledMemory(item=item, score=round(score, 4)))
         if stale:
             trace.append(f"{stale} vector hit(s) skipped: not active in the database")

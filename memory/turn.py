@@ -65,7 +65,7 @@ def build_recaller(params: MemoryParams) -> Any:
         load_active=lambda user_id: memory_active_items(user_id=user_id, cache=cache,
                                                         ttl_seconds=params.cache_ttl_seconds),
         scale=scale_for(embedder) if params.calibrate else RAW,
-        top_k=params.recall_top_k, min_score=params.recall_min_score)
+        top_k=params.recall_top_k, min_score=params.recall_min_score, margin=params.recall_margin)
 
 
 def recall_for_turn(*, user_id: int, query: str, snapshot: Mapping[str, Any], memory_aware: bool = False,
@@ -140,7 +140,7 @@ def extract_and_save(*, user_id: int, message: str, hints: Sequence[str], params
     saved: list[dict[str, Any]] = []
     try:
         model = MemoryExtractor(chat_model=chat_model, model=params.extract_model) if chat_model else None
-        existing = memory_items_from_db(user_id=user_id) if model is not None else []
+        existing = memory_items_from_db(user_id=user_id)
         candidates, how = extract(message=message, hints=hints, existing=existing, model=model)
         source = MemorySource.EXTRACTOR if how == "model" else MemorySource.EXPLICIT
         for candidate in candidates:

@@ -87,6 +87,7 @@ class MemoryParams:
     vector_max_chars: int = 300
     recall_top_k: int = 5
     recall_min_score: float = 0.2
+    recall_margin: float = 0.1
     extract_model: str = "qwen-flash"
 
     def __post_init__(self) -> None:
@@ -113,5 +114,6 @@ class MemoryParams:
             vector_max_chars=int(snapshot["memory.vector_max_chars"]),
             recall_top_k=int(snapshot["memory.recall.top_k"]),
             recall_min_score=float(snapshot["memory.recall.min_score"]),
+            recall_margin=float(snapshot["memory.recall.margin"]),
             extract_model=str(snapshot["memory.extract_model"]),
         )

@@ -77,3 +77,24 @@ def test_a_bad_model_reply_falls_back_to_explicit_statements(scripted_openai):
                          model=MemoryExtractor(chat_model=model(scripted_openai), model="flash"))
     assert how == "explicit (model failed)"
     assert [c.content for c in found] == ["我更喜欢简洁的回答"]
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("我在上海工作", "我现在在深圳工作"), ("I work in London", "I now work in Berlin"),
+    ("我的猫叫小白", "我的猫叫豆豆"), ("我更喜欢简洁的回答", "我更喜欢详细的回答"),
+    ("My name is Ada", "My name is Grace"),
+])
+def test_offline_a_new_value_for_the_same_slot_supersedes_the_old_statement(old, new):
+    existing = [MemoryItem(id=5, user_id=1, memory_type="fact", content=old, access_count=0,
+                           created_at=datetime(2026, 1, 1, tzinfo=UTC))]
+    message = f"记住{new}" if "我" in new else f"Remember that {new}"
+    found = ExplicitStatementExtractor().run(message=message, hints=memory_write_hints(message), existing=existing)
+    assert [(c.content, c.supersedes) for c in found] == [(new, (5,))]
+
+
+def test_offline_different_slots_do_not_supersede():
+    existing = [MemoryItem(id=5, user_id=1, memory_type="fact", content="我的猫叫小白", access_count=0,
+                           created_at=datetime(2026, 1, 1, tzinfo=UTC))]
+    found = ExplicitStatementExtractor().run(message="记住我的狗叫旺财", hints=memory_write_hints("记住我的狗叫旺财"),
+                                             existing=existing)
+    assert [c.supersedes for c in found] == [()]
