@@ -129,3 +129,36 @@ def test_recall_memory_tool_returns_the_users_memories_only(member, other_member
 def test_store_memory_is_never_offered_to_the_loop():
     names = {t.name for t in offered_tools(web_enabled=True, sandbox_enabled=True)}
     assert "store_memory" not in names and "recall_memory" in names
+
+
+@pytest.fixture
+def remote(settings, scripted_openai):
+    from docmind.backends import reset_backends
+
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = scripted_openai.base_url
+    settings.LLM_TIMEOUT_SECONDS = 2
+    reset_backends()
+    scripted_openai.respond_with(lambda body: "{}")  # classifier and anything else unscripted
+    yield scripted_openai
+    reset_backends()
+
+
+def test_with_a_model_the_extractor_runs_after_done_and_supersedes_what_it_names(member, kb, remote):
+    import json
+
+    old = remember(member, "我在上海工作", "profile")
+    remote.script(["星河公司的年假为每年十五天 [1]。"], model="qwen-plus")
+    remote.script([json.dumps({"memories": [{"type": "profile", "content": "我调到深圳分公司了",
+                                             "supersedes": [old.pk]}]}, ensure_ascii=False)], model="qwen-flash")
+    events = ask(member, "我刚调到深圳分公司，年假有多少天？")
+    assert by_type(events, "done").data["answer"] == "星河公司的年假为每年十五天 [1]。"
+    drain_extraction()
+    old.refresh_from_db()
+    assert old.invalidated_reason == "superseded"
+    assert list(UserMemory.objects.filter(user=member, invalidated_at__isnull=True)
+                .values_list("content", "source")) == [("我调到深圳分公司了", "extractor")]
+    answer_request = next(r for r in remote.requests if r["model"] == "qwen-plus")
+    assert "我在上海工作" in answer_request["messages"][-1]["content"]  # recalled into the memory block
+    extract_request = next(r for r in remote.requests if r["model"] == "qwen-flash")
+    assert f'"id": {old.pk}' in extract_request["messages"][-1]["content"]
