@@ -86,3 +86,13 @@ def test_local_cache_entries_expire_after_the_ttl():
     cache.fill(1, [_item(1)], cache.begin_read(1), 10)
     now[0] = 111.0
     assert cache.get(1) is None
+
+
+def test_the_redis_hash_expires_with_the_configured_ttl(any_cache):
+    if isinstance(any_cache, LocalMemoryCache):
+        return  # the in-process expiry is covered by the clock test above
+    any_cache.fill(1, [_item(1)], any_cache.begin_read(1), 7 * 24 * 3600)
+    ttl = any_cache._client.ttl(any_cache.key(1))
+    assert 7 * 24 * 3600 - 5 <= ttl <= 7 * 24 * 3600
+    any_cache.touch(1, 1)  # a touch updates a field, it does not extend the set's life
+    assert any_cache._client.ttl(any_cache.key(1)) <= ttl
