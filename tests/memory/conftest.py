@@ -40,16 +40,25 @@ def _redis_cache(prefix: str) -> RedisMemoryCache:
     return RedisMemoryCache(client=client, key_prefix=prefix)
 
 
-@pytest.fixture(params=["local", "redis"])
-def any_cache(request):
-    """Both implementations of the cache contract; Redis only when REDIS_URL names it (CI sets it)."""
-    if request.param == "local":
-        return LocalMemoryCache()
+def _redis_or_skip() -> RedisMemoryCache:
     if not os.environ.get("REDIS_URL"):
         if require_services() and os.environ.get("DATABASE_URL"):
             pytest.fail("REDIS_URL must be set when the services run")
         pytest.skip("REDIS_URL is not set")
     return _redis_cache(f"docmind-test-{os.getpid()}:")
+
+
+@pytest.fixture(params=["local", "redis"])
+def any_cache(request):
+    """Both implementations of the cache contract; Redis only when REDIS_URL names it (CI sets it)."""
+    if request.param == "local":
+        return LocalMemoryCache()
+    return _redis_or_skip()
+
+
+@pytest.fixture
+def redis_cache() -> RedisMemoryCache:
+    return _redis_or_skip()
 
 
 @pytest.fixture
