@@ -25,6 +25,7 @@ _LATIN_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _MARKUP = re.compile(r"^[\s#>*\-•|]+")
 # Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
 MIN_SENTENCE_CHARS = 6
+_BREAKS = re.compile(r"[。！？!?；;\n]+")
 SHORT_SENTENCES = 2
 DETAILED_SENTENCES = 8
 _STYLE_ZH = {"short": "简洁回答", "detailed": "详细回答", "en": "用英文回答（引文保持原文语言）", "zh": "用中文回答"}
@@ -33,20 +34,26 @@ _STYLE_EN = {"short": "short answers", "detailed": "detailed answers",
 
 
 def memory_note(style: AnswerStyle | None, applied: Sequence[str], zh: bool) -> str:
-    """Says which remembered preference shaped the answer, and which remembered facts a personal question used."""
+    """Says which remembered preference shaped the answer, and which remembered facts a personal question used.
+
+    Each note is one parenthesised aside without sentence breaks, so citation coverage (which counts
+    claims) does not mistake it for an uncited claim."""
     parts: list[str] = []
     if style is not None and style.applies:
         names = _STYLE_ZH if zh else _STYLE_EN
         wanted = [names[v] for v in (style.brevity, style.language) if v]
-        quoted = "；".join(f"“{s}”" for s in style.sources) if zh else "; ".join(f"“{s}”" for s in style.sources)
-        parts.append(f"（已按你记住的偏好：{'、'.join(wanted)}。来自记忆：{quoted}）" if zh else
-                     f"(Applied your remembered preference: {', '.join(wanted)}. From memory: {quoted})")
-    facts = [a for a in applied if style is None or a not in style.sources]
+        quoted = "、".join(f"“{_aside(s)}”" for s in style.sources)
+        parts.append(f"（已按你记住的偏好作答：{'、'.join(wanted)}，来自记忆{quoted}）" if zh else
+                     f"(Applied your remembered preference: {' and '.join(wanted)}, from memory {quoted})")
+    facts = [_aside(a) for a in applied if style is None or a not in style.sources]
     if facts:
-        joined = "；".join(facts) if zh else "; ".join(facts)
-        parts.append(f"（结合你的情况，我记得：{joined}。以上摘录未据此改写，请自行对照。）" if zh else
-                     f"(About your situation I remember: {joined}. The quotes above are not adapted to it.)")
+        parts.append(f"（结合你的情况，我记得：{'、'.join(facts)}，以上摘录未据此改写）" if zh else
+                     f"(About your situation I remember: {' / '.join(facts)} — the quotes above are not adapted to it)")
     return "\n\n" + "\n".join(parts) if parts else ""
+
+
+def _aside(text: str) -> str:
+    return _BREAKS.sub(" ", text).strip()
 
 
 def terms(text: str) -> dict[str, float]:

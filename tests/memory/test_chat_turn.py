@@ -48,7 +48,7 @@ def drain_extraction() -> None:
 def test_offline_answer_applies_and_names_a_remembered_brevity_preference(member, kb):
     remember(member, "我更喜欢简洁的回答")
     done = by_type(ask(member, QUESTION), "done").data
-    assert "已按你记住的偏好：简洁回答" in done["answer"] and "我更喜欢简洁的回答" in done["answer"]
+    assert "已按你记住的偏好作答：简洁回答" in done["answer"] and "我更喜欢简洁的回答" in done["answer"]
     assert done["answer"].count("\n- ") <= 2
     assert "[1]" in done["answer"]
 
