@@ -127,6 +127,7 @@ def quality(users: int) -> None:
     from config_admin.conf import ai_config
     from memory.backends import get_memory_index
     from memory.models import UserMemory
+    from memory.recall import is_standing
     from memory.turn import build_recaller, recall_for_turn
     from memory.types import MemoryParams
 
@@ -164,7 +165,7 @@ def quality(users: int) -> None:
     owner = dict(UserMemory.objects.values_list("id", "user_id"))
     invalid = set(UserMemory.objects.filter(invalidated_at__isnull=False).values_list("id", flat=True))
     params = MemoryParams.from_config(snapshot)
-    wide = build_recaller(replace(params, recall_min_score=-1.0, recall_margin=9.0))
+    wide = build_recaller(replace(params, recall_min_score=-1.0, recall_margin=9.0, recall_top_k=50))
     hits = asked = relevant = relevant_right = stale = cross = standing = 0
     sweep: list[tuple[bool, list[tuple[float, bool]]]] = []
     missed: dict[str, int] = {}  # (needed memory is standing, scored hits)
@@ -179,8 +180,7 @@ def quality(users: int) -> None:
                 key = f"{'zh' if p['zh'] else 'en'}/{topic}"
                 missed[key] = missed.get(key, 0) + 1
             unfiltered = wide.run(user_id=user.pk, query=question).memories  # for the sweep below
-            sweep.append((any(m.score is None and m.item.content == current[topic] for m in unfiltered),
-                          [(m.score, m.item.content == current[topic]) for m in unfiltered if m.score is not None]))
+            sweep.append([(m.score, m.item.content == current[topic], is_standing(m.item)) for m in unfiltered])
             for m in recalled:
                 stale += m.item.id in invalid
                 cross += owner.get(m.item.id) != user.pk or m.item.user_id != user.pk
@@ -194,11 +194,15 @@ def quality(users: int) -> None:
           f"{relevant_right / max(1, relevant):.3f} (plus {standing / asked:.2f} standing memories per question)")
     print(f"  sweep (the run's own setting: min_score {params.recall_min_score}, margin {params.recall_margin}):")
     for cut, margin in ((0.2, 9.0), (0.3, 9.0), (0.4, 9.0), (0.5, 9.0), (0.2, 0.05), (0.2, 0.1), (0.2, 0.2)):
-        kept = [(right, [(sc, ok) for sc, ok in hits_ if sc >= cut and sc >= max(s_ for s_, _ in hits_) - margin])
-                for right, hits_ in sweep]
-        got = sum(right or any(ok for _, ok in h) for right, h in kept)
-        shown = sum(len(h) for _, h in kept)
-        good = sum(ok for _, h in kept for _, ok in h)
+        got = shown = good = 0
+        for entries in sweep:
+            best = max((sc for sc, _, _ in entries if sc is not None), default=0.0)
+            passes = [sc is not None and sc >= cut and sc >= best - margin for sc, _, _ in entries]
+            scored = [ok for (sc, ok, _), p in zip(entries, passes, strict=True) if p][:params.recall_top_k]
+            kept_standing = [ok for (sc, ok, st), p in zip(entries, passes, strict=True) if st and not p]
+            got += any(scored) or any(kept_standing)
+            shown += len(scored)
+            good += sum(scored)
         print(f"  if min_score were {cut}{f' and margin {margin}' if margin < 9 else ''}: recall {got / asked:.3f}, "
               f"precision {good / max(1, shown):.3f}")
     print(f"stale (invalidated) memories recalled: {stale} (with {len(stale_rows)} stale vectors left in the index)")

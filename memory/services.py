@@ -70,20 +70,26 @@ def _check_type(memory_type: str) -> str:
     return memory_type
 
 
-def _backends(index: Any = None, cache: Any = None, embedder: Any = None) -> tuple[Any, Any, Any]:
-    from docmind.backends import get_embedder
+def _stores(index: Any = None, cache: Any = None) -> tuple[Any, Any]:
+    """The memory vector index (None when it cannot be opened: it is derived) and the cache."""
     from memory.backends import get_memory_cache, get_memory_index
 
-    if embedder is None:
-        embedder = get_embedder()
     if cache is None:
         cache = get_memory_cache()
     if index is None:
         try:
             index = get_memory_index()
-        except Exception:  # the vector index is derived: without it memories are still saved
+        except Exception:  # without the vector index memories are still saved and listed
             log.exception("memory vector index unavailable")
-    return index, cache, embedder
+    return index, cache
+
+
+def _embedder(embedder: Any = None) -> Any:
+    if embedder is not None:
+        return embedder
+    from docmind.backends import get_embedder
+
+    return get_embedder()
 
 
 def _embed(embedder: Any, text: str, params: MemoryParams) -> Any:
@@ -148,7 +154,8 @@ def memory_save(*, user_id: int, candidate: MemoryCandidate, source: str = Memor
     params = _params(params)
     content = normalise_content(candidate.content)
     memory_type = _check_type(candidate.memory_type)
-    index, cache, embedder = _backends(index, cache, embedder)
+    index, cache = _stores(index, cache)
+    embedder = _embedder(embedder)
     with _user_locks[int(user_id) % len(_user_locks)]:
         exact = (UserMemory.objects.filter(user_id=user_id, invalidated_at__isnull=True, content=content)
                  .order_by("-created_at").first())
@@ -196,7 +203,8 @@ def memory_update(*, user_id: int, memory_id: int, content: str | None = None, m
                   embedder: Any = None) -> UserMemory:
     """The user corrects one of their memories; it is theirs to word, so no conflict handling applies."""
     params = _params(params)
-    index, cache, embedder = _backends(index, cache, embedder)
+    index, cache = _stores(index, cache)
+    embedder = _embedder(embedder)
     with transaction.atomic():
         row = UserMemory.objects.select_for_update().get(pk=memory_id, user_id=user_id, invalidated_at__isnull=True)
         if content is not None:
@@ -222,19 +230,19 @@ def _invalidate(*, user_id: int, ids: Sequence[int], reason: str, index: Any, ca
 def memory_forget(*, user_id: int, memory_id: int, reason: str = "forgotten", index: Any = None,
                   cache: Any = None) -> bool:
     """Soft-delete one of the user's own memories; False when it is not theirs or not active."""
-    index, cache, _ = _backends(index, cache, embedder=False)
+    index, cache = _stores(index, cache)
     return _invalidate(user_id=user_id, ids=[memory_id], reason=reason, index=index, cache=cache) == 1
 
 
 def memory_forget_all(*, user_id: int, index: Any = None, cache: Any = None) -> int:
-    index, cache, _ = _backends(index, cache, embedder=False)
+    index, cache = _stores(index, cache)
     ids = list(UserMemory.objects.filter(user_id=user_id, invalidated_at__isnull=True).values_list("id", flat=True))
     return _invalidate(user_id=user_id, ids=ids, reason="cleared", index=index, cache=cache)
 
 
 def memory_invalidate(*, memories: Sequence[UserMemory], reason: str = "admin") -> int:
     """Admin action: soft-delete, whoever owns them."""
-    index, cache, _ = _backends(embedder=False)
+    index, cache = _stores()
     total = 0
     for user_id in {m.user_id for m in memories}:
         ids = [m.pk for m in memories if m.user_id == user_id]
@@ -245,7 +253,8 @@ def memory_invalidate(*, memories: Sequence[UserMemory], reason: str = "admin") 
 def memory_restore(*, memories: Sequence[UserMemory], params: MemoryParams | None = None) -> int:
     """Admin action: make invalidated memories active again (vector rewritten, cache dropped, cap kept)."""
     params = _params(params)
-    index, cache, embedder = _backends()
+    index, cache = _stores()
+    embedder = _embedder()
     restored = 0
     for row in memories:
         if row.invalidated_at is None:
@@ -299,10 +308,7 @@ def memory_touch(*, user_id: int, memory_ids: Sequence[int], cache: Any = None, 
 def memory_vectors_rebuild(*, index: Any, embedder: Any = None, params: MemoryParams | None = None) -> int:
     """Re-embed every active memory into an emptied index (another embedder, or a lost collection)."""
     params = _params(params)
-    if embedder is None:
-        from docmind.backends import get_embedder
-
-        embedder = get_embedder()
+    embedder = _embedder(embedder)
     count = 0
     for row in UserMemory.objects.filter(invalidated_at__isnull=True).iterator():
         if _upsert_vector(index, row, _embed(embedder, row.content, params), params):
