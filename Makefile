@@ -4,6 +4,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+export HOST PORT
+
+# The MySQL driver builds against system headers, so it is installed only when it is needed:
+# DATABASE_URL names MySQL/MariaDB, or DOCMIND_WITH_MYSQL=1 asks for it.
+WITH_MYSQL := $(strip $(filter mysql% mariadb%,$(DATABASE_URL))$(filter 1 true yes,$(DOCMIND_WITH_MYSQL)))
+STAMPS := $(VENV)/.installed $(if $(WITH_MYSQL),$(VENV)/.installed-mysql)
 
 .PHONY: run test lint install clean-data
 
@@ -13,16 +19,22 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-install: $(VENV)/.installed
+$(VENV)/.installed-mysql: requirements-mysql.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet -r requirements-mysql.txt || { \
+	  echo "mysqlclient did not build: it needs the MySQL client headers and pkg-config (Debian/Ubuntu: apt-get install libmariadb-dev pkg-config)" >&2; \
+	  exit 1; }
+	touch $@
 
-run: $(VENV)/.installed
+install: $(STAMPS)
+
+run: $(STAMPS)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py bootstrap
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) docmind.asgi:application
 
-test: $(VENV)/.installed
+test: $(STAMPS)
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(VENV)/.installed
+lint: $(STAMPS)
 	$(VENV)/bin/ruff check .

@@ -49,3 +49,26 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"{self.role}: {self.content[:40]}"
+
+
+class FeedbackRating(models.TextChoices):
+    UP = "up", "helpful"
+    DOWN = "down", "not helpful"
+
+
+class MessageFeedback(models.Model):
+    """A reader's verdict on one answer, kept beside the answer's trace so staff can find bad answers."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="message_feedback")
+    rating = models.CharField(max_length=8, choices=FeedbackRating.choices)
+    comment = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["message", "user"], name="one_feedback_per_user_message")]
+
+    def __str__(self) -> str:
+        return f"{self.rating} on message {self.message_id}"

@@ -19,6 +19,11 @@ def conversation_get(*, user: Any, conversation_id: int) -> Conversation:
     return Conversation.objects.get(pk=conversation_id, user=user)
 
 
+def answer_get(*, user: Any, message_id: int) -> Message:
+    """An answer in one of the caller's own conversations; anything else raises DoesNotExist."""
+    return Message.objects.get(pk=message_id, role=MessageRole.ASSISTANT, conversation__user=user)
+
+
 def conversation_history(*, conversation: Conversation, exclude_id: int | None = None,
                          limit: int = 20) -> list[dict[str, str]]:
     """The last `limit` finished turns as chat messages, oldest first (failed answers are not history)."""

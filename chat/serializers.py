@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from chat.models import Conversation, Message
+from chat.models import Conversation, FeedbackRating, Message
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -13,12 +13,24 @@ class ChatRequestSerializer(serializers.Serializer):
     document_id = serializers.IntegerField(required=False, allow_null=True, default=None)
 
 
+class FeedbackSerializer(serializers.Serializer):
+    rating = serializers.ChoiceField(choices=FeedbackRating.choices)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+
+
 class MessageSerializer(serializers.ModelSerializer):
+    # Only the conversation's owner can give feedback, so an answer carries at most the caller's own.
+    feedback = serializers.SerializerMethodField()
+
     class Meta:
         model = Message
         fields = ["id", "role", "content", "citations", "retrieval_log", "confidence_score", "confidence_band",
-                  "status", "error", "created_at"]
+                  "status", "error", "created_at", "feedback"]
         read_only_fields = fields
+
+    def get_feedback(self, message: Message) -> dict | None:
+        rows = list(message.feedback.all())
+        return {"rating": rows[0].rating, "comment": rows[0].comment} if rows else None
 
 
 class ConversationSerializer(serializers.ModelSerializer):

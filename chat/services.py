@@ -6,7 +6,9 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from chat.models import Conversation, Message, MessageRole, MessageStatus
+from chat.models import Conversation, FeedbackRating, Message, MessageFeedback, MessageRole, MessageStatus
+
+FEEDBACK_COMMENT_CHARS = 2000
 
 TITLE_CHARS = 40
 
@@ -58,3 +60,18 @@ def message_add_answer(*, conversation: Conversation, content: str, status: str 
     )
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return message
+
+
+def message_feedback_set(*, user: Any, message: Message, rating: str, comment: str = "") -> MessageFeedback:
+    """One verdict per reader and answer: a second one replaces the first."""
+    if message.role != MessageRole.ASSISTANT:
+        raise ValueError("feedback is given on answers, not on questions")
+    if rating not in FeedbackRating.values:
+        raise ValueError(f"rating must be one of {', '.join(FeedbackRating.values)}")
+    feedback, _ = MessageFeedback.objects.update_or_create(
+        message=message, user=user, defaults={"rating": rating, "comment": comment.strip()[:FEEDBACK_COMMENT_CHARS]})
+    return feedback
+
+
+def message_feedback_clear(*, user: Any, message: Message) -> None:
+    MessageFeedback.objects.filter(message=message, user=user).delete()

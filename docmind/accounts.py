@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
@@ -16,6 +17,9 @@ class CredentialsSerializer(serializers.Serializer):
     password = serializers.CharField(max_length=256, trim_whitespace=False)
 
 
+ERROR_SCHEMA = inline_serializer("Error", {"error": serializers.CharField()})
+
+
 class TokenView(APIView):
     """POST {username, password} → {token}; 401 on wrong credentials."""
 
@@ -23,6 +27,8 @@ class TokenView(APIView):
     authentication_classes: list = []
     throttle_scope = "auth"
 
+    @extend_schema(request=CredentialsSerializer, responses={
+        200: inline_serializer("Token", {"token": serializers.CharField()}), 401: ERROR_SCHEMA})
     def post(self, request) -> Response:
         creds = CredentialsSerializer(data=request.data)
         creds.is_valid(raise_exception=True)
@@ -34,6 +40,9 @@ class TokenView(APIView):
 
 
 class MeView(APIView):
+    @extend_schema(responses=inline_serializer("Me", {
+        "id": serializers.IntegerField(), "username": serializers.CharField(),
+        "roles": serializers.ListField(child=serializers.ChoiceField(choices=list(ROLES)))}))
     def get(self, request) -> Response:
         user = request.user
         return Response({

@@ -74,11 +74,23 @@ def database_config(data_dir: Path) -> dict:
     if config["ENGINE"] == "django.db.backends.mysql":
         if not config.get("NAME"):
             raise EnvError("DATABASE_URL", _redact(raw), "the database name is missing")
+        _require_mysql_driver(raw)
         config.setdefault("OPTIONS", {})
         # utf8mb4 so that Chinese (and any 4-byte character) round-trips.
         config["OPTIONS"].update({"charset": "utf8mb4", "init_command": "SET sql_mode='STRICT_TRANS_TABLES'"})
         config["TEST"] = {"CHARSET": "utf8mb4", "COLLATION": "utf8mb4_unicode_ci"}
     return config
+
+
+def _require_mysql_driver(raw: str) -> None:
+    """The driver is an optional install (it builds against system headers), so say how to get it."""
+    try:
+        import MySQLdb  # noqa: F401
+    except ImportError:
+        raise EnvError("DATABASE_URL", _redact(raw),
+                       "it names MySQL but the mysqlclient driver is not installed: run `make install` with this "
+                       "DATABASE_URL set (or `pip install -r requirements-mysql.txt`; Debian needs "
+                       "`apt-get install libmariadb-dev pkg-config` first)") from None
 
 
 def redis_url() -> str | None:

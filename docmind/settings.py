@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "docmind",
     "config_admin",
@@ -71,6 +73,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language: the user's choice (cookie), else the browser's Accept-Language, else LANGUAGE_CODE.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -130,6 +134,21 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "docmind.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+# The OpenAPI schema at /api/schema/ and its docs page at /api/docs/; the Swagger UI assets come
+# from drf-spectacular-sidecar, so the docs page works with no internet access.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "DocMind API",
+    "DESCRIPTION": "Knowledge-base question answering: documents, retrieval, chat, conversations and memories.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "docmind.openapi.add_chat_stream"],
 }
 
 LOGIN_URL = "login"
@@ -137,6 +156,9 @@ LOGIN_REDIRECT_URL = "chat:page"
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "zh-hans"
+LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
+# Compiled catalogues are committed beside their .po files, so no gettext tools are needed to run.
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True
 USE_TZ = True
@@ -166,5 +188,8 @@ LOGGING = {
         # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with
         # "not implemented" and grpc logs a traceback for it; the flush itself succeeds.
         "grpc._server": {"level": "CRITICAL"},
+        # faiss (milvus-lite's index library) announces each CPU variant it fails to load at INFO,
+        # with an exception text that reads like an error; only its warnings matter.
+        "faiss.loader": {"level": "WARNING"},
     },
 }

@@ -2,8 +2,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
+from kb import reader
 from memory.views import memories_page
 
 admin.site.site_header = "DocMind administration"
@@ -15,8 +18,14 @@ urlpatterns = [
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),
+    path("documents/<int:pk>/", reader.document_reader, name="kb-document-reader"),
     path("api/kb/", include("kb.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),

@@ -129,6 +129,16 @@ class MilvusCollection:
             raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc
 
 
+# pymilvus pings every 10 s even when idle; Milvus Lite's embedded gRPC server keeps gRPC's default
+# policy (at most one ping per 5 minutes without data) and answers with a "too_many_pings" GOAWAY that
+# grpc logs as an error. The Lite server is a local process, so keepalive has nothing to detect there.
+_LITE_GRPC_OPTIONS = {"grpc.keepalive_time_ms": 300_000, "grpc.keepalive_permit_without_calls": False}
+
+
+def _client_options(uri: str) -> dict:
+    return {"grpc_options": dict(_LITE_GRPC_OPTIONS)} if is_lite_uri(uri) else {}
+
+
 class MilvusVectorStore(MilvusCollection):
     """One code path for Milvus Lite and a Milvus server; pymilvus' client is safe to share between threads."""
 
@@ -138,7 +148,7 @@ class MilvusVectorStore(MilvusCollection):
 
         self.uri, self.dim, self.embedder_name = uri, dim, embedder_name
         try:
-            client = MilvusClient(uri=uri, token=token or "")
+            client = MilvusClient(uri=uri, token=token or "", **_client_options(uri))
         except Exception as exc:
             hint = ""
             if is_lite_uri(uri):

@@ -1,9 +1,13 @@
 """Admin for documents (upload and delete go through the services), chunks and knowledge domains."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from django import forms
 from django.contrib import admin, messages
 from django.db.models import Count, Q
+from django.urls import reverse
+from django.utils.html import format_html
 
 from kb import services
 from kb.models import Chunk, ChunkLevel, Document, KnowledgeDomain
@@ -56,8 +60,8 @@ class DocumentAdmin(admin.ModelAdmin):
                     "created_at"]
     list_filter = ["status", "domain", "file_type"]
     search_fields = ["title", "checksum"]
-    readonly_fields = ["title", "file", "file_type", "domain", "status", "progress", "error", "attempts", "checksum",
-                       "size", "metadata", "uploaded_by", "created_at", "updated_at"]
+    readonly_fields = ["title", "original_file", "file_type", "domain", "status", "progress", "error", "attempts",
+                       "checksum", "size", "metadata", "uploaded_by", "created_at", "updated_at"]
     inlines = [ChunkInline]
 
     def get_queryset(self, request):
@@ -67,6 +71,15 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.display(description="chunks", ordering="child_count")
     def chunk_count(self, document: Document) -> int:
         return document.child_count
+
+    # The stored file is served by the authenticated download view; there is no public media URL.
+    @admin.display(description="file")
+    def original_file(self, document: Document) -> str:
+        if not document.file:
+            return "—"
+        return format_html('<a href="{}">{}</a> · <a href="{}">read</a>',
+                           reverse("kb-document-file", args=[document.pk]), Path(document.file.name).name,
+                           reverse("kb-document-reader", args=[document.pk]))
 
     @admin.display(description="error")
     def error_short(self, document: Document) -> str:
@@ -79,6 +92,10 @@ class DocumentAdmin(admin.ModelAdmin):
             form.user = request.user
             return form
         return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_exclude(self, request, obj=None):
+        # An existing document's file is shown as a link to the download view, never as an editable input.
+        return ["file"] if obj is not None else []
 
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields if obj is not None else []

@@ -1,7 +1,8 @@
 """Document API: list, upload (202, ingested in the background), detail, delete."""
 from __future__ import annotations
 
-from rest_framework import status
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -24,10 +25,15 @@ class DocumentListView(GenericAPIView):
             status_filter = "-"  # an unknown status matches nothing rather than everything
         return selectors.document_list(domain=self.request.query_params.get("domain") or None, status=status_filter)
 
+    @extend_schema(operation_id="kb_documents_list", responses=inline_serializer("PaginatedDocumentList", {
+        "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True), "results": DocumentSerializer(many=True)}))
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DocumentSerializer(page, many=True).data)
 
+    @extend_schema(request={"multipart/form-data": DocumentUploadSerializer},
+                   responses={202: DocumentSerializer, 200: DocumentSerializer})
     def post(self, request: Request) -> Response:
         form = DocumentUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)

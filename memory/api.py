@@ -35,6 +35,8 @@ class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self) -> QuerySet[UserMemory]:
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no signed-in user
+            return UserMemory.objects.none()
         # Another user's id is simply not found (404), never a 403 that confirms it exists.
         return selectors.memory_list(user=self.request.user)
 

@@ -82,6 +82,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
     to one-shot retrieval, as the design requires.
     """
     from chat.agentic import AgenticSearchOrchestrator
+    from chat.agentic.types import AgenticCancelled
 
     emitted: queue.Queue[ChatEvent] = queue.Queue()
     outcome: dict[str, Any] = {}
@@ -93,6 +94,9 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
                                                  history=turn.history, emit=emitted.put, cancel=cancel,
                                                  recall_memory=recall_tool(user_id=turn.user.pk,
                                                                            snapshot=stages.snapshot))
+        except AgenticCancelled as exc:  # the user pressed Stop or left: normal, not a failure
+            log.info("agentic loop stopped: %s", exc)
+            outcome["error"] = exc
         except Exception as exc:  # noqa: BLE001 - the design says: any failure → one-shot
             log.warning("agentic loop failed, falling back to one-shot", exc_info=True)
             outcome["error"] = exc

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -38,11 +39,28 @@ class RetrieveRequest(serializers.Serializer):
         return value
 
 
+_CHUNK_FIELDS = {
+    "chunk_id": serializers.IntegerField(), "document_id": serializers.IntegerField(allow_null=True),
+    "document_title": serializers.CharField(), "domain": serializers.CharField(), "content": serializers.CharField(),
+    "score": serializers.FloatField(), "source": serializers.CharField(),
+    "url": serializers.CharField(required=False, help_text="web evidence only")}
+
+
 class RetrieveView(APIView):
     """Every signed-in user may retrieve; the request gets one config snapshot for all its stages."""
 
     permission_classes = [IsAuthenticated]
 
+    # The request serializer takes its limits from the config snapshot, so the schema describes its shape.
+    @extend_schema(
+        request=inline_serializer("RetrieveRequest", {
+            "query": serializers.CharField(), "top_k": serializers.IntegerField(required=False, min_value=1,
+                                                                                 max_value=MAX_TOP_K)}),
+        responses={200: inline_serializer("RetrieveResponse", {
+            "chunks": inline_serializer("RetrievedChunk", _CHUNK_FIELDS, many=True), "grade": serializers.DictField(),
+            "timings_ms": serializers.DictField(child=serializers.FloatField())}),
+            400: inline_serializer("RetrieveError", {"error": serializers.CharField(),
+                                                      "fields": serializers.DictField()})})
     def post(self, request: Request) -> Response:
         from config_admin.conf import ai_config
         from kb.retrieval.compose import build_one_shot_retriever

@@ -12,10 +12,14 @@
     messages: $("messages"), welcome: $("welcome"), input: $("input"), send: $("send"),
     cancel: $("cancel"), form: $("composer"), convList: $("conv-list"), convEmpty: $("conv-empty"),
     title: $("chat-title"), picker: $("doc-picker"), conn: $("conn"), docNote: $("doc-note"),
-    charCount: $("char-count"), sidebar: $("sidebar"),
+    charCount: $("char-count"), sidebar: $("sidebar"), lengthWarning: $("length-warning"),
   };
   const maxChars = parseInt(app.dataset.maxChars || "4000", 10);
-  const state = { ws: null, conversationId: null, streaming: false, turn: null, retry: 0, queued: null };
+  // Strings come from Django's JavaScript catalogue (/jsi18n/) in the page's language.
+  const _ = window.gettext || ((text) => text);
+  const fmt = (text, values) => (window.interpolate ? window.interpolate(text, values, true)
+    : text.replace(/%\((\w+)\)s/g, (m, k) => String(values[k])));
+  const state = { ws: null, conversationId: null, streaming: false, turn: null, retry: 0, queued: null, follow: true };
 
   // ---------- DOM helpers ----------
   function el(tag, cls, text) {
@@ -28,10 +32,24 @@
     const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
     return m ? decodeURIComponent(m[1]) : "";
   }
-  function scrollToBottom(force) {
+  // The view follows a streaming answer to its end unless the reader scrolls up to read something
+  // else; scrolling back to the bottom (or sending a question) resumes following.
+  function atBottom() {
     const box = els.messages;
-    const near = box.scrollHeight - box.scrollTop - box.clientHeight < 160;
-    if (force || near) box.scrollTop = box.scrollHeight;
+    return box.scrollHeight - box.scrollTop - box.clientHeight < 48;
+  }
+  function scrollToBottom(force) {
+    if (force) state.follow = true;
+    if (!state.follow) return;
+    const box = els.messages;
+    box.scrollTop = box.scrollHeight;
+    // Late layout (sources, badges, fonts) can still grow the answer after this frame.
+    requestAnimationFrame(() => { if (state.follow) box.scrollTop = box.scrollHeight; });
+  }
+  function onReaderScroll(ev) {
+    if (ev.type === "wheel" && ev.deltaY < 0) state.follow = false;
+    else if (ev.type === "keydown" && ["PageUp", "ArrowUp", "Home"].includes(ev.key)) state.follow = false;
+    else if (atBottom()) state.follow = true;
   }
 
   // Safe Markdown lives in chat-markdown.js; citations become links to this turn's source cards.
@@ -64,11 +82,118 @@
   function addUserMessage(text) {
     hideWelcome();
     const row = el("div", "msg msg-user");
+    row.dataset.question = text;
     const bubble = el("div", "bubble");
     renderMarkdown(bubble, text, null);
-    row.appendChild(bubble);
+    const tools = el("div", "msg-actions user-actions");
+    const edit = actionButton(_("Edit"), _("Edit and send again"), () => editQuestion(text));
+    edit.classList.add("edit-btn");
+    tools.appendChild(edit);
+    row.append(bubble, tools);
     els.messages.appendChild(row);
     scrollToBottom(true);
+  }
+
+  function editQuestion(text) {
+    if (state.streaming) return;
+    els.input.value = text;
+    autosize();
+    els.input.focus();
+    els.input.setSelectionRange(text.length, text.length);
+  }
+
+  function actionButton(label, title, onClick) {
+    const b = el("button", "action-btn", label);
+    b.type = "button";
+    b.title = title;
+    b.setAttribute("aria-label", title);
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  // ---------- answer actions: copy, regenerate, feedback ----------
+  async function copyText(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (e) {
+      // Older browsers and some embedded views: the selection-based copy still works there.
+      const area = el("textarea");
+      area.value = text;
+      area.setAttribute("readonly", "");
+      area.style.position = "fixed"; area.style.opacity = "0";
+      document.body.appendChild(area);
+      area.select();
+      const ok = document.execCommand("copy");
+      area.remove();
+      return ok;
+    }
+  }
+
+  function addAnswerActions(turn, messageId, question, feedback) {
+    if (turn.actions) turn.actions.remove();
+    const bar = el("div", "msg-actions answer-actions");
+    turn.actions = bar;
+    const copy = actionButton(_("Copy"), _("Copy the answer"), async () => {
+      const ok = await copyText(turn.text);
+      copy.textContent = ok ? _("Copied") : _("Copy failed");
+      setTimeout(() => { copy.textContent = _("Copy"); }, 1500);
+    });
+    copy.classList.add("copy-btn");
+    bar.appendChild(copy);
+    if (question) {
+      const again = actionButton(_("Regenerate"), _("Answer this question again"), () => { if (!state.streaming) startTurn(question); });
+      again.classList.add("regenerate-btn");
+      bar.appendChild(again);
+    }
+    if (messageId) {
+      const up = actionButton("👍", _("Helpful"), () => sendFeedback(turn, messageId, "up", ""));
+      const down = actionButton("👎", _("Not helpful"), () => toggleFeedbackForm(turn, messageId));
+      up.classList.add("fb-up"); down.classList.add("fb-down");
+      turn.feedbackButtons = { up, down };
+      bar.append(up, down);
+    }
+    turn.row.appendChild(bar);
+    showFeedback(turn, feedback);
+  }
+
+  function showFeedback(turn, feedback) {
+    if (!turn.feedbackButtons) return;
+    const rating = feedback ? feedback.rating : "";
+    turn.feedbackButtons.up.classList.toggle("chosen", rating === "up");
+    turn.feedbackButtons.down.classList.toggle("chosen", rating === "down");
+    turn.feedbackButtons.up.setAttribute("aria-pressed", String(rating === "up"));
+    turn.feedbackButtons.down.setAttribute("aria-pressed", String(rating === "down"));
+  }
+
+  function toggleFeedbackForm(turn, messageId) {
+    if (turn.feedbackForm) { turn.feedbackForm.remove(); turn.feedbackForm = null; return; }
+    const form = el("form", "feedback-form");
+    const area = el("textarea");
+    area.rows = 2; area.maxLength = 2000;
+    area.placeholder = _("What was wrong? (optional)");
+    area.setAttribute("aria-label", _("Feedback"));
+    const send = el("button", "primary", _("Send feedback"));
+    send.type = "submit";
+    form.append(area, send);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      if (await sendFeedback(turn, messageId, "down", area.value)) { form.remove(); turn.feedbackForm = null; }
+    });
+    turn.feedbackForm = form;
+    turn.row.appendChild(form);
+    area.focus();
+  }
+
+  async function sendFeedback(turn, messageId, rating, comment) {
+    const res = await fetch("/api/messages/" + messageId + "/feedback/", {
+      method: "PUT", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: JSON.stringify({ rating, comment }),
+    }).catch(() => null);
+    if (!res || !res.ok) { showError(turn, _("The feedback was not saved; please try again later.")); return false; }
+    showFeedback(turn, await res.json());
+    return true;
   }
 
   function addAssistantTurn() {
@@ -79,17 +204,17 @@
     turn.body = el("div", "answer md");
     turn.status = el("div", "status");
     turn.status.appendChild(el("span", "spinner"));
-    turn.statusText = el("span", null, "正在理解问题…");
+    turn.statusText = el("span", null, _("Understanding the question…"));
     turn.status.appendChild(turn.statusText);
     turn.sourcesWrap = el("details", "sources");
     turn.sourcesWrap.open = true;
     turn.sourcesWrap.hidden = true;
-    turn.sourcesSummary = el("summary", null, "来源");
+    turn.sourcesSummary = el("summary", null, _("Sources"));
     turn.sourcesWrap.appendChild(turn.sourcesSummary);
     turn.sourcesBox = el("div", "source-grid");
     turn.sourcesWrap.appendChild(turn.sourcesBox);
     turn.trace = el("details", "trace");
-    turn.trace.appendChild(el("summary", null, "检索轨迹"));
+    turn.trace.appendChild(el("summary", null, _("Retrieval trace")));
     turn.traceBody = el("dl", "trace-body");
     turn.trace.appendChild(turn.traceBody);
     turn.trace.hidden = true;
@@ -110,24 +235,49 @@
     turn.sources = sources || [];
     turn.sourcesBox.replaceChildren();
     turn.sourcesWrap.hidden = !turn.sources.length;
-    turn.sourcesSummary.textContent = "来源 · " + turn.sources.length;
+    turn.sourcesSummary.textContent = _("Sources") + " · " + turn.sources.length;
     for (const s of turn.sources) {
       const card = el("article", "source-card");
       card.dataset.index = String(s.index);
-      card.id = "";
       const head = el("header", "source-head");
       head.appendChild(el("span", "source-num", s.index));
       const isWeb = s.source === "WEB";
       head.appendChild(el("span", "kind " + (isWeb ? "kind-web" : "kind-kb"), isWeb ? "WEB" : "KB"));
-      const title = el(isWeb && s.url ? "a" : "span", "source-title", s.document_title || s.url || "未命名");
-      if (isWeb && s.url && /^https?:\/\//i.test(s.url)) { title.href = s.url; title.target = "_blank"; title.rel = "noopener noreferrer"; }
+      const name = s.document_title || s.url || _("Untitled");
+      const href = sourceHref(s);
+      const title = el(href ? "a" : "span", "source-title", name);
+      title.title = name;
+      if (href) {
+        title.href = href; title.target = "_blank"; title.rel = "noopener noreferrer";
+        card.classList.add("openable");
+        card.addEventListener("click", (ev) => { if (!ev.target.closest("a")) window.open(href, "_blank", "noopener"); });
+      }
       head.appendChild(title);
       if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
       card.appendChild(head);
-      const snippet = String(s.content || "");
+      const snippet = plainSnippet(s.content);
       card.appendChild(el("p", "source-snippet", snippet.length > 280 ? snippet.slice(0, 280) + "…" : snippet));
       turn.sourcesBox.appendChild(card);
     }
+  }
+
+  // A KB source opens the document reader at the cited passage; a web source opens its page.
+  function sourceHref(s) {
+    if (s.source === "WEB") return s.url && /^https?:\/\//i.test(s.url) ? s.url : "";
+    if (s.document_id === undefined || s.document_id === null || !/^\d+$/.test(String(s.document_id))) return "";
+    const chunk = /^\d+$/.test(String(s.chunk_id || "")) ? "?chunk=" + s.chunk_id : "";
+    return "/documents/" + s.document_id + "/" + chunk + "#cited";
+  }
+
+  // Cards show text, not Markdown source: heading marks, emphasis and list bullets are dropped.
+  function plainSnippet(text) {
+    return String(text || "")
+      .replace(/^\s{0,3}#{1,6}\s+/gm, "")
+      .replace(/^\s*>\s?/gm, "")
+      .replace(/^\s*(?:[-*+]|\d+[.)])\s+/gm, "")
+      .replace(/(\*\*|__|`)/g, "")
+      .replace(/\s*\n\s*/g, " ")
+      .trim();
   }
 
   function markCited(turn, citations) {
@@ -164,30 +314,30 @@
   }
   function agenticLine(d) {
     const calls = (d.toolCalls || []).map((c) => c.name + "(" + args(c.arguments) + ")").join("，");
-    return "第 " + (d.round || "?") + " 轮" + (d.planner ? "（" + d.planner + "）" : "") + "：" + (calls || "无工具调用");
+    return fmt(_("Round %(round)s"), { round: d.round || "?" }) + (d.planner ? " (" + d.planner + ")" : "") + ": " + (calls || _("no tool calls"));
   }
   function toolLine(t) {
     if (typeof t === "string") return t;
-    return "R" + (t.round || "?") + " " + t.name + "(" + args(t.arguments) + ") → " + (t.resultCount ?? 0) + " 条" +
-      (t.error ? " · 错误：" + t.error : "");
+    return "R" + (t.round || "?") + " " + t.name + "(" + args(t.arguments) + ") → " + fmt(_("%(count)s results"), { count: t.resultCount ?? 0 }) +
+      (t.error ? " · " + _("error") + ": " + t.error : "");
   }
 
   function renderTrace(turn, log) {
     turn.traceBody.replaceChildren();
     const ev = log || {};
     const route = ev.route || {};
-    traceRow(turn, "路径", [route.mode, route.reason].filter(Boolean).join(" — "));
-    traceRow(turn, "降级", [route.fallbackNote || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
+    traceRow(turn, _("Route"), [route.mode, route.reason].filter(Boolean).join(" — "));
+    traceRow(turn, _("Fallback"), [route.fallbackNote || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
     const cls = ev.classification;
-    if (cls) traceRow(turn, "理解", [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
-    if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, "Agentic 轮次", ev.agenticRounds);
-    if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, "工具调用", ev.agentic.tool_calls.map(toolLine));
+    if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
+    if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, _("Agentic rounds"), ev.agenticRounds);
+    if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, _("Tool calls"), ev.agentic.tool_calls.map(toolLine));
     const g = ev.grade;
-    if (g) traceRow(turn, "评级", g.grade + " · rerank " + Number(g.rerankTop1).toFixed(3) + " · 覆盖 " + Number(g.lexCoverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
-    if (ev.kb_chunks) traceRow(turn, "知识库证据 (" + ev.kb_chunks.length + ")", ev.kb_chunks.length ? ev.kb_chunks.map(chunkLine) : "无");
-    if (ev.web_chunks) traceRow(turn, "联网证据 (" + ev.web_chunks.length + ")", ev.web_chunks.length ? ev.web_chunks.map(chunkLine) : "无");
-    if (ev.cache && ev.cache.hit) traceRow(turn, "缓存", "语义缓存命中：" + ev.cache.question);
-    traceRow(turn, "耗时", fmtMs(ev.timings_ms));
+    if (g) traceRow(turn, _("Grade"), g.grade + " · rerank " + Number(g.rerankTop1).toFixed(3) + " · " + _("coverage") + " " + Number(g.lexCoverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
+    if (ev.kb_chunks) traceRow(turn, _("Knowledge-base evidence") + " (" + ev.kb_chunks.length + ")", ev.kb_chunks.length ? ev.kb_chunks.map(chunkLine) : _("none"));
+    if (ev.web_chunks) traceRow(turn, _("Web evidence") + " (" + ev.web_chunks.length + ")", ev.web_chunks.length ? ev.web_chunks.map(chunkLine) : _("none"));
+    if (ev.cache && ev.cache.hit) traceRow(turn, _("Cache"), _("semantic cache hit") + ": " + ev.cache.question);
+    traceRow(turn, _("Timings"), fmtMs(ev.timings_ms));
     turn.trace.hidden = !turn.traceBody.childNodes.length;
   }
 
@@ -211,58 +361,58 @@
     scrollToBottom(true);
   }
 
-  const MODE_LABEL = { RULE_PLANNER: "一次检索", AGENTIC: "多轮检索", SELECTED_DOC: "文档直读" };
+  const MODE_LABEL = { RULE_PLANNER: _("One-shot retrieval"), AGENTIC: _("Multi-round retrieval"), SELECTED_DOC: _("Direct read") };
   function modeBadge(turn, route) {
     if (!route || !route.mode || route.mode === "META") return;
     const tip = route.mode + (route.reason ? " — " + route.reason : "") + (route.fallbackNote ? "（" + route.fallbackNote + "）" : "");
     badge(turn, MODE_LABEL[route.mode] || route.mode, "mode", tip);
   }
-  const BAND_LABEL = { HIGH: "高置信", MEDIUM: "中置信", LOW: "低置信", NONE: "无证据" };
+  const BAND_LABEL = { HIGH: _("High confidence"), MEDIUM: _("Medium confidence"), LOW: _("Low confidence"), NONE: _("No evidence") };
   function confidenceBadge(turn, band, score) {
     band = String(band || "").toUpperCase();
     if (!band) return;
-    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), "置信度：证据对回答的支撑程度");
+    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), _("Confidence: how well the evidence supports the answer"));
     b.classList.add("confidence");
   }
 
   // ---------- protocol ----------
   function handleEvent(type, data) {
     const turn = state.turn;
-    if (!turn) { if (type === "error") showError(null, data.message || "出错了"); return; }
+    if (!turn) { if (type === "error") showError(null, data.message || _("Something went wrong")); return; }
     turn.events.push(type);
     const log = turn.log || (turn.log = { timings_ms: {} });
     switch (type) {
       case "understanding":
         log.classification = data;
-        setStatus(turn, "正在选择检索路径…");
+        setStatus(turn, _("Choosing how to search…"));
         break;
       case "routing":
         log.route = data;
         modeBadge(turn, data);
-        setStatus(turn, data.mode === "META" ? "正在回答…" : "正在检索知识库…");
+        setStatus(turn, data.mode === "META" ? _("Answering…") : _("Searching the knowledge base…"));
         break;
       case "agentic":
         (log.agenticRounds || (log.agenticRounds = [])).push(agenticLine(data));
-        setStatus(turn, "Agentic 检索第 " + log.agenticRounds.length + " 轮…");
+        setStatus(turn, fmt(_("Agentic search, round %(round)s…"), { round: log.agenticRounds.length }));
         break;
       case "code_exec":
-        (log.agenticRounds || (log.agenticRounds = [])).push("代码执行：" + (data.ok === false || data.error ? "失败" : "完成") + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
+        (log.agenticRounds || (log.agenticRounds = [])).push(_("Code run") + ": " + (data.ok === false || data.error ? _("failed") : _("done")) + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
         break;
       case "retrieval":
         log.kb_chunks = data.kb_chunks; log.web_chunks = data.web_chunks;
         Object.assign(log.timings_ms, data.timings_ms || {});
         if (data.cached) log.cache = { hit: true, question: "" };
-        setStatus(turn, "正在重排与评估证据…");
+        setStatus(turn, _("Reranking and grading the evidence…"));
         break;
       case "rerank": break;
       case "grader": log.grade = data; break;
       case "start":
-        if (data.extractive) badge(turn, "抽取式回答（离线）", "extractive", "未连接大模型：回答由证据原句拼成");
-        if (data.cached) badge(turn, "缓存", "cached", "与之前的问题几乎相同，复用了答案");
-        if (data.lowConfidence) badge(turn, "证据相关性偏低", "warn");
-        if (data.noEvidence) { badge(turn, "未找到证据", "warn"); turn.row.classList.add("no-evidence"); }
+        if (data.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
+        if (data.cached) badge(turn, _("Cached"), "cached", _("Nearly the same as an earlier question: its answer was reused"));
+        if (data.lowConfidence) badge(turn, _("Weakly related evidence"), "warn");
+        if (data.noEvidence) { badge(turn, _("No evidence found"), "warn"); turn.row.classList.add("no-evidence"); }
         renderSources(turn, data.sources);
-        setStatus(turn, "正在生成回答…");
+        setStatus(turn, _("Writing the answer…"));
         break;
       case "token":
         turn.text += data.text || "";
@@ -277,17 +427,21 @@
         Object.assign(log.timings_ms, data.timings_ms || {});
         renderTrace(turn, log);
         setStatus(turn, "");
+        addAnswerActions(turn, data.message_id, turn.question, null);
         if (data.conversation_id) adoptConversation(data.conversation_id);
         endTurn();
+        scrollToBottom(false);
         break;
       case "error":
         setStatus(turn, "");
         if (turn.text) renderMarkdown(turn.body, turn.text, turn);
-        if (data.code === "cancelled") { badge(turn, "已停止", "muted"); }
-        else showError(turn, data.message || "出错了");
+        if (data.code === "cancelled") { badge(turn, _("Stopped"), "muted"); }
+        else showError(turn, data.message || _("Something went wrong"));
         if (data.conversation_id) adoptConversation(data.conversation_id);
         renderTrace(turn, log);
+        addAnswerActions(turn, null, turn.question, null);
         endTurn();
+        scrollToBottom(false);
         break;
     }
   }
@@ -297,6 +451,7 @@
     const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId };
     addUserMessage(message);
     state.turn = addAssistantTurn();
+    state.turn.question = message;
     setStreaming(true);
     if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify(frame));
     else { state.queued = frame; connect(); }
@@ -307,7 +462,7 @@
   function setStreaming(on) {
     state.streaming = on;
     els.input.disabled = on;
-    els.send.disabled = on;
+    els.send.disabled = on || els.input.value.length > maxChars;
     els.cancel.hidden = !on;
     els.picker.disabled = on;
     app.classList.toggle("is-streaming", on);
@@ -323,7 +478,7 @@
     ws.addEventListener("open", () => {
       state.retry = 0;
       els.conn.dataset.state = "open";
-      els.conn.title = "已连接";
+      els.conn.title = _("Connected");
       if (state.queued) { ws.send(JSON.stringify(state.queued)); state.queued = null; }
     });
     ws.addEventListener("message", (ev) => {
@@ -333,8 +488,8 @@
     });
     ws.addEventListener("close", (ev) => {
       els.conn.dataset.state = "closed";
-      els.conn.title = "连接已断开，正在重连…";
-      if (state.turn) { showError(state.turn, "连接中断，回答未完成。问题已保存，可以重试。"); setStatus(state.turn, ""); endTurn(); }
+      els.conn.title = _("Disconnected; reconnecting…");
+      if (state.turn) { showError(state.turn, _("The connection dropped before the answer finished. Your question is saved; you can try again.")); setStatus(state.turn, ""); endTurn(); }
       if (ev.code === 4401) { location.href = "/login/?next=/"; return; }
       state.retry = Math.min(state.retry + 1, 6);
       setTimeout(connect, 400 * 2 ** state.retry);
@@ -355,7 +510,7 @@
   function markActive(id) {
     els.convList.querySelectorAll(".conv-item").forEach((item) => item.classList.toggle("active", item.dataset.id === String(id)));
     const active = els.convList.querySelector('.conv-item[data-id="' + id + '"] .conv-link');
-    els.title.textContent = active ? active.textContent : "新对话";
+    els.title.textContent = active ? active.textContent : _("New chat");
   }
 
   function convItem(c) {
@@ -364,7 +519,7 @@
     const a = el("a", "conv-link", c.title);
     a.href = "?c=" + c.id; a.dataset.id = String(c.id); a.title = c.title;
     const del = el("button", "conv-delete", "✕");
-    del.type = "button"; del.dataset.id = String(c.id); del.setAttribute("aria-label", "删除对话");
+    del.type = "button"; del.dataset.id = String(c.id); del.setAttribute("aria-label", _("Delete the conversation"));
     item.append(a, del);
     return item;
   }
@@ -389,22 +544,24 @@
     const conv = await res.json();
     clearMessages();
     state.conversationId = conv.id;
+    let question = "";
     for (const m of conv.messages) {
-      if (m.role === "user") { addUserMessage(m.content); continue; }
+      if (m.role === "user") { addUserMessage(m.content); question = m.content; continue; }
       const turn = addAssistantTurn();
       setStatus(turn, "");
       const log = m.retrieval_log || {};
       modeBadge(turn, log.route);
-      if (log.extractive) badge(turn, "抽取式回答（离线）", "extractive", "未连接大模型：回答由证据原句拼成");
-      if (log.cache && log.cache.hit) badge(turn, "缓存", "cached");
+      if (log.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
+      if (log.cache && log.cache.hit) badge(turn, _("Cached"), "cached");
       renderSources(turn, log.sources || []);
       turn.text = m.content;
       renderMarkdown(turn.body, m.content, turn);
       markCited(turn, m.citations);
       confidenceBadge(turn, m.confidence_band, m.confidence_score);
-      if (m.status === "error") showError(turn, m.error.replace(/^[a-z_]+: /, "") || "回答未完成");
-      if (m.status === "cancelled") badge(turn, "已停止", "muted");
+      if (m.status === "error") showError(turn, m.error.replace(/^[a-z_]+: /, "") || _("The answer did not finish"));
+      if (m.status === "cancelled") badge(turn, _("Stopped"), "muted");
       renderTrace(turn, log);
+      addAnswerActions(turn, m.status === "complete" ? m.id : null, question, m.feedback);
     }
     markActive(conv.id);
     const url = new URL(location.href); url.searchParams.set("c", conv.id); history.replaceState(null, "", url);
@@ -428,7 +585,7 @@
   }
 
   async function deleteConversation(id) {
-    if (!confirm("删除这个对话？此操作无法撤销。")) return;
+    if (!confirm(_("Delete this conversation? This cannot be undone."))) return;
     const res = await fetch("/api/conversations/" + id + "/", {
       method: "DELETE", credentials: "same-origin", headers: { "X-CSRFToken": csrfToken() },
     });
@@ -442,7 +599,7 @@
 
   async function renameConversation() {
     if (!state.conversationId || state.streaming) return;
-    const title = prompt("重命名对话", els.title.textContent);
+    const title = prompt(_("Rename the conversation"), els.title.textContent);
     if (title === null || !title.trim()) return;
     const res = await fetch("/api/conversations/" + state.conversationId + "/", {
       method: "PATCH", credentials: "same-origin",
@@ -453,18 +610,25 @@
   }
 
   // ---------- wiring ----------
+  // Nothing is cut silently: an over-long question (typed or pasted) stays whole in the box, with a
+  // warning, and cannot be sent until it fits.
   function autosize() {
     els.input.style.height = "auto";
     els.input.style.height = Math.min(els.input.scrollHeight, 220) + "px";
     const n = els.input.value.length;
+    const over = n > maxChars;
     els.charCount.textContent = n > maxChars * 0.8 ? n + " / " + maxChars : "";
+    els.charCount.classList.toggle("over", over);
+    els.lengthWarning.hidden = !over;
+    if (over) els.lengthWarning.textContent = fmt(_("The text has %(n)s characters, over the limit of %(max)s: remove %(extra)s characters to send it."), { n, max: maxChars, extra: n - maxChars });
+    if (!state.streaming) els.send.disabled = over;
   }
 
   els.form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = els.input.value.trim();
     if (!text || state.streaming) return;
-    if (text.length > maxChars) { showError(null, "问题太长了：最多 " + maxChars + " 个字符。"); return; }
+    if (text.length > maxChars) { showError(null, fmt(_("The question is too long: at most %(max)s characters."), { max: maxChars })); return; }
     els.input.value = "";
     autosize();
     startTurn(text);
@@ -473,6 +637,11 @@
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); els.form.requestSubmit(); }
   });
   els.input.addEventListener("input", autosize);
+  els.input.addEventListener("paste", () => setTimeout(autosize, 0));
+  els.messages.addEventListener("wheel", onReaderScroll, { passive: true });
+  els.messages.addEventListener("touchmove", () => { state.follow = atBottom(); }, { passive: true });
+  els.messages.addEventListener("keydown", onReaderScroll);
+  els.messages.addEventListener("scroll", () => { if (atBottom()) state.follow = true; }, { passive: true });
   els.cancel.addEventListener("click", () => {
     if (state.ws && state.ws.readyState === WebSocket.OPEN) state.ws.send(JSON.stringify({ type: "cancel" }));
   });
@@ -489,7 +658,9 @@
   }));
   els.picker.addEventListener("change", () => {
     const opt = els.picker.selectedOptions[0];
-    els.docNote.textContent = els.picker.value ? "限定文档：" + opt.textContent + "（说“总结这篇文档”可直接阅读）" : "Enter 发送 · Shift+Enter 换行";
+    els.docNote.textContent = els.picker.value
+      ? fmt(_("Limited to: %(title)s (say “summarise this document” to have it read)"), { title: opt.textContent })
+      : _("Enter sends · Shift+Enter for a new line");
   });
   const open = $("open-sidebar"), close = $("close-sidebar");
   if (open) open.addEventListener("click", () => app.classList.add("sidebar-open"));

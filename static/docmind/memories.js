@@ -1,8 +1,13 @@
-// "我的记忆" page: list, add, edit, forget one, forget all — all over /api/memories/ (the caller's own only).
+// "My memories" page: list, add, edit, forget one, forget all — all over /api/memories/ (the caller's own only).
 // Memory text is user data: it is only ever set with textContent, never as HTML.
 (function () {
   "use strict";
   const $ = (id) => document.getElementById(id);
+  const _ = window.gettext || ((text) => text);
+  const fmt = (text, values) => (window.interpolate ? window.interpolate(text, values, true)
+    : text.replace(/%\((\w+)\)s/g, (m, k) => values[k]));
+  const typeName = (t) => ({ preference: _("preference"), fact: _("fact"), profile: _("profile"),
+    instruction: _("instruction") })[t] || t;
   const rows = $("mem-rows");
   const errorBox = $("mem-error");
 
@@ -22,7 +27,7 @@
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
       const first = Object.values(body)[0];
-      throw new Error(Array.isArray(first) ? first[0] : (body.detail || "请求失败（" + res.status + "）"));
+      throw new Error(Array.isArray(first) ? first[0] : (body.detail || fmt(_("Request failed (%(status)s)."), { status: res.status })));
     }
     return body;
   }
@@ -52,25 +57,25 @@
     $("mem-table").hidden = items.length === 0;
     $("mem-empty").hidden = items.length !== 0;
     $("mem-forget-all").hidden = items.length === 0;
-    $("mem-count").textContent = items.length ? "共 " + items.length + " 条记忆" : "";
+    $("mem-count").textContent = items.length ? fmt(_("%(n)s memories"), { n: items.length }) : "";
   }
 
   function row(m) {
     const tr = el("tr");
     tr.dataset.id = m.id;
     const type = el("td");
-    type.appendChild(el("span", "mem-type", m.memory_type));
+    type.appendChild(el("span", "mem-type", typeName(m.memory_type)));
     const content = el("td", "mem-content", m.content);
     const when = el("td", "muted", new Date(m.created_at).toLocaleString());
     const used = el("td", "muted", String(m.access_count));
     const actions = el("td", "mem-actions");
-    const edit = el("button", "edit", "编辑");
+    const edit = el("button", "edit", _("Edit"));
     edit.type = "button";
     edit.addEventListener("click", () => startEdit(tr, m));
-    const forget = el("button", "forget", "忘掉");
+    const forget = el("button", "forget", _("Forget"));
     forget.type = "button";
     forget.addEventListener("click", async () => {
-      if (!confirm("忘掉这条记忆？\n" + m.content)) return;
+      if (!confirm(_("Forget this memory?") + "\n" + m.content)) return;
       try { await api(m.id + "/", { method: "DELETE" }); showError(""); await load(); }
       catch (e) { showError(e.message); }
     });
@@ -89,9 +94,9 @@
     cells[1].replaceChildren(area);
     cells[1].className = "mem-row-edit";
     cells[0].className = "mem-row-edit";
-    const save = el("button", "save", "保存");
+    const save = el("button", "save", _("Save"));
     save.type = "button";
-    const cancel = el("button", "cancel", "取消");
+    const cancel = el("button", "cancel", _("Cancel"));
     cancel.type = "button";
     cells[4].replaceChildren(save, cancel);
     area.focus();
@@ -107,11 +112,11 @@
 
   async function load() {
     const items = [];
-    let url = "?page=1";
-    for (let page = 1; page <= 20 && url; page++) {
+    let more = true;
+    for (let page = 1; page <= 20 && more; page++) {
       const body = await api("?page=" + page);
       items.push(...body.results);
-      url = body.next;
+      more = Boolean(body.next);
     }
     render(items);
   }
@@ -119,7 +124,7 @@
   $("mem-add").addEventListener("submit", async (event) => {
     event.preventDefault();
     const input = $("mem-add-content");
-    if (!input.value.trim()) { showError("内容不能为空。"); return; }
+    if (!input.value.trim()) { showError(_("The content must not be empty.")); return; }
     try {
       await api("", { method: "POST", body: JSON.stringify({ content: input.value, memory_type: $("mem-add-type").value }) });
       input.value = "";
@@ -129,7 +134,7 @@
   });
 
   $("mem-forget-all").addEventListener("click", async () => {
-    if (!confirm("忘掉关于你的全部记忆？此操作会让所有记忆不再被使用。")) return;
+    if (!confirm(_("Forget everything DocMind remembers about you? None of it will be used again."))) return;
     try { await api("forget-all/", { method: "POST" }); showError(""); await load(); }
     catch (e) { showError(e.message); }
   });

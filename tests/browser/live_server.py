@@ -28,6 +28,11 @@ User = get_user_model()
 user, created = User.objects.get_or_create(username=spec["username"])
 user.set_password(spec["password"]); user.save()
 user_set_role(user=user, role=MEMBER)
+if spec.get("staff"):
+    from docmind.roles import ADMIN
+    boss, _ = User.objects.get_or_create(username=spec["staff"]["username"])
+    boss.set_password(spec["staff"]["password"]); boss.is_superuser = True; boss.save()
+    user_set_role(user=boss, role=ADMIN)
 if spec["texts"]:
     from kb.ingestion.worker import process_pending_documents
     from kb.models import Document
@@ -65,13 +70,14 @@ class LiveServer:
         env.update(DOCMIND_DATA_DIR=str(self.data_dir), DOCMIND_INGEST_WORKER="false", PYTHONUNBUFFERED="1")
         return env
 
-    def prepare(self, texts: list[dict] | None = None, timeout: float = 900) -> None:
+    def prepare(self, texts: list[dict] | None = None, timeout: float = 900, staff: dict | None = None) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         run = dict(cwd=ROOT, env=self.env(), capture_output=True, text=True, timeout=timeout)
         done = subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], **run)
         if done.returncode:
             raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
-        spec = json.dumps({"username": self.username, "password": self.password, "texts": texts or []})
+        spec = json.dumps({"username": self.username, "password": self.password, "texts": texts or [],
+                           "staff": staff})
         done = subprocess.run([PYTHON, "manage.py", "shell", "-c", SETUP], input=spec, **run)
         if done.returncode or "setup ok" not in done.stdout:
             raise RuntimeError(f"setup failed:\n{done.stdout}\n{done.stderr}")

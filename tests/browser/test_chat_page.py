@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def server(tmp_path_factory):
 def _signed_in(browser, server):
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    page = browser.new_page(locale="zh-CN", viewport={"width": 1280, "height": 860})
     page.goto(server.url + "/")
     page.fill("input[name=username]", server.username)
     page.fill("input[name=password]", server.password)
@@ -72,7 +73,7 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
 
             answer.locator('a.cite[data-index="1"]').first.click()
             card = page.locator('.msg-assistant .source-card[data-index="1"]').last
-            expect(card).to_have_class("source-card cited highlight")
+            expect(card).to_have_class(re.compile(r"\bcited\b.*\bhighlight\b"))
             expect(card).to_contain_text(HANDBOOK_TITLE)
             expect(page.locator(".conv-item.active")).to_have_count(1)
             page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
@@ -117,7 +118,7 @@ def test_my_memories_page_lists_edits_and_forgets(server):
             rows = page.locator("#mem-rows tr")
             expect(rows).to_have_count(1)
             expect(rows.first).to_contain_text("我更喜欢简洁的回答")
-            expect(rows.first).to_contain_text("preference")
+            expect(rows.first).to_contain_text("偏好")
 
             page.fill("#mem-add-content", "我在上海工作<img src=x onerror=window.__pwned=9>")
             page.select_option("#mem-add-type", "profile")

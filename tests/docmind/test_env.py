@@ -1,4 +1,6 @@
 """Environment parsing: unset means the embedded default, a malformed value names its variable."""
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,13 @@ def test_unset_database_url_means_sqlite_in_the_data_dir(monkeypatch, tmp_path):
     assert Path(config["NAME"]).parent == tmp_path
 
 
-def test_mysql_url_uses_utf8mb4(monkeypatch, tmp_path):
+@pytest.fixture
+def mysql_driver(monkeypatch):
+    """The driver is an optional install; these tests are about parsing, not about the driver."""
+    monkeypatch.setitem(sys.modules, "MySQLdb", types.ModuleType("MySQLdb"))
+
+
+def test_mysql_url_uses_utf8mb4(monkeypatch, tmp_path, mysql_driver):
     monkeypatch.setenv("DATABASE_URL", "mysql://root@127.0.0.1:3306/test")
     config = env.database_config(tmp_path)
     assert config["ENGINE"] == "django.db.backends.mysql"
@@ -26,6 +34,22 @@ def test_malformed_database_url_names_the_variable(monkeypatch, tmp_path, value)
     monkeypatch.setenv("DATABASE_URL", value)
     with pytest.raises(env.EnvError, match="DATABASE_URL"):
         env.database_config(tmp_path)
+
+
+def test_mysql_url_without_the_driver_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "MySQLdb", None)  # None in sys.modules makes the import fail
+    monkeypatch.setenv("DATABASE_URL", "mysql://root:s3cret@127.0.0.1:3306/test")
+    with pytest.raises(env.EnvError, match="requirements-mysql.txt") as excinfo:
+        env.database_config(tmp_path)
+    assert "libmariadb-dev" in str(excinfo.value)
+    assert "s3cret" not in str(excinfo.value)
+
+
+def test_default_install_set_does_not_need_the_mysql_client_headers():
+    root = Path(__file__).resolve().parents[2]
+    default_set = (root / "requirements.txt").read_text() + (root / "requirements-dev.txt").read_text()
+    assert "mysqlclient" not in default_set.lower()
+    assert "mysqlclient" in (root / "requirements-mysql.txt").read_text()
 
 
 def test_password_is_redacted_in_database_url_errors(monkeypatch, tmp_path):

@@ -51,3 +51,13 @@ def test_all_ids_closes_the_iterator_when_a_batch_fails():
     with pytest.raises(RuntimeError):
         MilvusCollection(client=_IteratingClient(iterator), collection="c").all_ids()
     assert iterator.closed
+
+
+def test_a_milvus_lite_client_does_not_ping_faster_than_the_lite_server_allows(tmp_path):
+    from docmind.vectorstore import MilvusVectorStore
+
+    store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
+    options = store._client._handler._grpc_options
+    # The Lite server's gRPC policy allows one ping per 5 minutes; faster pings earn a logged GOAWAY.
+    assert options["grpc.keepalive_time_ms"] >= 300_000
+    assert options["grpc.keepalive_permit_without_calls"] is False

@@ -14,3 +14,11 @@ def test_the_memories_page_renders_its_shell_and_the_chat_links_to_it(client, me
     page = client.get("/memories/").content.decode()
     assert "我的记忆" in page and "memories.js" in page and 'id="mem-rows"' in page
     assert 'href="/memories/"' in client.get("/").content.decode()
+
+
+def test_the_memories_page_follows_the_language(client, member):
+    client.force_login(member)
+    english = client.get("/memories/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "<h1>My memories</h1>" in english and "Forget all" in english
+    chinese = client.get("/memories/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "<h1>我的记忆</h1>" in chinese and "全部忘掉" in chinese

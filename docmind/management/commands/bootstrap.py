@@ -14,6 +14,15 @@ from docmind.roles import ADMIN, user_set_role
 DEMO_DIR = Path(__file__).resolve().parents[3] / "kb" / "demo_docs"
 
 
+def login_url() -> str:
+    """Where `make run` serves: the Makefile exports the HOST and PORT that daphne is started with."""
+    host = os.environ.get("HOST", "").strip() or "127.0.0.1"
+    port = os.environ.get("PORT", "").strip() or "8000"
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    return f"http://{host}:{port}/login/"
+
+
 class Command(BaseCommand):
     help = "Create a demo administrator if there is none and load the demo knowledge base if it is empty."
 
@@ -29,7 +38,7 @@ class Command(BaseCommand):
         users = get_user_model()
         existing = users.objects.filter(is_superuser=True).order_by("id").first()
         if existing:
-            self.stdout.write(f"Administrator exists: log in at http://127.0.0.1:8000/login/ as {existing.username}.")
+            self.stdout.write(f"Administrator exists: log in at {login_url()} as {existing.username}.")
             return existing
         username = os.environ.get("DOCMIND_ADMIN_USER", "admin")
         password = os.environ.get("DOCMIND_ADMIN_PASSWORD") or secrets.token_urlsafe(12)
@@ -44,7 +53,7 @@ class Command(BaseCommand):
             secret_file.chmod(0o600)
             where = f"the password in {secret_file}"
         self.stdout.write(self.style.SUCCESS(
-            f"Created administrator '{username}': log in at http://127.0.0.1:8000/login/ with {where}."))
+            f"Created administrator '{username}': log in at {login_url()} with {where}."))
         return admin
 
     def _load_demo(self, admin) -> None:

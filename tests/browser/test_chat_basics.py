@@ -1,0 +1,170 @@
+"""Chat page basics in headless Chromium: scroll, over-long paste, copy, regenerate, feedback, edit, the reader."""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.live_server import LiveServer
+from tests.browser.test_chat_page import CHROMIUM, CHROMIUM_ARGS, _require_chromium
+from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE, QUESTION
+
+pytestmark = pytest.mark.browser
+
+STAFF = {"username": "boss", "password": "boss-pass-123"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    _require_chromium()
+    live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-basics"))
+    live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
+                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}], staff=STAFF)
+    live.start()
+    yield live
+    live.stop()
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def _sign_in(context, server, username: str, password: str, start: str = "/"):
+    from playwright.sync_api import expect
+
+    page = context.new_page()
+    page.goto(server.url + start)
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("[type=submit]")
+    if start == "/":
+        page.wait_for_selector("#input")
+        expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
+    return page
+
+
+def _ask(page, question: str = QUESTION):
+    from playwright.sync_api import expect
+
+    page.fill("#input", question)
+    page.keyboard.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    return page.locator(".msg-assistant").last
+
+
+def test_the_finished_answer_is_in_view_with_its_actions(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 600}), server,
+                    server.username, server.password)
+    for _ in range(3):  # enough turns to overflow the view
+        answer = _ask(page)
+    expect(answer.locator(".copy-btn")).to_be_in_viewport()
+    # Settles at the bottom (layout after `done` may take a frame or two), and stays there.
+    page.wait_for_function("(() => { const b = document.getElementById('messages');"
+                           " return b.scrollHeight - b.scrollTop - b.clientHeight < 50; })()", timeout=3_000)
+    page.wait_for_timeout(500)
+    gap = page.evaluate("(() => { const b = document.getElementById('messages');"
+                        " return b.scrollHeight - b.scrollTop - b.clientHeight; })()")
+    assert gap < 50
+
+
+def test_an_over_long_paste_is_kept_whole_announced_and_not_sent(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="zh-CN"), server, server.username, server.password)
+    limit = int(page.locator("#app").get_attribute("data-max-chars"))
+    page.locator("#input").focus()
+    page.keyboard.insert_text("长" * (limit + 25))
+    expect(page.locator("#length-warning")).to_be_visible()
+    expect(page.locator("#length-warning")).to_contain_text("25")
+    assert page.evaluate("document.getElementById('input').value.length") == limit + 25
+    expect(page.locator("#send")).to_be_disabled()
+    page.keyboard.press("Enter")
+    assert page.locator(".msg-user").count() == 0
+
+
+def test_copy_regenerate_and_edit_and_resend(server, browser):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(locale="zh-CN", permissions=["clipboard-read", "clipboard-write"])
+    page = _sign_in(context, server, server.username, server.password)
+    answer = _ask(page)
+    answer.locator(".copy-btn").click()
+    expect(answer.locator(".copy-btn")).to_have_text("已复制")
+    assert "十五天" in page.evaluate("navigator.clipboard.readText()")
+
+    answer.locator(".regenerate-btn").click()
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    expect(page.locator(".msg-assistant")).to_have_count(2)
+    expect(page.locator(".msg-user").last).to_contain_text(QUESTION)
+    expect(page.locator(".msg-assistant").last.locator(".answer")).to_contain_text("十五天")
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".msg-user").first.locator(".edit-btn").click()
+    assert page.input_value("#input") == QUESTION
+
+
+def test_feedback_is_saved_and_staff_see_it_in_the_admin(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="zh-CN"), server, server.username, server.password)
+    answer = _ask(page)
+    answer.locator(".fb-down").click()
+    answer.locator(".feedback-form textarea").fill("没有提到病假")
+    answer.locator(".feedback-form button[type=submit]").click()
+    expect(answer.locator(".fb-down")).to_have_class("action-btn fb-down chosen")
+
+    page.reload()  # the verdict is stored, not only shown
+    page.locator(".conv-link").first.click()
+    expect(page.locator(".msg-assistant .fb-down.chosen")).to_have_count(1)
+
+    admin = _sign_in(browser.new_context(locale="zh-CN"), server, STAFF["username"], STAFF["password"],
+                     start="/admin/login/?next=/admin/chat/messagefeedback/")
+    expect(admin.locator("#result_list")).to_contain_text("没有提到病假")
+    admin.locator("#result_list a[href*='/admin/chat/message/']").first.click()
+    expect(admin.locator("body")).to_contain_text("RULE_PLANNER")
+
+
+def test_a_source_card_opens_the_document_at_the_cited_passage(server, browser):
+    from playwright.sync_api import expect
+
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 700})
+    page = _sign_in(context, server, server.username, server.password)
+    answer = _ask(page)
+    card = answer.locator('.source-card[data-index="1"]')
+    expect(card).to_contain_text(HANDBOOK_TITLE)
+    snippet = card.locator(".source-snippet").inner_text()
+    assert "#" not in snippet  # heading marks are not shown as text
+    with context.expect_page() as opened:
+        card.locator(".source-title").click()
+    reader = opened.value
+    reader.wait_for_load_state()
+    assert "/documents/" in reader.url and "#cited" in reader.url
+    expect(reader.locator("h1")).to_have_text(HANDBOOK_TITLE)
+    mark = reader.locator("mark#cited")
+    expect(mark).to_be_in_viewport()
+    expect(mark).to_contain_text("十五天")
+
+
+def test_the_page_follows_the_browser_language_and_the_switch_changes_it(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="en-US"), server, server.username, server.password)
+    expect(page.locator("#new-chat")).to_contain_text("New chat")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    answer = _ask(page)
+    expect(answer.locator(".copy-btn")).to_have_text("Copy")
+
+    page.locator("#sidebar form[data-lang-switch] select").select_option("zh-hans")
+    page.wait_for_load_state()
+    expect(page.locator("#new-chat")).to_contain_text("新对话")
+    expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
+    answer = _ask(page)
+    expect(answer.locator(".copy-btn")).to_have_text("复制")

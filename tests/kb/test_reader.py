@@ -1,0 +1,87 @@
+"""The document reader and the original file: signed-in only, opened at the cited passage, never public media."""
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
+from rest_framework.test import APIClient
+
+from kb.ingestion.worker import process_pending_documents
+from kb.models import Chunk, ChunkLevel, Document
+from kb.reader import split_sections
+
+pytestmark = pytest.mark.django_db
+
+TEXT = ("# 退款规则\n\n退款申请提交后，系统在三个工作日内原路退回。超过七天未到账，请联系客服并提供订单号。\n\n"
+        "## 例外\n\n使用优惠券的订单，优惠券部分不予退还，只退实付金额。").encode()
+
+
+@pytest.fixture
+def document(editor_client, kb_index):
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile("refund.md", TEXT)},
+                              format="multipart").json()
+    process_pending_documents()
+    return Document.objects.get(pk=body["id"])
+
+
+def _browser(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_the_reader_marks_the_cited_passage_and_offers_the_download(member, document):
+    child = Chunk.objects.filter(document=document, level=ChunkLevel.CHILD, content__contains="优惠券").first()
+    page = _browser(member).get(f"/documents/{document.pk}/?chunk={child.pk}")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert html.count('id="cited"') == 1
+    marked = html.split('id="cited" class="cited-passage">', 1)[1].split("</mark>", 1)[0]
+    assert "优惠券" in marked
+    assert f"/api/kb/documents/{document.pk}/file/" in html
+
+
+def test_document_text_is_escaped_in_the_reader(editor_client, member, kb_index):
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile(
+        "x.txt", "说明：<script>alert(1)</script> 这是一段足够长的正文，用来检验转义。".encode())},
+        format="multipart").json()
+    process_pending_documents()
+    html = _browser(member).get(f"/documents/{body['id']}/").content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_a_chunk_of_another_document_highlights_nothing():
+    parent = Chunk(pk=1, level=ChunkLevel.PARENT, content="甲乙丙")
+    other = Chunk(pk=9, level=ChunkLevel.CHILD, parent_id=99, content="乙")
+    assert [s.is_cited for s in split_sections([parent], other)] == [False]
+    own = Chunk(pk=2, level=ChunkLevel.CHILD, parent_id=1, content="乙")
+    assert [(s.before, s.cited, s.after) for s in split_sections([parent], own)] == [("甲", "乙", "丙")]
+
+
+def test_the_original_file_downloads_for_a_signed_in_user_with_a_token(member, document):
+    api = APIClient()
+    api.force_authenticate(member)
+    response = api.get(f"/api/kb/documents/{document.pk}/file/")
+    assert response.status_code == 200
+    assert b"".join(response.streaming_content) == TEXT
+    assert "attachment" in response["Content-Disposition"]
+
+
+def test_anonymous_callers_get_neither_the_reader_nor_the_file(document):
+    assert Client().get(f"/documents/{document.pk}/").status_code == 302  # to the sign-in page
+    assert APIClient().get(f"/api/kb/documents/{document.pk}/file/").status_code in (401, 403)
+    assert Client().get("/media/" + document.file.name).status_code == 404
+
+
+def test_unknown_documents_are_404(member):
+    assert _browser(member).get("/documents/999999/").status_code == 404
+    api = APIClient()
+    api.force_authenticate(member)
+    assert api.get("/api/kb/documents/999999/file/").status_code == 404
+
+
+def test_the_admin_links_the_file_to_the_authenticated_download(admin_user, document):
+    html = _browser(admin_user).get(f"/admin/kb/document/{document.pk}/change/").content.decode()
+    assert f"/api/kb/documents/{document.pk}/file/" in html
+    assert "/media/" not in html
