@@ -281,7 +281,8 @@ def latency(users: list, turns: int) -> None:
                 stage.append(float(events[-1].data["timings_ms"]["memory"]))
     on, off = statistics.median(times[True]), statistics.median(times[False])
     print(f"whole offline chat turn ({turns} each, interleaved): memory on p50 {on:.1f} ms, off p50 {off:.1f} ms, "
-          f"added {on - off:+.1f} ms; the turn's memory stage p50 {pct(stage, .5):.1f} ms, p95 {pct(stage, .95):.1f} ms")
+          f"added {on - off:+.1f} ms; the turn's memory stage p50 {pct(stage, .5):.1f} ms, "
+          f"p95 {pct(stage, .95):.1f} ms")
 
 
 def main() -> None:
