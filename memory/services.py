@@ -137,7 +137,7 @@ def _neighbours(index: Any, embedder: Any, vector: Any, *, user_id: int, memory_
     from memory.similarity import RAW, scale_for
 
     try:
-        hits = index.search(vector, user_id=user_id, k=CONFLICT_NEIGHBOURS, memory_types=[memory_type])
+        hits = index.search(vector, user_id=user_id, k=CONFLICT_NEIGHBOURS, memory_types=[memory_type], strong=True)
     except Exception:
         log.exception("memory conflict search failed; only the extractor's supersedes apply")
         return []

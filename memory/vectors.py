@@ -37,8 +37,8 @@ class MemoryVectorIndex(Protocol):
 
     def delete(self, ids: Sequence[int]) -> None: ...
 
-    def search(self, vector: np.ndarray, *, user_id: int, k: int,
-               memory_types: Sequence[str] | None = None) -> list[tuple[int, float]]: ...
+    def search(self, vector: np.ndarray, *, user_id: int, k: int, memory_types: Sequence[str] | None = None,
+               strong: bool = False) -> list[tuple[int, float]]: ...
 
     def texts(self, ids: Sequence[int]) -> dict[int, tuple[int, str, str]]: ...
 
@@ -100,8 +100,10 @@ class MilvusMemoryIndex(MilvusCollection):
         if ids:
             self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
 
-    def search(self, vector: np.ndarray, *, user_id: int, k: int,
-               memory_types: Sequence[str] | None = None) -> list[tuple[int, float]]:
+    def search(self, vector: np.ndarray, *, user_id: int, k: int, memory_types: Sequence[str] | None = None,
+               strong: bool = False) -> list[tuple[int, float]]:
+        """`strong`: read every write made so far (conflict detection must see the neighbour just saved);
+        recall settles for Milvus's default bounded staleness, which is cheaper."""
         if k <= 0:
             raise ValueError("k must be positive")
         types = None if memory_types is None else [str(t) for t in memory_types]
@@ -115,7 +117,7 @@ class MilvusMemoryIndex(MilvusCollection):
             expr += " and memory_type in [" + ", ".join('"' + t.replace('"', "") + '"' for t in types) + "]"
         hits = self._call("search", self.collection, data=[np.asarray(vector, dtype=np.float32)],
                           anns_field="vector", limit=k, filter=expr, search_params={"metric_type": "COSINE"},
-                          output_fields=["user_id"])
+                          output_fields=["user_id"], **({"consistency_level": "Strong"} if strong else {}))
         # The filter ran inside Milvus; checking the user again costs nothing and guards isolation.
         return [(int(h["id"]), float(h["distance"])) for h in hits[0] if int(h["entity"]["user_id"]) == int(user_id)]
 
