@@ -95,9 +95,9 @@ def recall_for_turn(*, user_id: int, query: str, snapshot: Mapping[str, Any], me
 
 def recall_tool(*, user_id: int, snapshot: Mapping[str, Any]) -> Callable[[str], list[str]]:
     """The agentic loop's recall_memory: the user's relevant memories for a query, as short lines."""
-    params = MemoryParams.from_config(snapshot)
 
     def run(query: str) -> list[str]:
+        params = MemoryParams.from_config(snapshot)
         if not params.enabled:
             return []
         result = build_recaller(params).run(user_id=user_id, query=query, include_standing=False)

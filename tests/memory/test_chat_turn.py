@@ -15,7 +15,7 @@ from memory.turn import _extract_pool, recall_tool
 from memory.types import MemoryCandidate
 from tests.chat.chat_helpers import QUESTION, by_type, ingest_tiny_kb
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture

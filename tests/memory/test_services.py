@@ -200,7 +200,7 @@ def test_vectors_hold_the_truncated_text_with_the_user_filter(member, memory_ind
     assert (user_id, kind) == (member.pk, "profile") and len(text) == 300
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_two_writers_saving_different_memories_of_one_user_lose_nothing(member, memory_index, memory_cache):
     texts = ["我对花生过敏", "我的猫叫小白", "我在学大提琴", "我开电动车", "我女儿明年上小学", "我每周游泳两次"]
     memory_active_items(user_id=member.pk, cache=memory_cache, ttl_seconds=60)
