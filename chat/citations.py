@@ -81,6 +81,9 @@ class CitationParser:
         # Headings and lead-ins ("以下内容摘自知识库：") introduce claims rather than make them.
         if bare.startswith("#") or bare.endswith((":", "：")):
             return False
+        # A parenthesised aside ("（已按你记住的偏好作答……）") remarks on the answer; it is not a claim.
+        if bare.startswith(("(", "（")) and bare.endswith((")", "）")):
+            return False
         return len(_MEANINGFUL.findall(bare)) >= self.min_sentence_chars
 
 

@@ -52,10 +52,3 @@ def document_parent_chunks(*, document_id: int) -> list[Chunk]:
     return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT)
                 .select_related("document").order_by("ordinal"))
 
-
-def active_memories(*, user: Any, limit: int = 50) -> list[str]:
-    """What the assistant remembers about the user (not invalidated), newest first: for memory questions."""
-    from memory.models import UserMemory
-
-    rows = UserMemory.objects.filter(user=user, invalidated_at__isnull=True).order_by("-created_at")
-    return list(rows.values_list("content", flat=True)[:limit])

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from kb.retrieval.types import ScoredChunk
+from memory.style import AnswerStyle
 
 
 class Intent(StrEnum):
@@ -114,6 +115,10 @@ class PromptParts:
     tokens: Mapping[str, int] = field(default_factory=dict)
     # What the budget layer did, for the trace ("history summarised", "computation #2 dropped"…).
     notes: tuple[str, ...] = ()
+    # Remembered answer-style preferences (language, brevity) the offline answerer applies and names.
+    answer_style: AnswerStyle | None = None
+    # Remembered facts that bear on a memory-aware question ("根据我的情况…").
+    memory_applied: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

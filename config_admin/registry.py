@@ -151,6 +151,38 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("cache.semantic.enabled", "bool", True, "chat", "Reuse answers of near-identical questions."),
     ConfigKey("cache.semantic.threshold", "float", 0.97, "chat",
               "Query-embedding cosine at or above which a cached answer is reused.", minimum=0.5, maximum=1),
+    # Long-term memory
+    ConfigKey("memory.enabled", "bool", True, "memory", "Recall long-term memories into answers and extract new ones."),
+    ConfigKey("memory.extraction.enabled", "bool", True, "memory",
+              "After each answered turn, extract memories from what the user said about themselves."),
+    ConfigKey("memory.duplicate_threshold", "float", 0.85, "memory",
+              "Similarity at or above which a new memory duplicates an active one of the same type (keep one).",
+              minimum=0, maximum=1),
+    ConfigKey("memory.supersede_threshold", "float", 0.75, "memory",
+              "Similarity at or above which a new memory supersedes an active one of the same type.",
+              minimum=0, maximum=1),
+    ConfigKey("memory.similarity.calibrate", "bool", True, "memory",
+              "Rescale cosine so that 0 is the embedder's typical similarity of unrelated texts (small local "
+              "models put every pair above 0.8, which would make the thresholds above meaningless)."),
+    ConfigKey("memory.max_per_user", "int", 200, "memory", "Active memories kept per user; the lowest-value "
+              "ones beyond it are evicted (soft delete).", minimum=1, maximum=100000),
+    ConfigKey("memory.eviction.decay_days", "float", 14.0, "memory",
+              "Eviction value = exp(-ageDays/decay_days) + access_weight·log1p(accessCount).",
+              minimum=0.1, maximum=3650),
+    ConfigKey("memory.eviction.access_weight", "float", 0.5, "memory", "Weight of use in the eviction value.",
+              minimum=0, maximum=100),
+    ConfigKey("memory.cache_ttl_seconds", "int", 7 * 24 * 3600, "memory",
+              "Lifetime of a user's cached memory set (cache-aside; the database stays the record).",
+              minimum=1, maximum=365 * 24 * 3600),
+    ConfigKey("memory.vector_max_chars", "int", 300, "memory", "Characters of a memory that are embedded.",
+              minimum=20, maximum=2000),
+    ConfigKey("memory.recall.top_k", "int", 5, "memory", "Memories recalled by similarity per question.",
+              minimum=1, maximum=50),
+    ConfigKey("memory.recall.min_score", "float", 0.2, "memory",
+              "Similarity (calibrated like the thresholds) below which a memory is not relevant.",
+              minimum=-1, maximum=1),
+    ConfigKey("memory.recall.margin", "float", 0.1, "memory",
+              "A recalled memory must also score within this margin of the best match.", minimum=0, maximum=2),
 )
 
 BY_KEY: dict[str, ConfigKey] = {k.key: k for k in KEYS}

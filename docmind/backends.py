@@ -51,9 +51,10 @@ def llm_is_remote() -> bool:
 
 @built_once
 def get_embedder() -> Embedder:
-    from docmind.embeddings import build_embedder
+    from docmind.embeddings import QueryCachingEmbedder, build_embedder
 
-    return build_embedder(settings.EMBEDDING_ENDPOINT)
+    # A turn embeds its question for the answer cache, memory recall, retrieval and MMR: once is enough.
+    return QueryCachingEmbedder(build_embedder(settings.EMBEDDING_ENDPOINT))
 
 
 @built_once
@@ -98,8 +99,10 @@ def get_web_search() -> WebSearch | None:
 def reset_backends() -> None:
     """Forget built backends (tests switch settings)."""
     from kb.search import get_lexical_index, get_searcher
+    from memory.backends import reset_memory_backends
 
-    # The lexical index and the searcher hold the vector store's client: forget them with it.
+    # The lexical index, the searcher and the memory index hold the vector store's client: forget them with it.
     for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search,
                     get_lexical_index, get_searcher):
         factory.cache_clear()
+    reset_memory_backends()

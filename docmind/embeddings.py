@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -110,6 +111,40 @@ class OpenAIEmbedder:
         if not rows:
             return np.zeros((0, self.dim), dtype=np.float32)
         return _normalise(np.asarray(rows))
+
+
+class QueryCachingEmbedder:
+    """An Embedder that embeds each query text once while it stays among the recent ones.
+
+    One chat turn embeds its rewritten question several times (answer cache, memory recall,
+    retrieval, MMR); with a local model each costs ~25 ms. Vectors are returned as copies, so a
+    caller can never change a cached one. Passages are not cached.
+    """
+
+    def __init__(self, inner: Embedder, *, size: int = 256) -> None:
+        if size <= 0:
+            raise ValueError("size must be positive")
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self._size = size
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            found = self._recent.get(text)
+            if found is not None:
+                self._recent.move_to_end(text)
+                return found.copy()
+        vector = self.inner.embed_query(text)  # outside the lock: another query may embed meanwhile
+        with self._lock:
+            self._recent[text] = vector.copy()
+            while len(self._recent) > self._size:
+                self._recent.popitem(last=False)
+        return vector
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_passages(texts)
 
 
 def build_embedder(endpoint: ServiceEndpoint) -> Embedder:

@@ -7,6 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from docmind import accounts, health
 from kb import reader
+from memory.views import memories_page
 
 admin.site.site_header = "DocMind administration"
 admin.site.site_title = "DocMind"
@@ -28,5 +29,6 @@ urlpatterns = [
     path("api/kb/", include("kb.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
+    path("memories/", memories_page, name="memories"),
     path("", include("chat.urls")),
 ]

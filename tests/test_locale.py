@@ -33,7 +33,7 @@ def test_every_message_is_translated_and_the_committed_mo_matches_its_po(po_path
 
 
 def test_no_chinese_is_left_in_the_chat_scripts_outside_the_catalogue():
-    for script in ("chat.js", "chat-markdown.js", "lang.js"):
+    for script in ("chat.js", "chat-markdown.js", "lang.js", "memories.js"):
         text = (ROOT / "static" / "docmind" / script).read_text()
         assert not CJK.search(text), script
 

@@ -87,7 +87,8 @@ class AgenticSearchOrchestrator:
                                    max_iterations=self.max_iterations)
 
     def run(self, *, question: str, classification: Any = None, history: Any = None, emit: Emit | None = None,
-            cancel: Event | None = None, session_id: str | None = None) -> AgenticResult:
+            cancel: Event | None = None, session_id: str | None = None,
+            recall_memory: Callable[[str], list[str]] | None = None) -> AgenticResult:
         started = time.perf_counter()
         emit = emit or (lambda event: None)
         # `history` is not replayed to the planner: the classifier's rewrite already resolves it.
@@ -104,7 +105,8 @@ class AgenticSearchOrchestrator:
         # One tracker session per turn: cleared on return, error or cancellation alike.
         with self.tracker.session(session_id) as sid:
             ctx = ToolContext(session_id=sid, tracker=self.tracker, docs=self.docs, web=self.web,
-                              sandbox=self.sandbox, k=self.k, result_max_tokens=self.result_max_tokens)
+                              sandbox=self.sandbox, k=self.k, result_max_tokens=self.result_max_tokens,
+                              memory=recall_memory)
             for rnd in range(1, self.max_iterations + 1):
                 if cancel is not None and cancel.is_set():
                     raise AgenticCancelled("client left during the agentic loop")

@@ -30,6 +30,8 @@ class ToolContext:
     sandbox: PythonSandbox | None = None
     k: int = 6
     result_max_tokens: int = 900
+    # The turn's user's long-term memories for a query (bound to that user; None when memory is off).
+    memory: Callable[[str], list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,17 @@ def web_search(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
 
 
 def recall_memory(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
-    # Long-term memory recall lands with the memory issue; until then it finds nothing, honestly.
-    return ToolOutcome(text="没有相关的长期记忆。")
+    if ctx.memory is None:
+        return ToolOutcome(text="recall_memory 不可用。", error="memory is disabled")
+    try:
+        lines = ctx.memory(args["query"])
+    except Exception as exc:  # memory is an aid: the loop goes on with the knowledge base
+        return ToolOutcome(text=f"recall_memory 失败：{exc.__class__.__name__}。", error=str(exc))
+    if not lines:
+        return ToolOutcome(text="没有与此相关的长期记忆。")
+    # Memories are the user's own words about themselves: context for the answer, never evidence to cite.
+    text = "该用户的相关长期记忆（用于个性化，不是知识库资料）：\n" + "\n".join(f"- {line}" for line in lines)
+    return ToolOutcome(text=truncate_to_tokens(text, ctx.result_max_tokens))
 
 
 def execute_code(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
@@ -105,7 +116,8 @@ REGISTRY: tuple[ToolSpec, ...] = (
              _params(["query"], query=_QUERY, domain=_DOMAIN), keyword_search),
     ToolSpec("webSearch", "联网搜索公开网页，用于时效性信息或知识库缺失的实体。",
              _params(["query"], query=_QUERY), web_search),
-    ToolSpec("recall_memory", "检索该用户的长期记忆（偏好、背景）。注意：记忆功能尚未上线，目前总是返回空结果。",
+    ToolSpec("recall_memory", "检索当前用户的长期记忆（偏好、背景、对回答的要求）。问题与用户本人情况有关"
+                              "（如“根据我的情况”“适合我的”）时调用。",
              _params(["query"], query=_QUERY), recall_memory),
     ToolSpec("executeCode", "在隔离沙箱中运行 Python 代码做精确计算（无网络、无文件访问，仅标准库常用模块），"
                             "用 print 输出结果。",

@@ -37,6 +37,7 @@ class AnswerGenerator:
             yield from self.chat_model.stream(prompt.messages, model=self.model, temperature=self.temperature,
                                               max_tokens=self.max_tokens)
             return
-        answer = self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence)
+        answer = self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence,
+                                      style=prompt.answer_style, applied=prompt.memory_applied)
         for i in range(0, len(answer), OFFLINE_PIECE_CHARS):
             yield answer[i:i + OFFLINE_PIECE_CHARS]

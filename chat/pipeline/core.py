@@ -75,7 +75,9 @@ class ChatPipeline:
         turn.log["route"] = decision.as_dict()
         yield payloads.routing(decision)
 
-        cache_scope = f"doc{turn.document_id}" if turn.document_id else "kb"
+        memory = self._timed(turn, "memory", lambda: steps.recall_memories(stages, turn, classification))
+        # An answer made with other memories of the user is not reused.
+        cache_scope = (f"doc{turn.document_id}" if turn.document_id else "kb") + memory.cache_tag
         probe = steps.cache_probe(stages, turn, classification, cache_scope)
         if probe.hit is not None:
             yield from self._replay(turn, stages, probe.hit, cancel)
@@ -90,7 +92,7 @@ class ChatPipeline:
             yield from self._no_evidence(turn, stages, cancel)
             return
 
-        prompt = self._timed(turn, "prompt", lambda: steps.assemble(stages, turn, evidence))
+        prompt = self._timed(turn, "prompt", lambda: steps.assemble(stages, turn, evidence, memory))
         turn.log["prompt"] = {"tokens": dict(prompt.tokens), "notes": list(prompt.notes),
                               "lowConfidence": prompt.low_confidence}
         sources = payloads.source_cards(prompt.chunks)
@@ -152,6 +154,7 @@ class ChatPipeline:
         saved = finish_turn(turn, citations=list(report.get("citations", [])),
                             confidence_score=report.get("confidenceScore"),
                             confidence_band=str(report.get("confidenceBand") or ""))
+        steps.schedule_memory_extraction(turn)  # runs on a worker: the answer never waits for it
         turn.log["report"] = {k: v for k, v in report.items() if k != "citations"}
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,
                              message_id=saved.pk, question_id=turn.question_message.pk,

@@ -17,6 +17,8 @@ from chat.pipeline.stages import TurnStages
 from chat.pipeline.turn import ChatTurn, TurnCancelled
 from chat.types import Mode, PathDecision
 from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
+from memory.scope import memory_scope_reply
+from memory.turn import TurnMemory, recall_for_turn, recall_tool, schedule_extraction
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,9 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
         try:
             orchestrator = AgenticSearchOrchestrator.from_stages(stages)
             outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
-                                                 history=turn.history, emit=emitted.put, cancel=cancel)
+                                                 history=turn.history, emit=emitted.put, cancel=cancel,
+                                                 recall_memory=recall_tool(user_id=turn.user.pk,
+                                                                           snapshot=stages.snapshot))
         except AgenticCancelled as exc:  # the user pressed Stop or left: normal, not a failure
             log.info("agentic loop stopped: %s", exc)
             outcome["error"] = exc
@@ -120,10 +124,33 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
     return result.evidence
 
 
-def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence) -> Any:
-    return stages.assembler.run(question=turn.question, chunks=list(evidence.chunks), grade=evidence.grade,
-                                history=turn.history, memories=[], computations=turn.log.get("computations", []),
-                                profile="", history_summarizer=stages.summarizer)
+def recall_memories(stages: TurnStages, turn: ChatTurn, classification: Any) -> TurnMemory:
+    """The user's long-term memories for this question (vector recall checked against the record + standing)."""
+    memory = recall_for_turn(user_id=turn.user.pk, query=classification.rewritten or turn.question,
+                             snapshot=stages.snapshot, memory_aware=bool(classification.memory_aware))
+    turn.log["memory"] = memory.as_log()
+    return memory
+
+
+def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, memory: TurnMemory | None = None) -> Any:
+    memory = memory or TurnMemory()
+    prompt = stages.assembler.run(question=turn.question, chunks=list(evidence.chunks), grade=evidence.grade,
+                                  history=turn.history, memories=list(memory.lines),
+                                  computations=turn.log.get("computations", []), profile=memory.profile,
+                                  history_summarizer=stages.summarizer)
+    return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
+
+
+def schedule_memory_extraction(turn: ChatTurn) -> None:
+    """After `done`: what the user said about themselves becomes memories (MEMORY-scope turns did it already)."""
+    from docmind.backends import get_chat_model
+
+    classification = turn.log.get("classification", {})
+    if classification.get("scope") == "MEMORY" or not turn.answer:
+        return
+    schedule_extraction(user_id=turn.user.pk, message=turn.question,
+                        hints=classification.get("memoryWriteHints", []), snapshot=turn.snapshot,
+                        chat_model=get_chat_model())
 
 
 def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iterator[str]:
@@ -131,10 +158,12 @@ def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iter
 
     scope = classification.scope.value
     # Only the scope that talks about them reads them: a greeting needs neither list.
+    if scope == "MEMORY":
+        yield memory_scope_reply(user_id=turn.user.pk, message=turn.question, snapshot=stages.snapshot,
+                                 hints=classification.memory_write_hints, chat_model=stages.chat_model)
+        return
     documents = selectors.ready_documents() if scope == "KB_META" else []
-    memories = selectors.active_memories(user=turn.user) if scope == "MEMORY" else []
-    answer = stages.meta().run(classification=classification, message=turn.question, documents=documents,
-                               memories=memories)
+    answer = stages.meta().run(classification=classification, message=turn.question, documents=documents)
     if isinstance(answer, str):
         yield answer
     else:

@@ -6,7 +6,9 @@ from kb.retrieval.types import ScoredChunk, Source
 _RULES = """规则：
 1. 每个用到参考资料的句子末尾标注来源编号，例如 [1] 或 [1][2]；只能使用下面给出的编号，不要编造编号。
 2. 参考资料中没有的事实不要编造；资料不足以回答时，直接说明。
-3. 使用与用户问题相同的语言回答（用户用英文提问就用英文回答），条理清晰，可以使用 Markdown。"""
+3. 使用与用户问题相同的语言回答（用户用英文提问就用英文回答），条理清晰，可以使用 Markdown。
+4. 若给出了【关于用户的长期记忆】：与问题相关时据此调整回答（对回答语言、详略的要求优先于第 3 条），\
+并用一句话说明你参考了哪条记忆；记忆不是参考资料，不要为它标注 [n]。"""
 
 SYSTEM_NORMAL = "你是 DocMind 知识库问答助手，根据编号的参考资料回答用户的问题。\n" + _RULES
 
@@ -26,7 +28,7 @@ SYSTEM_NO_EVIDENCE = (
 PROFILE_HEADER = "\n\n【用户画像】\n"
 EVIDENCE_HEADER = "【参考资料】\n"
 COMPUTATIONS_HEADER = "\n\n【计算结果（沙箱实际运行得到，可直接引用数值）】\n"
-MEMORY_HEADER = "\n\n【关于用户的长期记忆】\n"
+MEMORY_HEADER = "\n\n【关于用户的长期记忆】（用户本人说过的偏好与背景，用于个性化，不是参考资料）\n"
 HISTORY_HEADER = "\n\n【对话历史】\n"
 QUESTION_HEADER = "\n\n【用户问题】\n"
 COMPUTATIONS_DROPPED = "（另有 {n} 条计算结果因篇幅省略）"

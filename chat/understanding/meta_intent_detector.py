@@ -35,7 +35,13 @@ _MEMORY = re.compile(
     r"(?:我(?:之前|以前|刚才|上次)(?:跟你|和你|对你)?(?:说过|提过|讲过|告诉过你)(?:什么|哪些)?|你(?:还)?记得我?(?:什么|哪些|吗)?|"
     r"你(?:都)?记住了(?:我)?(?:什么|哪些)|关于我你(?:都)?知道(?:什么|哪些)|你对我了解(?:什么|多少)|我的记忆|"
     r"what do you (?:remember|know) about me|what did i (?:tell|say to) you|do you remember (?:me|what i said)|"
-    r"what have i told you|show (?:me )?my memories)",
+    r"what have i told you|show (?:me )?my memories|"
+    # Memory commands: remember a statement, forget one or all (never a question such as 忘记密码怎么办).
+    r"(?:帮我)?记住(?!.*[?？]|.*什么)[^?？]{2,80}|remember (?:that )?(?!me\b|what\b|.*\?)[^?]{3,120}|"
+    r"(?:忘掉|忘了|别再记着?|不要再?记着?)(?![^?？]*(?:怎么|如何|怎样|[?？]))[^?？]{1,40}|"
+    r"忘记(?=我|关于|这|那|所有|全部)(?![^?？]*(?:怎么|如何|怎样|[?？]))[^?？]{1,40}|"
+    r"(?:删掉|删除|清空|清除)(?:我的)?(?:所有|全部)?(?:的)?记忆|"
+    r"forget (?:that |about )?[^?]{1,60}|(?:delete|clear|erase) (?:all )?my memories)",
     re.IGNORECASE,
 )
 _OUT_OF_SCOPE = re.compile(
@@ -48,8 +54,9 @@ _KNOWLEDGE_TAIL = re.compile(r"what do you know about\s+(?!me\b)\S", re.IGNORECA
 _WRITE_HINTS = (
     re.compile(r"(?:请)?记住(?:[,，:：]\s*)?(.{2,80}?)(?:[。.!！]|$)"),
     re.compile(r"\bremember (?:that )?(.{3,120}?)(?:[.!]|$)", re.IGNORECASE),
-    re.compile(r"(我(?:叫|是|喜欢|偏好|习惯|不喜欢|在)[^，,。.!！?？]{1,40})"),
-    re.compile(r"\b((?:my name is|i prefer|i like|i work (?:at|on|in)|i am a)\b[^,.!?]{1,80})", re.IGNORECASE),
+    re.compile(r"(我(?:更|比较|一直|现在|通常)?(?:叫|是|喜欢|偏好|习惯|不喜欢|在|住在|来自)[^，,。.!！?？]{1,40})"),
+    re.compile(r"\b((?:my name is|i (?:usually |really |much )?prefer|i like|i work (?:at|on|in|for|as)|i live in|"
+               r"i am an?|i'm an?)\b[^,.!?]{1,80})", re.IGNORECASE),
 )
 
 

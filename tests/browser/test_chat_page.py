@@ -98,3 +98,46 @@ def test_markup_in_documents_and_questions_never_runs(server):
             expect(page.locator(".source-card").filter(has_text="<b>安全</b>测试").first).to_be_visible()
         finally:
             browser.close()
+
+
+def test_my_memories_page_lists_edits_and_forgets(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = _signed_in(browser, server)
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("dialog", lambda dialog: dialog.accept())
+            page.fill("#input", "记住我更喜欢简洁的回答")
+            page.keyboard.press("Enter")
+            expect(page.locator(".msg-assistant .answer").last).to_contain_text("我记住了", timeout=60_000)
+
+            page.click("text=我的记忆")
+            rows = page.locator("#mem-rows tr")
+            expect(rows).to_have_count(1)
+            expect(rows.first).to_contain_text("我更喜欢简洁的回答")
+            expect(rows.first).to_contain_text("偏好")
+
+            page.fill("#mem-add-content", "我在上海工作<img src=x onerror=window.__pwned=9>")
+            page.select_option("#mem-add-type", "profile")
+            page.click("#mem-add button[type=submit]")
+            expect(rows).to_have_count(2)
+            assert page.evaluate("window.__pwned") is None
+            assert page.locator("#mem-rows img").count() == 0
+
+            row_id = rows.filter(has_text="我在上海工作").get_attribute("data-id")
+            row = page.locator(f'#mem-rows tr[data-id="{row_id}"]')
+            row.locator("button.edit").click()
+            row.locator("textarea").fill("我在杭州工作")
+            row.locator("button.save").click()
+            expect(page.locator("#mem-rows")).to_contain_text("我在杭州工作")
+
+            rows.filter(has_text="我在杭州工作").locator("button.forget").click()
+            expect(rows).to_have_count(1)
+            page.click("#mem-forget-all")
+            expect(page.locator("#mem-empty")).to_be_visible()
+            assert errors == []
+        finally:
+            browser.close()

@@ -91,3 +91,12 @@ def test_as_dict_uses_the_event_keys():
 
 def test_split_sentences_keeps_decimals_and_trailing_refs_together():
     assert split_sentences("Rate is 3.5 percent. [1] Next one.") == ["Rate is 3.5 percent. [1]", "Next one."]
+
+
+def test_a_parenthesised_aside_is_not_an_uncited_claim():
+    from chat.citations import CitationParser
+    from kb.retrieval.types import ScoredChunk
+
+    chunk = ScoredChunk(chunk_id="1", content="年假十五天。", score=1.0, document_id=1, document_title="手册")
+    answer = "- 年假为十五天[1]\n\n（已按你记住的偏好作答：简洁回答，来自记忆“我更喜欢简洁的回答”）"
+    assert CitationParser().run(answer=answer, chunks=[chunk], rerank_top1=0.9).citation_coverage == 1.0

@@ -76,3 +76,31 @@ def test_build_embedder_uses_the_endpoint_when_its_url_is_set(scripted_openai):
     built = build_embedder(ServiceEndpoint(url=scripted_openai.base_url, api_key=None, model="emb"))
     assert isinstance(built, OpenAIEmbedder)
     assert built.dim == DIM
+
+
+class _CountingEmbedder:
+    name, dim = "counting", 3
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed_query(self, text):
+        self.calls += 1
+        return np.asarray([len(text), 1.0, 0.0], dtype=np.float32)
+
+    def embed_passages(self, texts):
+        return np.zeros((len(texts), 3), dtype=np.float32)
+
+
+def test_query_caching_embedder_embeds_a_repeated_query_once_and_returns_copies():
+    from docmind.embeddings import QueryCachingEmbedder
+
+    inner = _CountingEmbedder()
+    cached = QueryCachingEmbedder(inner, size=2)
+    first = cached.embed_query("年假有多少天")
+    first[0] = 99.0  # a caller changing its vector must not change the cached one
+    assert cached.embed_query("年假有多少天")[0] == 6.0 and inner.calls == 1
+    cached.embed_query("b")
+    cached.embed_query("c")  # evicts the oldest
+    cached.embed_query("年假有多少天")
+    assert inner.calls == 4 and (cached.name, cached.dim) == ("counting", 3)

@@ -134,3 +134,31 @@ def test_hyde_writer_raises_on_an_empty_reply(scripted_openai):
     scripted_openai.script(["  "])
     with pytest.raises(LlmError):
         HypotheticalAnswerWriter(_remote(scripted_openai), "m")("q")
+
+
+def _handbook_chunk():
+    from kb.retrieval.types import ScoredChunk
+
+    text = ("年假为每年十五天。入职第一年按月折算年假。年假可以分多次休完。未休年假可以顺延到次年。"
+            "年假申请需要提前三天提交。年假期间工资照发。")
+    return ScoredChunk(chunk_id="1", content=text, score=1.0, document_id=1, document_title="手册")
+
+
+def test_offline_answer_follows_and_names_a_remembered_brevity_preference():
+    from chat.generation.extractive import ExtractiveAnswerer
+    from memory.style import parse_answer_style
+
+    question = "年假怎么算？年假可以顺延吗？年假申请要提前多久？"
+    plain = ExtractiveAnswerer().run(question=question, chunks=[_handbook_chunk()])
+    short = ExtractiveAnswerer().run(question=question, chunks=[_handbook_chunk()],
+                                     style=parse_answer_style(["我更喜欢简洁的回答"]))
+    assert short.count("\n- ") == 2 < plain.count("\n- ")
+    assert short.endswith("（已按你记住的偏好作答：简洁回答，来自记忆“我更喜欢简洁的回答”）")
+
+
+def test_offline_answer_names_the_remembered_facts_a_personal_question_used():
+    from chat.generation.extractive import ExtractiveAnswerer
+
+    answer = ExtractiveAnswerer().run(question="根据我的情况年假怎么算？", chunks=[_handbook_chunk()],
+                                      applied=["我入职刚满半年"])
+    assert "（结合你的情况，我记得：我入职刚满半年，以上摘录未据此改写）" in answer

@@ -1,0 +1,46 @@
+"""Builds the memory store's backends once per process: the vector index and the cache-aside hash."""
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+
+from django.conf import settings
+
+from memory.cache import LocalMemoryCache, MemoryCache, RedisMemoryCache
+from memory.vectors import MilvusMemoryIndex
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=1)
+def get_memory_index() -> MilvusMemoryIndex:
+    from docmind.backends import get_embedder, get_vector_store
+
+    store = get_vector_store()
+    embedder = get_embedder()
+    # The same MilvusClient as the KB vectors: a Milvus Lite file is opened once per process.
+    index = MilvusMemoryIndex(client=store.client, dim=embedder.dim, embedder_name=embedder.name,
+                              in_process=store.is_lite)
+    if index.emptied_for_new_embedder:
+        from memory.services import memory_vectors_rebuild
+
+        count = memory_vectors_rebuild(index=index)
+        log.info("memory vectors rebuilt for %s: %d active memories", embedder.name, count)
+    return index
+
+
+@lru_cache(maxsize=1)
+def get_memory_cache() -> MemoryCache:
+    """Redis (one hash per user) when REDIS_URL is set, else the in-process implementation of the same contract."""
+    if settings.REDIS_URL:
+        from django.core.cache import cache
+        from django_redis import get_redis_connection
+
+        # The cache framework's own prefix and version, so that `cache.clear()` style tooling sees these keys.
+        return RedisMemoryCache(client=get_redis_connection("default"), key_prefix=cache.make_key(""))
+    return LocalMemoryCache()
+
+
+def reset_memory_backends() -> None:
+    get_memory_index.cache_clear()
+    get_memory_cache.cache_clear()

@@ -1,0 +1,45 @@
+"""MEMORY-scope messages: what they ask, and how the answer is worded."""
+from __future__ import annotations
+
+import pytest
+
+from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer, ParsedCommand, is_forget_request
+
+
+@pytest.mark.parametrize(("message", "command", "target"), [
+    ("你记得我什么？", Command.LIST, ""),
+    ("忘掉我在上海工作这条", Command.FORGET, "我在上海工作"),
+    ("忘记我对花生过敏这件事吧", Command.FORGET, "我对花生过敏"),
+    ("forget that I work at Acme", Command.FORGET, "I work at Acme"),
+    ("忘掉我的所有记忆", Command.FORGET_ALL, ""),
+    ("forget everything", Command.FORGET_ALL, ""),
+    ("记住我更喜欢简洁的回答", Command.REMEMBER, ""),
+    ("你为什么会记得这些？", Command.EXPLAIN, ""),
+    ("How do you remember things about me?", Command.EXPLAIN, ""),
+])
+def test_memory_messages_are_parsed(message, command, target):
+    assert MemoryCommandParser().run(message=message) == ParsedCommand(command, target)
+
+
+def test_forget_requests_are_recognised_for_extraction_to_skip():
+    assert is_forget_request("忘掉我在上海工作这条") and not is_forget_request("我在上海工作")
+
+
+def test_explain_says_what_is_remembered_and_lists_it():
+    answer = MemoryScopeAnswerer().run(message="你为什么会记得这些？", command=ParsedCommand(Command.EXPLAIN),
+                                       memories=[("画像", "我在上海工作", 3)])
+    assert "只记住你明确说过" in answer and "- [画像] 我在上海工作" in answer
+
+
+def test_a_forget_that_matched_nothing_says_so_and_lists_what_there_is():
+    answer = MemoryScopeAnswerer().run(message="forget that I own a boat",
+                                       command=ParsedCommand(Command.FORGET, "I own a boat"),
+                                       memories=[("fact", "I am allergic to peanuts", 0)])
+    assert "no memory matching “I own a boat”" in answer and "I am allergic to peanuts" in answer
+
+
+def test_the_list_is_capped_and_says_how_many_more():
+    memories = [("事实", f"事实{i}", 0) for i in range(25)]
+    answer = MemoryScopeAnswerer(max_listed=20).run(message="你记得我什么", command=ParsedCommand(Command.LIST),
+                                                    memories=memories)
+    assert "共 25 条" in answer and "另有 5 条" in answer
