@@ -28,7 +28,7 @@ WS_TURNS = 4
 
 
 def _connections_to(database: str) -> int:
-    """Connections MariaDB holds for this database (other engineers' and CI's databases are not counted)."""
+    """Connections MariaDB holds for this database (other databases on the same server are not counted)."""
     import MySQLdb  # installed only where DATABASE_URL names MySQL
 
     db = settings.DATABASES["default"]
