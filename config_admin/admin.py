@@ -18,7 +18,7 @@ class SysAiConfigForm(forms.ModelForm):
         value = self.cleaned_data["value"]
         try:
             item = spec(self.instance.key)
-            return item.render(item.parse(value))
+            return item.canonical_for_write(value)
         except (ConfigValueError, UnknownConfigKey) as exc:
             raise forms.ValidationError(str(exc)) from None
 
@@ -55,6 +55,11 @@ class SysAiConfigAdmin(admin.ModelAdmin):
             item = spec(obj.key)
         except UnknownConfigKey:
             return "unknown key"
+        if item.key == "sandbox.enabled":
+            from docmind.sandbox import runner_status
+
+            status = runner_status()
+            return "bool (runner available)" if status.available else f"false only: {status.reason}"
         if item.choices:
             return " | ".join(item.choices)
         bounds = []

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +30,15 @@ class ConfigKey:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple[str, ...] | None = None
+    # Checked only when a value is written (admin, API): a fact about this machine, not the
+    # value's shape, so a stored row stays readable wherever it is loaded.
+    write_check: Callable[[Any], None] | None = None
+
+    def canonical_for_write(self, raw: str) -> str:
+        value = self.parse(raw)
+        if self.write_check is not None:
+            self.write_check(value)
+        return self.render(value)
 
     def parse(self, raw: str) -> Any:
         """Turn the stored text into a typed value; raise ConfigValueError with a clear message."""
@@ -72,6 +82,16 @@ class ConfigKey:
         return str(value)
 
 
+def _sandbox_runner_check(enabled: Any) -> None:
+    if not enabled:
+        return
+    from docmind.sandbox import runner_status
+
+    status = runner_status()
+    if not status.available:
+        raise ConfigValueError(f"sandbox.enabled cannot be turned on here: {status.reason}")
+
+
 def _budget(key: str, default: int, description: str, category: str = "prompt") -> ConfigKey:
     return ConfigKey(key, "int", default, category, description, minimum=1, maximum=1_000_000)
 
@@ -92,7 +112,9 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("agentic.enabled", "bool", True, "agentic", "Route complex questions through the tool-calling loop."),
     ConfigKey("agentic.max_iterations", "int", 4, "agentic", "Maximum tool-calling rounds per question.",
               minimum=1, maximum=10),
-    ConfigKey("sandbox.enabled", "bool", False, "agentic", "Offer executeCode (model-written Python in a sandbox)."),
+    ConfigKey("sandbox.enabled", "bool", False, "agentic",
+              "Offer executeCode (model-written Python in a sandbox).",
+              write_check=_sandbox_runner_check),
     ConfigKey("sandbox.timeout_seconds", "float", 5.0, "agentic", "Wall-time limit of one sandbox run.",
               minimum=0.5, maximum=60),
     ConfigKey("sandbox.memory_mb", "int", 256, "agentic", "Memory limit of one sandbox run (MiB).",

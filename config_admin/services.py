@@ -12,7 +12,7 @@ from config_admin.registry import spec
 def config_set(*, key: str, value: str, user: AbstractBaseUser | None = None) -> SysAiConfig:
     """Validate `value` for `key` and store it in canonical form; raises ConfigValueError / UnknownConfigKey."""
     item = spec(key)
-    canonical = item.render(item.parse(value))
+    canonical = item.canonical_for_write(value)
     row = SysAiConfig.objects.select_for_update().get(key=key)
     if row.value != canonical:
         SysAiConfigChange.objects.create(config=row, old_value=row.value, new_value=canonical, changed_by=user)

@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from docmind.roles import ROLES, has_role
@@ -25,6 +26,7 @@ class TokenView(APIView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    throttle_classes = [ScopedRateThrottle]
     throttle_scope = "auth"
 
     @extend_schema(request=CredentialsSerializer, responses={
@@ -32,7 +34,9 @@ class TokenView(APIView):
     def post(self, request) -> Response:
         creds = CredentialsSerializer(data=request.data)
         creds.is_valid(raise_exception=True)
-        user = authenticate(request, **creds.validated_data)
+        # The Django request, not DRF's wrapper: the lockout backend marks it, and the lockout
+        # middleware (which only sees the Django request) then answers 429 instead of 401.
+        user = authenticate(request._request, **creds.validated_data)
         if user is None:
             return Response({"error": "wrong username or password"}, status=status.HTTP_401_UNAUTHORIZED)
         token, _ = Token.objects.get_or_create(user=user)

@@ -12,10 +12,13 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
 from docmind.startup import on_server_start  # noqa: E402
+from docmind.wsorigin import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter({
     "http": django_asgi_app,
-    "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+    # Host names against ALLOWED_HOSTS (Channels), then the exact origin, port included.
+    "websocket": AllowedHostsOriginValidator(
+        SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
 })
 
 on_server_start()

@@ -50,6 +50,40 @@ def env_int(name: str, default: int, *, minimum: int = 0) -> int:
     return value
 
 
+def proxy_ssl_header() -> tuple[str, str] | None:
+    """DJANGO_SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto: https" → ("HTTP_X_FORWARDED_PROTO", "https").
+    Set it only behind a proxy that overwrites that header: a client could send it too."""
+    name = "DJANGO_SECURE_PROXY_SSL_HEADER"
+    raw = env_str(name)
+    if not raw:
+        return None
+    header, sep, value = raw.partition(":")
+    header, value = header.strip(), value.strip()
+    if not sep or not header or not value or not all(c.isalnum() or c == "-" for c in header):
+        raise EnvError(name, raw, "expected 'Header-Name: value', e.g. 'X-Forwarded-Proto: https'")
+    return "HTTP_" + header.upper().replace("-", "_"), value
+
+
+def origins(name: str) -> list[str]:
+    """A comma-separated list of origins such as https://docmind.example.com."""
+    raw = env_str(name)
+    found = [o.strip() for o in raw.split(",") if o.strip()]
+    for origin in found:
+        parsed = urlparse(origin)
+        if parsed.scheme not in {"http", "https"} or not parsed.hostname or parsed.path not in {"", "/"}:
+            raise EnvError(name, raw, f"{origin!r} is not an origin like https://host[:port]")
+    return found
+
+
+def rate(name: str, default: str) -> str:
+    """A DRF throttle rate such as 10/minute (periods: second, minute, hour, day)."""
+    raw = env_str(name, default)
+    count, _, period = raw.partition("/")
+    if not count.isdigit() or int(count) < 1 or period[:1] not in {"s", "m", "h", "d"}:
+        raise EnvError(name, raw, "expected N/second, N/minute, N/hour or N/day")
+    return raw
+
+
 def database_config(data_dir: Path) -> dict:
     """DATABASE_URL → Django DATABASES['default']; unset → SQLite under the data dir."""
     raw = env_str("DATABASE_URL")

@@ -4,9 +4,13 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+from datetime import timedelta
 from pathlib import Path
 
+from django.utils.csp import CSP
+
 from docmind import env
+from docmind.datadir import make_private
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -18,9 +22,17 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 try:
     DATA_DIR = Path(env.env_str("DOCMIND_DATA_DIR", str(BASE_DIR / "data"))).resolve()
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    make_private(DATA_DIR)
     DEBUG = env.env_bool("DJANGO_DEBUG", False)
     ALLOWED_HOSTS = env.allowed_hosts(DEBUG)
+    # TLS deployments (README: "Behind HTTPS"); all off by default for plain-HTTP local use.
+    SECURE_SSL_REDIRECT = env.env_bool("DJANGO_SECURE_SSL_REDIRECT", False)
+    SECURE_HSTS_SECONDS = env.env_int("DJANGO_SECURE_HSTS_SECONDS", 0, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.env_bool("DJANGO_SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = env.env_bool("DJANGO_SECURE_HSTS_PRELOAD", False)
+    SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env.env_bool("DJANGO_SECURE_COOKIES", False)
+    SECURE_PROXY_SSL_HEADER = env.proxy_ssl_header()
+    CSRF_TRUSTED_ORIGINS = env.origins("DJANGO_CSRF_TRUSTED_ORIGINS")
     DATABASES = {"default": env.database_config(DATA_DIR)}
     REDIS_URL = env.redis_url()
     MILVUS_URI = env.milvus_uri(DATA_DIR)
@@ -37,6 +49,15 @@ try:
     # Chat turns run in a bounded thread pool; past workers + queue a new turn is answered "busy".
     CHAT_TURN_WORKERS = env.env_int("DOCMIND_CHAT_TURN_WORKERS", 16, minimum=1)
     CHAT_TURN_QUEUE = env.env_int("DOCMIND_CHAT_TURN_QUEUE", 64, minimum=0)
+    # Brute-force protection: failed logins per (username, client address) before a lockout,
+    # its length, and the token endpoint's rate per client address.
+    LOGIN_FAILURE_LIMIT = env.env_int("DOCMIND_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+    LOGIN_LOCKOUT_MINUTES = env.env_int("DOCMIND_LOGIN_LOCKOUT_MINUTES", 15, minimum=1)
+    TOKEN_RATE = env.rate("DOCMIND_TOKEN_RATE", "10/minute")
+    # Reverse proxies in front of the app that append to X-Forwarded-For (0: use the socket address).
+    TRUSTED_PROXIES = env.env_int("DOCMIND_TRUSTED_PROXIES", 0, minimum=0)
+    # The interpreter run inside the code sandbox (the distribution's, readable by nobody).
+    SANDBOX_PYTHON = env.env_str("DOCMIND_SANDBOX_PYTHON", "/usr/bin/python3")
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)
@@ -65,6 +86,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
+    "axes",
     "docmind",
     "config_admin",
     "kb",
@@ -74,6 +96,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The page's language: the user's choice (cookie), else the browser's Accept-Language, else LANGUAGE_CODE.
@@ -83,6 +106,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as its documentation asks: it turns a lockout flagged during login into the answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "docmind.urls"
@@ -116,6 +141,31 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Every page loads scripts, styles and data from this origin only; nothing inline runs (the chat
+# page and Django's admin need none), and no other site may frame the app.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "script-src": [CSP.SELF],
+    "style-src": [CSP.SELF],
+    "img-src": [CSP.SELF, "data:"],
+    "font-src": [CSP.SELF],
+    "connect-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.SELF],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
+# The lockout backend first: it refuses a locked-out (username, address) before any password check.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
+# Per username and address together: one attacker cannot lock a colleague out from elsewhere.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "docmind.lockout.client_ip"
+AXES_LOCKOUT_CALLABLE = "docmind.lockout.lockout_response"
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -131,6 +181,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "docmind.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_RATES": {"auth": TOKEN_RATE},
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 
@@ -170,6 +222,8 @@ MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "media/"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_PERMISSIONS = 0o600
+FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -184,6 +238,8 @@ LOGGING = {
         # Redis errors the cache ignored: one line per outage, not one per request.
         "docmind.cache": {"level": "WARNING", "filters": ["once_per_outage"]},
         "jieba": {"level": "WARNING"},
+        # Every failed login is an INFO line there; lockouts stay visible as warnings.
+        "axes": {"level": "WARNING"},
         "milvus_lite": {"level": "WARNING"},
         # milvus-lite answers pymilvus's AllocTimestamp call (sent on every flush) with
         # "not implemented" and grpc logs a traceback for it; the flush itself succeeds.

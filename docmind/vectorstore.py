@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Any, Protocol
@@ -214,6 +215,18 @@ class MilvusVectorStore(MilvusCollection):
     def _meta_set(self, key: str, value: str) -> None:
         self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
         self._client.flush(META_COLLECTION)
+
+    def probe_write(self) -> None:
+        """Write, flush and read back one row of the meta collection: a health probe, since a store that
+        still answers reads may refuse writes. Raises VectorStoreError."""
+        stamp = uuid.uuid4().hex
+        try:
+            self._meta_set("healthz.probe", stamp)
+            stored = self._meta_get("healthz.probe")
+        except Exception as exc:
+            raise VectorStoreError(f"Milvus write probe failed: {exc}") from exc
+        if stored != stamp:
+            raise VectorStoreError("Milvus write probe read back a different value")
 
     # -- the protocol -----------------------------------------------------------------------------------
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],

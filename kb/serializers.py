@@ -3,18 +3,24 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from docmind.redact import without_paths
 from kb.models import Document
 
 
 class DocumentSerializer(serializers.ModelSerializer):
     chunk_count = serializers.SerializerMethodField()
     uploaded_by = serializers.CharField(source="uploaded_by.username", default=None, read_only=True)
+    error = serializers.SerializerMethodField()
 
     class Meta:
         model = Document
         fields = ["id", "title", "domain", "file_type", "status", "progress", "error", "chunk_count", "size",
                   "checksum", "metadata", "uploaded_by", "created_at", "updated_at"]
         read_only_fields = fields
+
+    def get_error(self, document: Document) -> str:
+        # Rows failed before reasons were cleaned may still hold a server path.
+        return without_paths(document.error)
 
     def get_chunk_count(self, document: Document) -> int:
         annotated = getattr(document, "chunk_count", None)

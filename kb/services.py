@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from docmind.redact import without_paths
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 from kb.selectors import KB_VERSION_KEY
@@ -210,8 +211,10 @@ def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
 
 
 def document_mark_failed(*, document_id: int, reason: str) -> None:
+    """Every member sees the reason: it never carries a server path (the log has the detail)."""
     with transaction.atomic():
-        updated = Document.objects.filter(pk=document_id).update(status=DocumentStatus.FAILED, error=reason[:2000],
+        updated = Document.objects.filter(pk=document_id).update(status=DocumentStatus.FAILED,
+                                                                 error=without_paths(reason)[:2000],
                                                                  updated_at=timezone.now())
         domain = Document.objects.filter(pk=document_id).values_list("domain", flat=True).first()
         if updated and domain:

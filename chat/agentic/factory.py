@@ -10,7 +10,7 @@ from django.db import close_old_connections
 from chat.agentic.orchestrator import AgenticSearchOrchestrator
 from chat.agentic.search import KbDocSearch
 from docmind.llm.base import ChatModel
-from docmind.sandbox import PythonSandbox
+from docmind.sandbox import PythonSandbox, SandboxUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +32,13 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
                        on_worker_thread=close_old_connections)
     sandbox = None
     if snapshot["sandbox.enabled"]:
-        sandbox = PythonSandbox(timeout_seconds=float(snapshot["sandbox.timeout_seconds"]),
-                                memory_mb=int(snapshot["sandbox.memory_mb"]))
+        try:
+            sandbox = PythonSandbox(timeout_seconds=float(snapshot["sandbox.timeout_seconds"]),
+                                    memory_mb=int(snapshot["sandbox.memory_mb"]))
+        except SandboxUnavailable as exc:
+            # Switched on where the runner works, then moved to a machine where it does not:
+            # executeCode is withdrawn (never run weaker), and the reason is logged.
+            log.warning("executeCode withdrawn: %s", exc)
     return AgenticSearchOrchestrator(
         on_worker_thread=close_old_connections,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,

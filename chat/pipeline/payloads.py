@@ -6,6 +6,7 @@ from typing import Any
 
 from chat import events
 from chat.events import ChatEvent
+from docmind.redact import without_paths
 from kb.retrieval.types import Evidence, ScoredChunk
 
 SNIPPET_CHARS = 600
@@ -43,7 +44,8 @@ def retrieval(evidence: Evidence, *, cached: bool = False) -> ChatEvent:
         "web_chunks": [chunk_card(c) for c in evidence.web_chunks],
         "noEvidence": evidence.needs_fallback,
         "timings_ms": dict(evidence.timings_ms),
-        "trace": list(evidence.trace),
+        # Stage notes quote backend errors, which may name server files: members get them without paths.
+        "trace": [without_paths(note) for note in evidence.trace],
         "cached": cached,
     })
 

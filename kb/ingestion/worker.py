@@ -56,7 +56,9 @@ def process_document(document_id: int) -> bool:
         if not Document.objects.filter(pk=document_id).exists():
             return False  # deleted while we worked: its delete already purged the index entries
         log.exception("ingestion of document %s failed", document_id)
-        document_mark_failed(document_id=document_id, reason=f"{exc.__class__.__name__}: {exc}")
+        # The message is for the log (paths, hosts); the member is told what kind of failure it was.
+        document_mark_failed(document_id=document_id,
+                             reason=f"indexing failed ({exc.__class__.__name__}); the server log has the details")
         return False
     ready = document_mark_ready(document_id=document_id, chunk_count=count)
     if ready:  # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises

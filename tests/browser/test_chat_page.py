@@ -13,6 +13,7 @@ from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE
 pytestmark = pytest.mark.browser
 
 CHROMIUM = "/usr/bin/chromium"
+STAFF = {"username": "boss", "password": "boss-pass-123"}
 # Markup inside a document must reach the page as text, never as live HTML.
 HOSTILE = ("紫色长颈鹿的口令是蓝莓<img src=x onerror=\"window.__pwned=1\">。"
            "<script>window.__pwned=2</script>紫色长颈鹿住在实验室的三号房间。")
@@ -35,7 +36,7 @@ def server(tmp_path_factory):
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": BEARS_TITLE, "text": BEARS, "domain": "science"},
-                        {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"}])
+                        {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"}], staff=STAFF)
     live.start()
     yield live
     live.stop()
@@ -63,6 +64,7 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
             page = _signed_in(browser, server)
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
 
             page.fill("#input", QUESTION)
             page.keyboard.press("Enter")
@@ -139,5 +141,34 @@ def test_my_memories_page_lists_edits_and_forgets(server):
             page.click("#mem-forget-all")
             expect(page.locator("#mem-empty")).to_be_visible()
             assert errors == []
+        finally:
+            browser.close()
+
+
+def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 860})
+            violations: list[str] = []
+            page.on("console", lambda msg: violations.append(msg.text)
+                    if "Content Security Policy" in msg.text else None)
+            page.goto(server.url + "/admin/")
+            page.fill("input[name=username]", STAFF["username"])
+            page.fill("input[name=password]", STAFF["password"])
+            page.click("input[type=submit]")
+            page.goto(server.url + "/admin/config_admin/sysaiconfig/?category=agentic")
+            expect(page.locator("#result_list")).to_contain_text("sandbox.enabled")
+            # The navigation sidebar's toggle is wired by the admin's own script: it runs.
+            page.click("#toggle-nav-sidebar")
+            expect(page.locator("#main")).not_to_have_class("main shifted")
+            page.get_by_role("link", name="sandbox.enabled").click()
+            expect(page.locator(".field-allowed")).to_contain_text("runner available")
+            expect(page.locator("#changes-group")).to_be_visible()  # the history inline
+            page.goto(server.url + "/api/docs/")
+            expect(page.locator(".swagger-ui .opblock").first).to_be_visible(timeout=20_000)
+            assert violations == []
         finally:
             browser.close()

@@ -1,25 +1,159 @@
-"""/healthz reports each backend and answers 503 when the database is down."""
+"""/healthz probes each backend by reading and writing: `down` (503) when the answer path cannot work,
+`degraded` (200) when only an optional backend fails."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
 from unittest import mock
 
 import pytest
 
+from tests.conftest import require_services
+
 pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_healthz_reports_database_cache_vector_store_and_llm_mode(client):
+def test_healthz_reports_every_backend_and_ok_when_all_work(client):
     response = client.get("/healthz")
     assert response.status_code == 200
     body = response.json()
-    assert body["status"] == "ok"
-    assert body["database"]["ok"] and body["cache"]["ok"]
-    assert body["vector_store"]["ok"] is True
+    assert body["status"] == "ok" and body["failing"] == []
+    assert body["database"]["write"] and body["cache"]["ok"]
+    assert body["vector_store"] == {"ok": True, "backend": "MilvusVectorStore", "write": True}
+    assert body["data_dir"] == {"ok": True, "writable": True}
     assert body["llm"] == {"mode": "offline", "answers": "extractive"}
+    assert body["sandbox"]["available"] is True
 
 
-def test_healthz_is_503_when_the_database_is_unreachable(client):
+def test_healthz_is_down_when_the_database_is_unreachable(client):
     from django.db import OperationalError
 
     with mock.patch("docmind.health.connection.cursor", side_effect=OperationalError("down")):
         response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json()["database"]["ok"] is False
+    assert response.json()["database"]["ok"] is False and response.json()["status"] == "down"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def own_redis():
+    """A Redis this test starts and stops: the cache backend pointed at it."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if require_services():
+            pytest.fail("redis-server is not installed")
+        pytest.skip("redis-server is not installed")
+    port = _free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield proc, port
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def test_healthz_is_degraded_not_down_when_the_cache_is_down(client, settings, own_redis):
+    proc, port = own_redis
+    settings.CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                                   "LOCATION": f"redis://127.0.0.1:{port}/0",
+                                   "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 0.5, "SOCKET_TIMEOUT": 0.5}}}
+    assert client.get("/healthz").json()["cache"]["ok"] is True
+    proc.kill()
+    proc.wait()
+    response = client.get("/healthz")
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "degraded"
+    assert body["cache"]["ok"] is False and body["failing"] == ["cache"]
+
+
+def test_healthz_is_down_with_a_corrupt_milvus_lite_file(client, settings, tmp_path):
+    from docmind.backends import reset_backends
+
+    corrupt = tmp_path / "milvus.db"
+    corrupt.write_bytes(os.urandom(64 * 1024))
+    settings.MILVUS_URI = str(corrupt)
+    reset_backends()
+    try:
+        response = client.get("/healthz")
+    finally:
+        reset_backends()  # the next use rebuilds from the restored setting
+    body = response.json()
+    assert response.status_code == 503 and body["status"] == "down"
+    assert body["vector_store"]["ok"] is False and str(tmp_path) not in response.content.decode()
+
+
+def test_healthz_is_down_when_the_vector_store_refuses_writes(client):
+    from docmind.backends import get_vector_store
+    from docmind.vectorstore import VectorStoreError
+
+    store = get_vector_store()
+    with mock.patch.object(store._client, "upsert", side_effect=RuntimeError("disk quota exceeded")):
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["vector_store"] == {"ok": False, "backend": "MilvusVectorStore", "write": False,
+                                               "error": VectorStoreError.__name__}
+
+
+# A read-only data dir needs a read-only mount; bubblewrap (installed for the code sandbox) makes
+# one in a private mount namespace, so nothing outside the child process sees it.
+HEALTH = "from django.test import Client; r = Client().get('/healthz'); print(r.status_code, r.content.decode())"
+
+
+def _healthz_with_read_only(data_dir: Path, read_only: Path) -> tuple[int, dict]:
+    import json
+
+    environment = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MILVUS_URI", "REDIS_URL")}
+    environment.update(DOCMIND_DATA_DIR=str(data_dir), DOCMIND_INGEST_WORKER="false")
+    wrap = ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(read_only), str(read_only)]
+    if os.geteuid() != 0:
+        wrap[1:1] = ["--unshare-user", "--uid", str(os.geteuid()), "--gid", str(os.getegid())]
+    done = subprocess.run(wrap + [sys.executable, "manage.py", "shell", "-c", HEALTH], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=300)
+    line = [ln for ln in done.stdout.splitlines() if ln[:3].isdigit()]
+    assert line, done.stdout + done.stderr
+    status, body = line[-1].split(" ", 1)
+    return int(status), json.loads(body)
+
+
+@pytest.fixture(scope="module")
+def migrated_data_dir(tmp_path_factory) -> Path:
+    data = tmp_path_factory.mktemp("ro-data")
+    environment = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "MILVUS_URI", "REDIS_URL")}
+    environment.update(DOCMIND_DATA_DIR=str(data))
+    done = subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=environment,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return data
+
+
+def test_a_read_only_data_dir_holding_the_database_and_vectors_is_down(migrated_data_dir):
+    status, body = _healthz_with_read_only(migrated_data_dir, migrated_data_dir)
+    assert status == 503 and body["status"] == "down"
+    assert body["data_dir"]["writable"] is False
+    assert body["database"]["write"] is False and body["vector_store"]["ok"] is False
+
+
+def test_a_read_only_upload_dir_is_degraded_since_questions_are_still_answered(migrated_data_dir):
+    media = migrated_data_dir / "media"
+    media.mkdir(exist_ok=True)
+    status, body = _healthz_with_read_only(migrated_data_dir, media)
+    assert status == 200 and body["status"] == "degraded" and body["failing"] == ["data_dir"]
+    assert body["data_dir"]["failed"] == "media" and body["database"]["write"] is True
