@@ -58,6 +58,9 @@ try:
     TRUSTED_PROXIES = env.env_int("DOCMIND_TRUSTED_PROXIES", 0, minimum=0)
     # The interpreter run inside the code sandbox (the distribution's, readable by nobody).
     SANDBOX_PYTHON = env.env_str("DOCMIND_SANDBOX_PYTHON", "/usr/bin/python3")
+    # Each document is parsed in a child process under these limits (kb.ingestion.parsers.isolated).
+    PARSE_TIMEOUT_SECONDS = env.env_int("DOCMIND_PARSE_TIMEOUT", 120, minimum=1)
+    PARSE_MEMORY_BYTES = env.env_int("DOCMIND_PARSE_MEMORY_MB", 1024, minimum=128) * 1024 * 1024
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)

@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from docmind.redact import without_paths
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Document, DocumentStatus, KnowledgeDomain
+from kb.models import Chunk, Document, DocumentStatus, KnowledgeDomain
 from kb.selectors import KB_VERSION_KEY
 
 log = logging.getLogger(__name__)
@@ -164,13 +164,13 @@ def _purge_index(document_id: int, file) -> None:
     from docmind.backends import get_vector_store
     from kb.search import get_lexical_index
 
-    # Search joins hits back to the database, so a failure here never shows a deleted document;
-    # the leftovers are what `kb_reconcile --repair` removes.
+    # Search joins hits back to the database, so a failure here never shows a deleted or failed
+    # document; the leftovers are what `kb_reconcile --repair` removes.
     try:
         get_vector_store().delete_documents([document_id])
         get_lexical_index().delete_documents([document_id])
     except Exception:
-        log.exception("could not remove the index entries of deleted document %s", document_id)
+        log.exception("could not remove the index entries of deleted or failed document %s", document_id)
     if file:
         file.delete(save=False)
 
@@ -211,14 +211,22 @@ def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
 
 
 def document_mark_failed(*, document_id: int, reason: str) -> None:
-    """Every member sees the reason: it never carries a server path (the log has the detail)."""
+    """Fail a document with a reason members may read, dropping whatever it had indexed so far.
+
+    The reason never carries a server path (the log has the detail). A failed document is never
+    searched, so its chunks, vectors and BM25 entries are dead weight; a retry parses it again
+    from the file.
+    """
     with transaction.atomic():
         updated = Document.objects.filter(pk=document_id).update(status=DocumentStatus.FAILED,
                                                                  error=without_paths(reason)[:2000],
                                                                  updated_at=timezone.now())
+        Chunk.objects.filter(document_id=document_id).delete()
         domain = Document.objects.filter(pk=document_id).values_list("domain", flat=True).first()
         if updated and domain:
             knowledge_domain_refresh(domain_id=domain)
+        if updated:
+            transaction.on_commit(lambda: _purge_index(document_id, None), robust=True)
         transaction.on_commit(_after_change, robust=True)
 
 

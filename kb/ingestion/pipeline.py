@@ -11,7 +11,8 @@ from docmind.embeddings import Embedder
 from docmind.tokens import estimate_tokens
 from docmind.vectorstore import VectorStore
 from kb.ingestion.chunker import TextChunker
-from kb.ingestion.parsers import parse_document
+from kb.ingestion.parsers.isolated import IsolatedParser
+from kb.ingestion.resume import CHUNKING_KEY, chunking_signature, stored_children, unembedded
 from kb.lexical import LexicalIndex
 from kb.models import Chunk, ChunkLevel, Document
 
@@ -25,45 +26,57 @@ class DocumentIngester:
 
     Write order is the database first (so lexical search and reconcile can rely on it), then
     the BM25 index (the document is lexically searchable from here on), then vectors in batches
-    (semantically searchable as each batch lands). Re-running it on a document first removes
-    what an interrupted earlier run left behind.
+    (semantically searchable as each batch lands). A run on a document an interrupted run left
+    behind resumes from its stored chunks and embeds only the children the store lacks.
     """
 
     def __init__(self, *, embedder: Embedder, vectors: VectorStore, lexical: LexicalIndex, chunker: TextChunker,
-                 batch_size: int = 32, on_progress: Callable[[int, int], None] | None = None) -> None:
+                 parse: Callable[[bytes, str], str] | None = None, batch_size: int = 32,
+                 on_progress: Callable[[int, int], None] | None = None) -> None:
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
         self.embedder, self.vectors, self.lexical, self.chunker = embedder, vectors, lexical, chunker
+        self.parse = parse or IsolatedParser()
         self.batch_size = batch_size
         self.on_progress = on_progress or (lambda document_id, progress: None)
 
     def run(self, *, document: Document) -> int:
         """Ingest `document`; returns its child-chunk count. Raises ParseError and backend errors."""
-        with document.file.open("rb") as handle:
-            data = handle.read()
-        text = parse_document(data, document.file_type)
-        self.on_progress(document.pk, PARSED)
-
-        self.vectors.delete_documents([document.pk])
-        self.lexical.delete_documents([document.pk])
-        children = self._store_chunks(document, text)
+        children = stored_children(document, chunker=self.chunker)
+        if children is None:
+            children = self._parse_and_store(document)
+            pending = children
+        else:
+            log.info("document %s: resuming from %d stored chunks", document.pk, len(children))
+            pending = unembedded(children, vectors=self.vectors)
+        # An upsert, so a resumed run may repeat it for entries an interrupted run already wrote.
         self.lexical.add(ids=[c.pk for c in children], texts=[c.content for c in children],
                          document_ids=[document.pk] * len(children), domains=[document.domain] * len(children))
         self.on_progress(document.pk, STORED)
 
-        for start in range(0, len(children), self.batch_size):
-            batch = children[start:start + self.batch_size]
+        already = len(children) - len(pending)
+        for start in range(0, len(pending), self.batch_size):
+            batch = pending[start:start + self.batch_size]
             matrix = self.embedder.embed_passages([c.content for c in batch])
             ids = [c.pk for c in batch]
             self.vectors.upsert(ids=ids, vectors=matrix, document_ids=[document.pk] * len(batch),
                                 domains=[document.domain] * len(batch))
             Chunk.objects.filter(pk__in=ids).update(vector_id=F("id"))  # the Milvus primary key is the chunk id
-            done = start + len(batch)
+            done = already + start + len(batch)
             self.on_progress(document.pk, STORED + (100 - STORED - 1) * done // max(1, len(children)))
         flush = getattr(self.vectors, "flush", None)
         if flush is not None:
             flush()
         return len(children)
+
+    def _parse_and_store(self, document: Document) -> list[Chunk]:
+        with document.file.open("rb") as handle:
+            data = handle.read()
+        text = self.parse(data, document.file_type)
+        self.on_progress(document.pk, PARSED)
+        self.vectors.delete_documents([document.pk])
+        self.lexical.delete_documents([document.pk])
+        return self._store_chunks(document, text)
 
     def _store_chunks(self, document: Document, text: str) -> list[Chunk]:
         pieces = self.chunker.split(text)
@@ -80,8 +93,9 @@ class DocumentIngester:
                                           ordinal=len(children), content=child.content, char_start=child.start,
                                           char_end=child.end, token_count=estimate_tokens(child.content)))
             children = _bulk_create(children, document, ChunkLevel.CHILD)
-            Document.objects.filter(pk=document.pk).update(metadata=_metadata(document, text, len(parents),
-                                                                              len(children)))
+            metadata = _metadata(document, text, len(parents), len(children))
+            metadata[CHUNKING_KEY] = chunking_signature(self.chunker)
+            Document.objects.filter(pk=document.pk).update(metadata=metadata)
         return children
 
 

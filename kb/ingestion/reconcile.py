@@ -18,10 +18,16 @@ class ReconcileReport:
     orphan_vectors: list[int] = field(default_factory=list)
     missing_lexical: list[int] = field(default_factory=list)
     orphan_lexical: list[int] = field(default_factory=list)
+    # Chunks (parents and children) of failed documents, and the index entries of those children:
+    # a failed document is never searched, so they are dead weight (failing normally removes them).
+    failed_chunks: list[int] = field(default_factory=list)
+    failed_vectors: list[int] = field(default_factory=list)
+    failed_lexical: list[int] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
-        return not (self.missing_vectors or self.orphan_vectors or self.missing_lexical or self.orphan_lexical)
+        return not (self.missing_vectors or self.orphan_vectors or self.missing_lexical or self.orphan_lexical
+                    or self.failed_chunks or self.failed_vectors or self.failed_lexical)
 
 
 class IndexReconciler:
@@ -36,6 +42,8 @@ class IndexReconciler:
         live = set(Chunk.objects.filter(level=ChunkLevel.CHILD, document__status=DocumentStatus.READY)
                    .values_list("id", flat=True))
         every = set(Chunk.objects.filter(level=ChunkLevel.CHILD).values_list("id", flat=True))
+        failed = Chunk.objects.filter(document__status=DocumentStatus.FAILED)
+        failed_children = set(failed.filter(level=ChunkLevel.CHILD).values_list("id", flat=True))
         vector_ids = self.vectors.all_ids()
         lexical_ids = self.lexical.all_ids()
         return ReconcileReport(
@@ -43,16 +51,23 @@ class IndexReconciler:
             orphan_vectors=sorted(vector_ids - every),
             missing_lexical=sorted(live - lexical_ids),
             orphan_lexical=sorted(lexical_ids - every),
+            failed_chunks=sorted(failed.values_list("id", flat=True)),
+            failed_vectors=sorted(vector_ids & failed_children),
+            failed_lexical=sorted(lexical_ids & failed_children),
         )
 
     def repair(self, report: ReconcileReport, *, embedder: Embedder) -> int:
-        self.vectors.delete_ids(report.orphan_vectors)
-        self.lexical.delete_ids(report.orphan_lexical)
+        # Index entries go before their chunks: if the repair stops half-way, the next inspect
+        # still finds what is left (as entries of failed documents or as orphans).
+        self.vectors.delete_ids(report.orphan_vectors + report.failed_vectors)
+        self.lexical.delete_ids(report.orphan_lexical + report.failed_lexical)
+        Chunk.objects.filter(document__status=DocumentStatus.FAILED).delete()
         _index(report.missing_lexical, lexical=self.lexical)
         _embed(report.missing_vectors, vectors=self.vectors, embedder=embedder)
         self.vectors.flush()
         return (len(report.orphan_vectors) + len(report.orphan_lexical) + len(report.missing_lexical)
-                + len(report.missing_vectors))
+                + len(report.missing_vectors) + len(report.failed_chunks) + len(report.failed_vectors)
+                + len(report.failed_lexical))
 
 
 def _rows(ids: Sequence[int]) -> list[dict]:

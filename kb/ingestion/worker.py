@@ -29,14 +29,16 @@ def build_ingester():
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_vector_store
     from kb.ingestion.chunker import TextChunker
+    from kb.ingestion.parsers.isolated import IsolatedParser
     from kb.ingestion.pipeline import DocumentIngester
     from kb.search import get_lexical_index
     from kb.services import document_set_progress
 
     snap = ai_config.snapshot()
     chunker = TextChunker(parent_chars=snap["chunk.parent_chars"], child_chars=snap["chunk.child_chars"])
+    parse = IsolatedParser(timeout_seconds=settings.PARSE_TIMEOUT_SECONDS, memory_bytes=settings.PARSE_MEMORY_BYTES)
     return DocumentIngester(embedder=get_embedder(), vectors=get_vector_store(), lexical=get_lexical_index(),
-                            chunker=chunker,
+                            chunker=chunker, parse=parse,
                             on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
 
 
@@ -56,9 +58,7 @@ def process_document(document_id: int) -> bool:
         if not Document.objects.filter(pk=document_id).exists():
             return False  # deleted while we worked: its delete already purged the index entries
         log.exception("ingestion of document %s failed", document_id)
-        # The message is for the log (paths, hosts); the member is told what kind of failure it was.
-        document_mark_failed(document_id=document_id,
-                             reason=f"indexing failed ({exc.__class__.__name__}); the server log has the details")
+        document_mark_failed(document_id=document_id, reason=failure_reason(exc))
         return False
     ready = document_mark_ready(document_id=document_id, chunk_count=count)
     if ready:  # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
@@ -66,6 +66,25 @@ def process_document(document_id: int) -> bool:
 
         on_document_ingested(document)
     return ready
+
+
+def failure_reason(exc: Exception) -> str:
+    """What a member may read about an unexpected failure: its kind, never paths, hosts or internals.
+
+    The exception itself (file paths, service URLs, backend messages) goes to the server log.
+    """
+    from docmind.embeddings import EmbeddingError
+    from docmind.vectorstore import VectorStoreError
+
+    if isinstance(exc, EmbeddingError):
+        what = "the embedding service failed"
+    elif isinstance(exc, VectorStoreError):
+        what = "the vector store failed"
+    elif isinstance(exc, OSError):
+        what = "the stored file could not be read"
+    else:
+        what = "an internal error stopped indexing"
+    return f"{what} ({type(exc).__name__}); upload the file again to retry (details are in the server log)"
 
 
 def claim_next() -> int | None:

@@ -1,4 +1,4 @@
-"""manage.py kb_reconcile [--repair]: child chunks without vectors, and index entries without chunks."""
+"""manage.py kb_reconcile [--repair]: chunks without vectors, entries without chunks, failed documents' leftovers."""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
@@ -7,7 +7,8 @@ from kb.management.commands._kbcommand import open_index
 
 
 class Command(BaseCommand):
-    help = "Report (and with --repair fix) chunks without vectors and vectors/BM25 entries without chunks."
+    help = ("Report (and with --repair fix) chunks without vectors, vectors/BM25 entries without chunks, "
+            "and chunks, vectors and BM25 entries of failed documents.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--repair", action="store_true")
@@ -22,6 +23,8 @@ class Command(BaseCommand):
         self.stdout.write(f"vectors without chunks: {len(report.orphan_vectors)}")
         self.stdout.write(f"BM25 entries missing: {len(report.missing_lexical)}, "
                           f"without chunks: {len(report.orphan_lexical)}")
+        self.stdout.write(f"chunks of failed documents: {len(report.failed_chunks)} "
+                          f"(vectors: {len(report.failed_vectors)}, BM25 entries: {len(report.failed_lexical)})")
         if not repair:
             if not report.clean:
                 self.stdout.write("run with --repair to fix")

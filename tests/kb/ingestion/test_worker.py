@@ -4,9 +4,14 @@ from datetime import timedelta
 import pytest
 from django.core.files.base import ContentFile
 
+from docmind.backends import get_embedder, get_vector_store
+from docmind.embeddings import EmbeddingError
+from docmind.vectorstore import VectorStoreError
 from kb.ingestion import worker
 from kb.models import Chunk, Document, DocumentStatus
+from kb.search import get_lexical_index
 from kb.services import document_claim, document_create, document_ingest_text
+from tests.kb.ingestion.files import docx_with_paragraphs
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +69,95 @@ def test_a_live_job_is_not_taken_from_its_worker(kb_index):
     document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
     document_claim(document_id=document.pk)
     assert worker.recover_interrupted(stale_after=timedelta(minutes=5)) == 0
+
+
+class BrokenEmbeddingService:
+    """The embedding service at the network edge failing after its first batch, as a remote one does."""
+
+    def __init__(self) -> None:
+        self.real = get_embedder()
+        self.name, self.dim = self.real.name, self.real.dim
+        self.calls = 0
+
+    def embed_query(self, text):
+        return self.real.embed_query(text)
+
+    def embed_passages(self, texts):
+        self.calls += 1
+        if self.calls > 1:
+            raise EmbeddingError("embedding service failed after 3 attempts: Connection refused "
+                                 "(http://10.1.2.3:8000/v1/embeddings, /srv/docmind/data/media/x.txt)")
+        return self.real.embed_passages(texts)
+
+
+def _ingester_with(embedder):
+    from kb.ingestion.chunker import TextChunker
+    from kb.ingestion.parsers import parse_document
+    from kb.ingestion.pipeline import DocumentIngester
+
+    return DocumentIngester(embedder=embedder, vectors=get_vector_store(), lexical=get_lexical_index(),
+                            chunker=TextChunker(parent_chars=400, child_chars=100), parse=parse_document,
+                            batch_size=2)
+
+
+def test_a_document_failing_mid_indexing_keeps_no_chunks_vectors_or_bm25_entries(
+        kb_index, monkeypatch, django_capture_on_commit_callbacks):
+    service = BrokenEmbeddingService()
+    monkeypatch.setattr(worker, "build_ingester", lambda: _ingester_with(service))
+    document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    with django_capture_on_commit_callbacks(execute=True):
+        worker.process_pending_documents()
+    assert service.calls == 2  # chunks, BM25 entries and one batch of vectors were stored before it failed
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert document.error.startswith("the embedding service failed")
+    assert not Chunk.objects.filter(document=document).exists()
+    assert get_vector_store().all_ids() == set()
+    assert get_lexical_index().all_ids() == set()
+
+
+@pytest.mark.parametrize("error", [
+    EmbeddingError("embedding service failed: http://10.1.2.3:8000/v1 refused"),
+    VectorStoreError("cannot open the vector store at /srv/docmind/data/milvus.db: locked"),
+    FileNotFoundError(2, "No such file or directory", "/srv/docmind/data/media/documents/a.txt"),
+    RuntimeError("unexpected state in /srv/docmind/kb/ingestion/pipeline.py"),
+], ids=["embedding", "vector-store", "file", "other"])
+@pytest.mark.django_db(False)
+def test_failure_reasons_name_the_kind_of_failure_but_no_path_or_host(error):
+    reason = worker.failure_reason(error)
+    assert "/" not in reason and "10.1.2.3" not in reason and "srv" not in reason
+    assert type(error).__name__ in reason and "server log" in reason
+
+
+def test_a_file_missing_from_storage_fails_without_showing_the_server_path(kb_index):
+    document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    document.file.delete(save=False)
+    worker.process_pending_documents()
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert document.error.startswith("the stored file could not be read")
+    assert str(document.file.storage.location) not in document.error and "/" not in document.error
+
+
+def test_a_job_interrupted_three_times_drops_what_it_had_indexed(kb_index, django_capture_on_commit_callbacks):
+    document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    worker.process_pending_documents()
+    children = list(Chunk.objects.filter(document=document, level=1).values_list("id", flat=True))
+    assert set(get_vector_store().fetch(children)) == set(children)
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING, attempts=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        worker.recover_interrupted(stale_after=timedelta(0))
+    assert not Chunk.objects.filter(document=document).exists()
+    assert get_vector_store().fetch(children) == {}
+    assert not set(children) & get_lexical_index().all_ids()
+
+
+def test_a_zip_bomb_fails_with_its_reason_and_the_queue_moves_on(kb_index):
+    bomb, _ = document_create(uploaded_file=ContentFile(docx_with_paragraphs(4_000_000), name="bomb.docx"),
+                              domain="general")
+    good, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    assert worker.process_pending_documents() == 2
+    bomb.refresh_from_db()
+    good.refresh_from_db()
+    assert bomb.status == DocumentStatus.FAILED and "zip bomb" in bomb.error
+    assert good.status == DocumentStatus.READY

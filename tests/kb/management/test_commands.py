@@ -4,6 +4,7 @@ from django.core.management import CommandError, call_command
 
 from docmind.backends import get_vector_store
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.search import get_lexical_index
 
 pytestmark = pytest.mark.django_db
 
@@ -45,3 +46,36 @@ def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(kb_index, tm
     assert child.pk in store.fetch([child.pk]) and store.fetch([987654]) == {}
     call_command("kb_reconcile")
     assert "without vectors: 0" in capsys.readouterr().out
+
+
+def test_reconcile_flags_and_repairs_chunks_and_vectors_of_failed_documents(kb_index, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path))
+    (tmp_path / "a.txt").write_text("失败文档的分块和向量不应留在索引里。对账命令会找出并清理它们。", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("正常文档的分块和向量保持不变。", encoding="utf-8")
+    call_command("ingest", str(tmp_path))
+    failed = Document.objects.get(title="a")
+    kept = Document.objects.get(title="b")
+    failed_children = list(Chunk.objects.filter(document=failed, level=ChunkLevel.CHILD).values_list("id", flat=True))
+    kept_children = list(Chunk.objects.filter(document=kept, level=ChunkLevel.CHILD).values_list("id", flat=True))
+    chunks = Chunk.objects.filter(document=failed).count()
+    # A document failed without its leftovers removed (a crash between the two, or an older version).
+    Document.objects.filter(pk=failed.pk).update(status=DocumentStatus.FAILED)
+    capsys.readouterr()
+
+    call_command("kb_reconcile")
+    report = capsys.readouterr().out
+    n = len(failed_children)
+    assert f"chunks of failed documents: {chunks} (vectors: {n}, BM25 entries: {n})" in report
+    assert "run with --repair" in report
+
+    call_command("kb_reconcile", "--repair")
+    store = get_vector_store()
+    assert not Chunk.objects.filter(document=failed).exists()
+    assert store.fetch(failed_children) == {}
+    assert set(store.fetch(kept_children)) == set(kept_children)
+    lexical_ids = get_lexical_index().all_ids()
+    assert not set(failed_children) & lexical_ids
+    assert set(kept_children) <= lexical_ids
+    capsys.readouterr()
+    call_command("kb_reconcile")
+    assert "chunks of failed documents: 0 (vectors: 0, BM25 entries: 0)" in capsys.readouterr().out

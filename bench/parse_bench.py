@@ -1,0 +1,92 @@
+"""Hostile and normal files through the parser: time and peak memory of the worker process, old vs new path.
+
+Run: .venv/bin/python bench/parse_bench.py [--bomb-paragraphs 4000000] [--skip-baseline]
+
+"baseline" is what the worker did before parsing was bounded and isolated: the same extraction
+(parse_document with every bound lifted) in the worker's own process. "isolated" is the worker's path
+now: IsolatedParser with the default limits. Each measurement runs in a fresh interpreter, so
+the peak RSS printed is that of a worker that parsed only this one file.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def _files(bomb_paragraphs: int) -> dict[str, tuple[bytes, str]]:
+    from tests.kb.ingestion.files import docx_bytes, docx_with_paragraphs
+
+    normal = docx_bytes(*(f"第{i}段：知识库系统把文档切分为父块和子块，子块用于检索。" for i in range(2000)))
+    return {
+        f"docx bomb ({bomb_paragraphs:,} empty paragraphs)": (docx_with_paragraphs(bomb_paragraphs), "docx"),
+        "normal docx (2,000 paragraphs)": (normal, "docx"),
+        "normal txt (60 KB)": (("知识库系统把文档切分为父块和子块。" * 1200).encode("utf-8"), "txt"),
+    }
+
+
+def _measure(mode: str, path: str, file_type: str) -> dict:
+    data = Path(path).read_bytes()
+    start = time.perf_counter()
+    outcome = "ok"
+    try:
+        if mode == "baseline":
+            from kb.ingestion.parsers import ParseLimits, parse_document
+
+            unbounded = ParseLimits(max_chars=10**12, max_pages=10**9, max_paragraphs=10**12,
+                                    max_unzipped_bytes=10**15, max_zip_members=10**9, max_zip_ratio=1e12)
+            text = parse_document(data, file_type, limits=unbounded)
+        else:
+            from kb.ingestion.parsers.isolated import IsolatedParser
+
+            text = IsolatedParser()(data, file_type)
+        outcome = f"ok, {len(text):,} chars"
+    except Exception as exc:  # the refusal is the result being measured
+        outcome = f"{type(exc).__name__}: {exc}"
+    seconds = time.perf_counter() - start
+    # VmHWM belongs to this process image; ru_maxrss would include the parent's before exec.
+    peak_kb = int(Path("/proc/self/status").read_text().split("VmHWM:")[1].split()[0])
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"seconds": round(seconds, 3), "worker_peak_rss_mb": round(peak_kb / 1024),
+            "child_peak_rss_mb": round(child_kb / 1024) if mode == "isolated" else None, "outcome": outcome[:120]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bomb-paragraphs", type=int, default=4_000_000)
+    parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--one", nargs=3, metavar=("MODE", "PATH", "TYPE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(_measure(*args.one)))
+        return
+    import tempfile
+
+    workdir = Path(tempfile.mkdtemp(prefix="docmind-parse-bench-"))
+    modes = ["isolated"] if args.skip_baseline else ["baseline", "isolated"]
+    print("| file | size | path | seconds | worker peak RSS | parser child peak RSS | outcome |")
+    print("|---|---|---|---|---|---|---|")
+    for index, (name, (data, file_type)) in enumerate(_files(args.bomb_paragraphs).items()):
+        path = workdir / f"{index}.{file_type}"
+        path.write_bytes(data)
+        for mode in modes:
+            done = subprocess.run([sys.executable, __file__, "--one", mode, str(path), file_type],
+                                  capture_output=True, text=True, check=True)
+            row = json.loads(done.stdout.strip().splitlines()[-1])
+            print(f"| {name} | {len(data) / 1024:,.0f} KB | {mode} | {row['seconds']} | "
+                  f"{row['worker_peak_rss_mb']} MB | {_mb(row['child_peak_rss_mb'])} | {row['outcome']} |", flush=True)
+
+
+def _mb(value: int | None) -> str:
+    return "—" if value is None else f"{value} MB"
+
+
+if __name__ == "__main__":
+    main()
