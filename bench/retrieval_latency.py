@@ -1,6 +1,7 @@
 """Retrieve latency p50/p95 at 1k/10k/100k child chunks (synthetic text, random vectors) and RSS at the largest size.
 
 Usage: .venv/bin/python bench/retrieval_latency.py [--sizes 1000 10000 100000] [--queries 40]
+       .venv/bin/python bench/retrieval_latency.py --startup 100000   # start-up to the first in-process search
 Each size runs in its own process with a fresh DOCMIND_DATA_DIR, so RSS is that size's alone.
 Vectors are random unit vectors written straight into the vector store and texts straight into
 the lexical index (embedding 100k passages would take hours on 2 cores); queries go through the
@@ -35,25 +36,14 @@ def _words(count: int, seed: int) -> list[str]:
     return [vocabulary[i] for i in rng.integers(0, len(vocabulary), size=count)]
 
 
-def run_one(size: int, queries: int) -> dict:
-    import django
-
-    os.environ["DJANGO_SETTINGS_MODULE"] = "docmind.settings"
-    sys.path.insert(0, str(ROOT))
-    django.setup()
+def build(size: int, rng) -> tuple[list[str], float]:
+    """Write `size` synthetic child chunks (random unit vectors) into the database and both stores."""
     import numpy as np
-    import psutil
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
-    from config_admin.conf import ai_config
-    from docmind.backends import get_embedder, get_reranker, get_vector_store
+    from docmind.backends import get_embedder, get_vector_store
     from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
-    from kb.retrieval.params import RetrievalParams
-    from kb.retrieval.pipeline import OneShotRetriever
-    from kb.search import get_lexical_index, get_searcher
+    from kb.search import get_lexical_index
 
-    rng = np.random.default_rng(7)
     words = _words(size * 40, seed=size)
     texts = ["".join(words[i * 40:(i + 1) * 40]) + "。" for i in range(size)]
     embedder = get_embedder()
@@ -83,6 +73,26 @@ def run_one(size: int, queries: int) -> dict:
     if hasattr(store, "flush"):
         store.flush()
     load_s = time.perf_counter() - started
+    return words, load_s
+
+
+def run_one(size: int, queries: int) -> dict:
+    _setup()
+    import numpy as np
+    import psutil
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from config_admin.conf import ai_config
+    from docmind.backends import get_embedder, get_reranker, get_vector_store
+    from kb.retrieval.params import RetrievalParams
+    from kb.retrieval.pipeline import OneShotRetriever
+    from kb.search import get_lexical_index, get_searcher
+
+    rng = np.random.default_rng(7)
+    words, load_s = build(size, rng)
+    embedder = get_embedder()
+    store, lexical = get_vector_store(), get_lexical_index()
     params = RetrievalParams.from_config(ai_config.snapshot())
     retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
     query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
@@ -110,12 +120,122 @@ def run_one(size: int, queries: int) -> dict:
     }
 
 
+def _setup() -> None:
+    import django
+
+    os.environ["DJANGO_SETTINGS_MODULE"] = "docmind.settings"
+    sys.path.insert(0, str(ROOT))
+    django.setup()
+
+
+def startup_build(size: int) -> dict:
+    """Build `size` chunks, then read the in-process indexes from Milvus (what a start without a snapshot costs)."""
+    _setup()
+    import numpy as np
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from docmind.backends import get_vector_store
+    from kb.search import get_lexical_index
+
+    _, build_s = build(size, np.random.default_rng(7))
+    store, lexical = get_vector_store(), get_lexical_index()
+    started = time.perf_counter()
+    for index in (store, lexical):
+        index.warm_up(wait=True)
+    full_load_s = time.perf_counter() - started
+    for index in (store, lexical):
+        assert index._local.save_snapshot()
+    return {"build_s": round(build_s, 1), "full_load_in_build_s": round(full_load_s, 1)}
+
+
+def startup_open(use_snapshot: bool) -> dict:
+    """A new process over the built data dir, as the server starts: open the stores, warm up in the background,
+    write during the load, and time the first search answered by the in-process indexes."""
+    import psutil
+
+    since_start = lambda: time.time() - psutil.Process().create_time()  # noqa: E731
+    _setup()
+    import numpy as np
+    from django.conf import settings
+
+    setup_s = since_start()
+    if not use_snapshot:
+        for path in Path(str(settings.MILVUS_URI) + ".snapshots").glob("*.npz"):
+            path.unlink()
+    from docmind.backends import get_vector_store
+    from kb.search import get_lexical_index
+
+    store, lexical = get_vector_store(), get_lexical_index()
+    opened_s = since_start()
+    for index in (store, lexical):
+        index.warm_up()
+    vector = np.ones(store.dim, np.float32) / np.sqrt(store.dim)
+
+    def write() -> float:
+        started = time.perf_counter()
+        store.upsert(ids=[10**9], vectors=vector[None, :], document_ids=[1], domains=["bench"])
+        lexical.add(ids=[10**9], texts=["启动期间写入的文本"], document_ids=[1], domains=["bench"])
+        return round((time.perf_counter() - started) * 1000, 1)
+
+    write_during_ms = None if use_snapshot else write()
+    while not (store._local.ready and lexical._local.ready):
+        time.sleep(0.005)
+    store.search(vector, k=10)
+    lexical.search("启动期间写入", k=10)
+    first_s = since_start()
+    write_after_ms = None
+    if use_snapshot:
+        write_after_ms = write()
+        for index in (store, lexical):  # what the settle timer does 20 s after the last write
+            index._local.save_snapshot()
+    return {"django_setup_s": round(setup_s, 2), "stores_open_s": round(opened_s, 2),
+            "first_in_process_search_s": round(first_s, 2), "write_during_load_ms": write_during_ms,
+            "write_after_ms": write_after_ms, "found_write": 10**9 in dict(lexical.search("启动期间写入", k=10))}
+
+
+def startup(size: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="docmind-bench-") as data_dir:
+        env = {**os.environ, "DOCMIND_DATA_DIR": data_dir, "DOCMIND_INGEST_WORKER": "false"}
+
+        def child(*args: str) -> dict:
+            out = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True, cwd=ROOT)
+            if out.returncode != 0:
+                raise SystemExit(f"{args} failed:\n{out.stderr[-3000:]}")
+            return json.loads(out.stdout.strip().splitlines()[-1])
+
+        built = child("--startup-build", str(size))
+        print(f"{size} children built in {built['build_s']} s; reading both indexes from Milvus Lite took "
+              f"{built['full_load_in_build_s']} s")
+        for label, flag in (("snapshot", "--startup-snapshot"), ("snapshot", "--startup-snapshot"),
+                            ("no snapshot (full read)", "--startup-full")):
+            result = child(flag)
+            print(f"start-up, {label}: first in-process search {result['first_in_process_search_s']} s after the "
+                  f"process started (Django set-up {result['django_setup_s']} s, stores open "
+                  f"{result['stores_open_s']} s); a write during the load took {result['write_during_load_ms']} ms, "
+                  f"after it {result['write_after_ms']} ms; write found: {result['found_write']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--startup", type=int, metavar="N",
+                        help="start-up mode: time from process start to the first in-process search over N chunks")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--startup-build", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--startup-snapshot", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--startup-full", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.startup_build:
+        print(json.dumps(startup_build(args.startup_build)))
+        return
+    if args.startup_snapshot or args.startup_full:
+        print(json.dumps(startup_open(use_snapshot=args.startup_snapshot)))
+        return
+    if args.startup:
+        startup(args.startup)
+        return
     if args.one:
         print(json.dumps(run_one(args.one, args.queries)))
         return

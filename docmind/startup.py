@@ -9,11 +9,30 @@ log = logging.getLogger(__name__)
 
 
 def on_server_start() -> None:
+    _warm_up_indexes()
     if settings.INGEST_WORKER:
         from kb.ingestion.worker import start_background_worker
 
         start_background_worker()
     _load_knowledge_index()
+
+
+def _warm_up_indexes() -> None:
+    """Start loading the in-process search indexes (Milvus Lite) now rather than on the first question; until
+    they are ready Milvus answers searches, and writes never wait for them."""
+    import threading
+
+    def work() -> None:
+        try:
+            from docmind.backends import get_vector_store
+            from kb.search import get_lexical_index
+
+            get_vector_store().warm_up()
+            get_lexical_index().warm_up()
+        except Exception:  # a store that cannot open is reported by /healthz and the first request
+            log.exception("search indexes not warmed up")
+
+    threading.Thread(target=work, name="docmind-warm-up", daemon=True).start()
 
 
 def _load_knowledge_index() -> None:

@@ -6,11 +6,13 @@ import threading
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from docmind.dense_index import DenseIndex
+from docmind.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,35 @@ class MilvusCollection:
             iterator.close()
         return ids
 
+    def _ensure_meta(self) -> None:
+        """The small key/value collection for the embedder name and snapshot tokens; the caller holds the lock."""
+        from pymilvus import DataType
+
+        if not self._client.has_collection(META_COLLECTION):
+            schema = self._client.create_schema(auto_id=False)
+            schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=128)
+            schema.add_field("value", DataType.VARCHAR, max_length=1024)
+            schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus needs a vector field
+            index = self._client.prepare_index_params()
+            index.add_index("v", index_type="AUTOINDEX", metric_type="L2")
+            self._client.create_collection(META_COLLECTION, schema=schema, index_params=index)
+        self._client.load_collection(META_COLLECTION)
+
+    def _meta_get(self, key: str) -> str | None:
+        rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"])
+        return rows[0]["value"] if rows else None
+
+    def _meta_set(self, key: str, value: str) -> None:
+        self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
+        self._client.flush(META_COLLECTION)
+
+    def _snapshot(self, lite_path: str) -> IndexSnapshot:
+        """Where the in-process copy of this collection is saved: beside the Milvus Lite file it mirrors."""
+        key = f"{self.collection}.snapshot"
+        return IndexSnapshot(path=Path(lite_path).with_name(Path(lite_path).name + ".snapshots") /
+                             f"{self.collection}.npz",
+                             get_token=lambda: self._meta_get(key), set_token=lambda token: self._meta_set(key, token))
+
     def _drop(self) -> None:
         """Drop the collection if it exists; the caller holds the lock and recreates it."""
         if self._client.has_collection(self.collection):
@@ -116,6 +147,7 @@ class MilvusCollection:
             self._call(method, *args, **kwargs)
             return
         with self._local.lock:
+            self._local.before_write()
             try:
                 self._call(method, *args, **kwargs)
             except VectorStoreError:
@@ -161,8 +193,9 @@ class MilvusVectorStore(MilvusCollection):
         self.is_lite = is_lite_uri(uri)
         # Milvus Lite searches in Python over every row; a Lite file is opened by one process only, so an
         # in-process index written through by this store is exact and consistent. A server searches itself.
-        self._local = DenseIndex(dim=dim, load=self._read_all) if self.is_lite else None
         self._ensure(check_embedder=check_embedder)
+        self._local = (DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri)) if self.is_lite
+                       else None)
 
     @classmethod
     def for_rebuild(cls, *, uri: str, dim: int, embedder_name: str) -> MilvusVectorStore:
@@ -176,15 +209,7 @@ class MilvusVectorStore(MilvusCollection):
         from pymilvus import DataType
 
         with self._lock:
-            if not self._client.has_collection(META_COLLECTION):
-                schema = self._client.create_schema(auto_id=False)
-                schema.add_field("key", DataType.VARCHAR, is_primary=True, max_length=128)
-                schema.add_field("value", DataType.VARCHAR, max_length=1024)
-                schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus needs a vector field
-                index = self._client.prepare_index_params()
-                index.add_index("v", index_type="AUTOINDEX", metric_type="L2")
-                self._client.create_collection(META_COLLECTION, schema=schema, index_params=index)
-            self._client.load_collection(META_COLLECTION)
+            self._ensure_meta()
             if not self._client.has_collection(self.collection):
                 self._create_chunk_collection(DataType)
             self._client.load_collection(self.collection)
@@ -207,14 +232,6 @@ class MilvusVectorStore(MilvusCollection):
         index.add_index("document_id", index_type="INVERTED")
         index.add_index("domain", index_type="INVERTED")
         self._client.create_collection(self.collection, schema=schema, index_params=index)
-
-    def _meta_get(self, key: str) -> str | None:
-        rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"])
-        return rows[0]["value"] if rows else None
-
-    def _meta_set(self, key: str, value: str) -> None:
-        self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
-        self._client.flush(META_COLLECTION)
 
     def probe_write(self) -> None:
         """Write, flush and read back one row of the meta collection: a health probe, since a store that
@@ -302,6 +319,8 @@ class MilvusVectorStore(MilvusCollection):
         from pymilvus import DataType
 
         with self._lock, self._local.lock if self._local is not None else nullcontext():
+            if self._local is not None:
+                self._local.before_write()
             self._drop()
             self.dim, self.embedder_name = dim, embedder_name
             self._create_chunk_collection(DataType)

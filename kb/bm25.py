@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, top_k
+from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
+from docmind.snapshot import IndexSnapshot
 
 # Milvus' defaults for its BM25 function (a server's bm25_k1 / bm25_b).
 K1 = 1.2
@@ -50,36 +51,22 @@ class Bm25Index(WriteThroughIndex):
     kind = "BM25 rows"
 
     def __init__(self, *, terms: Callable[[str], list[int]], load: Callable[[], Iterable[Batch]],
-                 k1: float = K1, b: float = B) -> None:
-        super().__init__(load=load)
+                 k1: float = K1, b: float = B, snapshot: IndexSnapshot | None = None) -> None:
+        super().__init__(load=load, snapshot=snapshot)
         self.k1, self.b = k1, b
         self._terms_of = terms
         self._clear()
+        self._version: _Version | None = None
 
     def _clear(self) -> None:
         self._index = RowIndex()
         self._terms: dict[int, int] = {}
         self._segments: tuple[_Segment, ...] = ()
         self._lengths = np.zeros(0, np.float32)
-        self._version: _Version | None = None
-
-    def reset(self) -> None:
-        """Empty, and loaded: the collection was just emptied."""
-        with self.lock:
-            self._clear()
-            self._publish()
-
-    def invalidate(self) -> None:
-        """Forget the content: the next search loads it again from the store."""
-        with self.lock:
-            self._clear()
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
             domains: Sequence[str]) -> None:
-        with self.lock:
-            if self._version is not None:
-                self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains)
-                self._publish()
+        self._apply(lambda: self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains))
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
                document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
@@ -138,7 +125,6 @@ class Bm25Index(WriteThroughIndex):
         self._index.rows = self._index.without(dead)
         if self._index.should_compact():
             self._merge()
-        self._publish()
 
     def _merge(self) -> None:
         """One segment for all rows, dropping dead ones."""
@@ -151,6 +137,27 @@ class Bm25Index(WriteThroughIndex):
     def _publish(self) -> None:
         self._version = _Version(rows=self._index.rows, segments=self._segments, lengths=self._lengths,
                                 terms=self._terms)
+
+    def _arrays(self, version: _Version) -> dict[str, np.ndarray]:
+        arrays, keep = rows_arrays(version.rows)
+        width = len(version.terms)
+        merged = (sparse.vstack([_widened(s.tf, width) for s in version.segments], format="csr")[keep].tocsc()
+                  if version.segments else sparse.csc_matrix((0, width), dtype=np.float32))
+        arrays.update(tf_data=merged.data, tf_indices=merged.indices, tf_indptr=merged.indptr,
+                      tf_shape=np.asarray(merged.shape, np.int64), lengths=version.lengths[keep],
+                      terms=np.asarray(sorted(version.terms, key=version.terms.__getitem__), dtype=np.int64))
+        return arrays
+
+    def _restore(self, arrays: dict[str, np.ndarray]) -> None:
+        rows, width = (int(n) for n in arrays["tf_shape"])
+        if rows != len(arrays["ids"]) or width != len(arrays["terms"]) or len(arrays["lengths"]) != rows:
+            raise ValueError("BM25 snapshot arrays disagree in size")
+        tf = sparse.csc_matrix((arrays["tf_data"].astype(np.float32), arrays["tf_indices"], arrays["tf_indptr"]),
+                               shape=(rows, width))
+        self._index = rows_index(arrays)
+        self._terms = {int(term): column for column, term in enumerate(arrays["terms"].tolist())}
+        self._segments = (_Segment(start=0, tf=tf),) if rows else ()
+        self._lengths = arrays["lengths"].astype(np.float32)
 
 
 def _postings(segments: Sequence[_Segment], column: int) -> tuple[np.ndarray, np.ndarray]:

@@ -40,15 +40,19 @@ class MilvusLexicalIndex(MilvusCollection):
     """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
     is persisted, updated incrementally and identical for every server process without any sync code."""
 
-    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION, in_process: bool = False) -> None:
+    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION, in_process: bool = False,
+                 lite_path: str | None = None) -> None:
         """`in_process`: search a Bm25Index written through by this object instead of Milvus (Milvus Lite only,
-        where one process owns the file: Lite scores every row in Python on every query)."""
+        where one process owns the file: Lite scores every row in Python on every query). `lite_path`: the Lite
+        file, beside which the in-process index is saved so that the next process starts in seconds."""
         super().__init__(client=client, collection=collection)
-        self._local = Bm25Index(terms=term_ids, load=self._read_all) if in_process else None
         self._ensure()
+        snapshot = self._snapshot(lite_path) if in_process and lite_path else None
+        self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot) if in_process else None
 
     def _ensure(self) -> None:
         with self._lock:
+            self._ensure_meta()
             self._create_and_load()
 
     def _create_and_load(self) -> None:
@@ -110,6 +114,8 @@ class MilvusLexicalIndex(MilvusCollection):
 
     def reset(self) -> None:
         with self._lock, self._local.lock if self._local is not None else nullcontext():
+            if self._local is not None:
+                self._local.before_write()
             self._drop()
             self._create_and_load()
             if self._local is not None:

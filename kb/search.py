@@ -93,7 +93,8 @@ def get_lexical_index() -> MilvusLexicalIndex:
 
     store = get_vector_store()
     # Same MilvusClient as the vectors: a Milvus Lite file is opened once per process.
-    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite)
+    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite,
+                              lite_path=store.uri if store.is_lite else None)
 
 
 @built_once

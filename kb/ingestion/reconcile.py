@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from django.db.models import F
 
 from docmind.embeddings import Embedder
+from kb.ingestion.embed_ahead import embed_ahead
+from kb.ingestion.pipeline import BATCH_SIZE
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 
-BATCH = 32
+BATCH = BATCH_SIZE
 
 
 @dataclass
@@ -84,9 +86,11 @@ def _index(ids: Sequence[int], *, lexical) -> None:
 
 def _embed(ids: Sequence[int], *, vectors, embedder: Embedder,
            progress: Callable[[int, int], None] | None = None) -> None:
-    for start in range(0, len(ids), BATCH):
-        rows = _rows(ids[start:start + BATCH])
-        matrix = embedder.embed_passages([r["content"] for r in rows])
+    starts = range(0, len(ids), BATCH)
+    batches = (_rows(ids[start:start + BATCH]) for start in starts)
+    for start, (rows, matrix) in zip(starts, embed_ahead(embedder.embed_passages, batches,
+                                                         texts=lambda rows: [r["content"] for r in rows]),
+                                     strict=True):
         vectors.upsert(ids=[r["id"] for r in rows], vectors=matrix, document_ids=[r["document_id"] for r in rows],
                        domains=[r["document__domain"] for r in rows])
         Chunk.objects.filter(pk__in=[r["id"] for r in rows]).update(vector_id=F("id"))

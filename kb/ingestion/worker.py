@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
 from datetime import timedelta
 
 from django.conf import settings
@@ -27,7 +28,7 @@ _thread: threading.Thread | None = None
 def build_ingester():
     """The pipeline wired to the configured backends and the current chunk sizes."""
     from config_admin.conf import ai_config
-    from docmind.backends import get_embedder, get_vector_store
+    from docmind.backends import get_ingest_embedder, get_vector_store
     from kb.ingestion.chunker import TextChunker
     from kb.ingestion.parsers.isolated import IsolatedParser
     from kb.ingestion.pipeline import DocumentIngester
@@ -37,35 +38,48 @@ def build_ingester():
     snap = ai_config.snapshot()
     chunker = TextChunker(parent_chars=snap["chunk.parent_chars"], child_chars=snap["chunk.child_chars"])
     parse = IsolatedParser(timeout_seconds=settings.PARSE_TIMEOUT_SECONDS, memory_bytes=settings.PARSE_MEMORY_BYTES)
-    return DocumentIngester(embedder=get_embedder(), vectors=get_vector_store(), lexical=get_lexical_index(),
+    return DocumentIngester(embedder=get_ingest_embedder(), vectors=get_vector_store(), lexical=get_lexical_index(),
                             chunker=chunker, parse=parse,
                             on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
 
 
-def process_document(document_id: int) -> bool:
-    """Ingest one claimed document; returns True when it ended ready."""
-    from kb.services import document_mark_failed, document_mark_ready
+def _finish_ready(document: Document, count: int) -> None:
+    from kb.services import document_mark_ready
 
-    document = Document.objects.filter(pk=document_id).first()
-    if document is None:
-        return False
-    try:
-        count = build_ingester().run(document=document)
-    except ParseError as exc:
-        document_mark_failed(document_id=document_id, reason=str(exc))
-        return False
-    except Exception as exc:
-        if not Document.objects.filter(pk=document_id).exists():
-            return False  # deleted while we worked: its delete already purged the index entries
-        log.exception("ingestion of document %s failed", document_id)
-        document_mark_failed(document_id=document_id, reason=failure_reason(exc))
-        return False
-    ready = document_mark_ready(document_id=document_id, chunk_count=count)
-    if ready:  # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
+    if document_mark_ready(document_id=document.pk, chunk_count=count):
+        # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
         from kb.domains import on_document_ingested
 
         on_document_ingested(document)
-    return ready
+
+
+def _finish_failed(document: Document, exc: Exception) -> None:
+    from kb.ingestion.pipeline import DocumentGone
+    from kb.services import document_mark_failed
+
+    if isinstance(exc, ParseError):
+        document_mark_failed(document_id=document.pk, reason=str(exc))
+        return
+    if isinstance(exc, DocumentGone) or not Document.objects.filter(pk=document.pk).exists():
+        return  # deleted while we worked: its delete already purged the index entries
+    log.error("ingestion of document %s failed", document.pk, exc_info=exc)
+    document_mark_failed(document_id=document.pk, reason=failure_reason(exc))
+
+
+def _run(documents: Iterator[Document]) -> int:
+    from kb.ingestion.conveyor import IngestionConveyor
+
+    conveyor = IngestionConveyor(ingester=build_ingester(), on_done=_finish_ready, on_failed=_finish_failed)
+    return conveyor.run(documents)
+
+
+def process_document(document_id: int) -> bool:
+    """Ingest one claimed document; returns True when it ended ready."""
+    document = Document.objects.filter(pk=document_id).first()
+    if document is None:
+        return False
+    _run(iter([document]))
+    return Document.objects.filter(pk=document_id, status=DocumentStatus.READY).exists()
 
 
 def failure_reason(exc: Exception) -> str:
@@ -99,16 +113,27 @@ def claim_next() -> int | None:
     return None
 
 
-def process_pending_documents(*, limit: int | None = None) -> int:
-    """Drain the queue in this thread (ingest command, tests, benchmarks); returns how many were processed."""
-    processed = 0
-    while limit is None or processed < limit:
+def _claimed(limit: int | None, stop: threading.Event | None = None) -> Iterator[Document]:
+    """Documents claimed one by one, when the conveyor asks for the next; none once `stop` is set."""
+    taken = 0
+    while (limit is None or taken < limit) and not (stop is not None and stop.is_set()):
         document_id = claim_next()
         if document_id is None:
-            break
-        process_document(document_id)
-        processed += 1
-    return processed
+            return
+        taken += 1
+        log.info("claimed document %s", document_id)
+        document = Document.objects.filter(pk=document_id).first()
+        if document is not None:
+            yield document
+
+
+def process_pending_documents(*, limit: int | None = None, stop: threading.Event | None = None) -> int:
+    """Drain the queue in this thread (workers, ingest command, tests, benchmarks); returns how many were taken.
+
+    The documents go through the conveyor: the next one is parsed and stored while the current one embeds.
+    Once `stop` is set no further document is claimed; the ones started are finished.
+    """
+    return _run(_claimed(limit, stop))
 
 
 def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
@@ -138,23 +163,42 @@ def wake_worker() -> None:
 
 def _single_process_store() -> bool:
     # A Milvus Lite file can only be open in one process, so any processing row at start-up is ours, and dead.
-    return not str(settings.MILVUS_URI).startswith(("http://", "https://", "tcp://", "grpc://"))
+    from docmind.vectorstore import is_lite_uri
+
+    return is_lite_uri(str(settings.MILVUS_URI))
 
 
-def _loop() -> None:
-    stale_after = timedelta(0) if _single_process_store() else LEASE
-    while True:
+def run_worker(*, stop: threading.Event, sole_worker: bool, poll_seconds: float = POLL_SECONDS,
+               until_idle: bool = False) -> int:
+    """The worker loop, in a server's thread or in `manage.py kb_worker`: recover jobs of dead workers, drain
+    the queue, then sleep until an upload in this process wakes it or the next poll; returns when `stop` is
+    set (after finishing the documents it started) or, with `until_idle`, when the queue is empty.
+
+    `sole_worker`: no other process works on this queue, so documents left processing at start-up
+    are resumed at once instead of after their lease."""
+    stale_after = timedelta(0) if sole_worker else LEASE
+    taken = 0
+    while not stop.is_set():
+        drained = 0
         try:
             close_old_connections()
             recover_interrupted(stale_after=stale_after)
             stale_after = LEASE
-            process_pending_documents()
+            drained = process_pending_documents(stop=stop)
+            taken += drained
         except Exception:
             log.exception("ingestion worker iteration failed; retrying")
         finally:
             close_old_connections()
-        _wake.wait(POLL_SECONDS)
+        if until_idle and not drained:
+            break
+        _wake.wait(poll_seconds)
         _wake.clear()
+    return taken
+
+
+def _loop() -> None:
+    run_worker(stop=threading.Event(), sole_worker=_single_process_store(), poll_seconds=settings.INGEST_POLL_SECONDS)
 
 
 def start_background_worker() -> None:

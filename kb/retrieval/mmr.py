@@ -6,8 +6,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from scipy import sparse
 
-from docmind.text import bigrams, jaccard
+from docmind.text import bigrams
 from kb.retrieval.outcome import StageOutcome
 from kb.retrieval.types import ScoredChunk
 
@@ -89,10 +90,16 @@ class MmrSelector:
 
     @staticmethod
     def _jaccard_matrix(chunks: Sequence[ScoredChunk]) -> np.ndarray:
+        # Pairwise set operations in Python cost ~6 ms for 40 chunks, on every query whose pool holds a chunk
+        # without a vector yet (a document still being ingested); intersections as one sparse product: ~2 ms.
         grams = [bigrams(c.content) for c in chunks]
-        size = len(chunks)
-        sim = np.zeros((size, size))
-        for i in range(size):
-            for j in range(i + 1, size):
-                sim[i, j] = sim[j, i] = jaccard(grams[i], grams[j])
+        vocabulary: dict[str, int] = {}
+        columns = [vocabulary.setdefault(gram, len(vocabulary)) for chunk_grams in grams for gram in chunk_grams]
+        rows = np.repeat(np.arange(len(grams)), [len(g) for g in grams])
+        incidence = sparse.csr_matrix((np.ones(len(columns)), (rows, columns)), shape=(len(grams), len(vocabulary)))
+        inter = np.asarray((incidence @ incidence.T).todense(), dtype=np.float64)
+        sizes = np.asarray([len(g) for g in grams], dtype=np.float64)
+        union = sizes[:, None] + sizes[None, :] - inter
+        sim = np.divide(inter, union, out=np.ones_like(inter), where=union > 0)  # two empty texts: identical
+        np.fill_diagonal(sim, 0.0)
         return sim

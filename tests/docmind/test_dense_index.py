@@ -1,5 +1,6 @@
 """DenseIndex: exact cosine top-k, filters, write-through updates, lazy load and concurrent readers."""
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -166,3 +167,112 @@ def test_warm_up_loads_in_the_background_once():
     index.warm_up(wait=True)
     assert index.ready and calls == [1]
     assert [pk for pk, _ in index.search(vectors[1], k=1)] == [2]
+
+
+def test_writes_during_a_load_do_not_wait_and_are_applied_on_top_of_it():
+    rng = np.random.default_rng(9)
+    vectors = _unit(rng, 6)
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_load():  # the store's content as read while writes come in
+        yield [1, 2, 3], vectors[:3], [1, 1, 2], ["a", "a", "b"]
+        reading.set()
+        release.wait(10)
+        yield [4], vectors[3:4], [3], ["a"]
+
+    index = DenseIndex(dim=DIM, load=slow_load)
+    index.warm_up()
+    assert reading.wait(10)
+    written = threading.Event()
+
+    def write():
+        with index.lock:  # as the store holds it around its own write
+            index.upsert(ids=[5, 4], vectors=vectors[4:6], document_ids=[3, 3], domains=["a", "a"])
+            index.delete_documents([2])
+        written.set()
+
+    threading.Thread(target=write).start()
+    assert written.wait(5), "a write waited for the load"
+    assert not index.ready
+    release.set()
+    index.warm_up(wait=True)
+    hits = dict(index.search(vectors[5], k=10))
+    assert set(hits) == {1, 2, 4, 5}  # 3 deleted with document 2; 4 replaced by the later write
+    assert hits[4] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_a_reset_during_a_load_discards_what_the_load_read():
+    rng = np.random.default_rng(10)
+    vectors = _unit(rng, 2)
+    reading, release = threading.Event(), threading.Event()
+
+    def slow_load():
+        yield [1], vectors[:1], [1], ["a"]
+        reading.set()
+        release.wait(10)
+        yield [2], vectors[1:], [1], ["a"]
+
+    index = DenseIndex(dim=DIM, load=slow_load)
+    index.warm_up()
+    assert reading.wait(10)
+    index.reset(dim=DIM)
+    release.set()
+    time.sleep(0.2)
+    assert index.ready
+    assert index.search(vectors[0], k=5) == []
+
+
+class _MemorySnapshot:
+    """An IndexSnapshot whose token store is a dict (the real one keeps it in Milvus)."""
+
+    def __init__(self, tmp_path):
+        from docmind.snapshot import IndexSnapshot
+
+        self.tokens = {}
+        self.snapshot = IndexSnapshot(path=tmp_path / "dense.npz", get_token=lambda: self.tokens.get("t"),
+                                      set_token=lambda token: self.tokens.__setitem__("t", token))
+
+
+def test_a_saved_snapshot_restores_without_reading_the_store(tmp_path):
+    rng = np.random.default_rng(11)
+    vectors = _unit(rng, 5)
+    memory = _MemorySnapshot(tmp_path)
+    first = DenseIndex(dim=DIM, snapshot=memory.snapshot,
+                       load=lambda: iter([([1, 2, 3, 4], vectors[:4], [1, 1, 2, 2], ["a", "a", "b", "b"])]))
+    first.warm_up(wait=True)
+    with first.lock:
+        first.before_write()
+        first.delete_ids([2])
+        first.upsert(ids=[5], vectors=vectors[4:], document_ids=[3], domains=["c"])
+    assert first.save_snapshot()
+    memory.snapshot.cancel()
+
+    def no_read():
+        raise AssertionError("the store was read although the snapshot is valid")
+
+    second = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=no_read)
+    query = rng.normal(size=DIM).astype(np.float32)
+    for filters in ({}, {"domains": ["c"]}, {"document_ids": [2]}):
+        restored, original = second.search(query, k=10, **filters), first.search(query, k=10, **filters)
+        assert [pk for pk, _ in restored] == [pk for pk, _ in original]
+        assert [s for _, s in restored] == pytest.approx([s for _, s in original], abs=1e-5)
+    assert {pk for pk, _ in second.search(query, k=10)} == {1, 3, 4, 5}
+
+
+def test_a_write_after_the_snapshot_makes_the_next_process_read_the_store(tmp_path):
+    rng = np.random.default_rng(12)
+    vectors = _unit(rng, 3)
+    memory = _MemorySnapshot(tmp_path)
+    content = [([1, 2], vectors[:2], [1, 1], ["a", "a"])]
+    first = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter(content))
+    first.warm_up(wait=True)
+    assert first.save_snapshot()
+    with first.lock:
+        first.before_write()  # the store's write: clears the token the snapshot carries
+        first.upsert(ids=[3], vectors=vectors[2:], document_ids=[2], domains=["a"])
+    memory.snapshot.cancel()
+    content.append(([3], vectors[2:], [2], ["a"]))
+    reads = []
+    second = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: reads.append(1) or iter(content))
+    assert {pk for pk, _ in second.search(vectors[0], k=10)} == {1, 2, 3}
+    assert reads == [1]

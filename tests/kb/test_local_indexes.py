@@ -125,3 +125,46 @@ def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, mo
             lexical.delete_ids([1])
     # The in-process indexes were dropped and read Milvus' state back.
     assert store.search(vector, k=5) == [] and lexical.search("熊猫", k=5) == []
+
+
+def _no_read():
+    raise AssertionError("read from Milvus although the snapshot is valid")
+
+
+def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(kb_index):
+    from docmind.vectorstore import MilvusVectorStore
+
+    cached = get_vector_store()
+
+    def reopen(load=None):  # what a new server process builds over the same Lite file
+        vectors_again = MilvusVectorStore(uri=cached.uri, dim=cached.dim, embedder_name=cached.embedder_name)
+        lexical_again = MilvusLexicalIndex(client=vectors_again.client, in_process=True, lite_path=cached.uri)
+        if load is not None:
+            vectors_again._local._load = lexical_again._local._load = load
+        for index in (vectors_again, lexical_again):
+            index.warm_up(wait=True)
+        return vectors_again, lexical_again
+
+    store, lexical = reopen()
+    rng = np.random.default_rng(5)
+    vectors = rng.normal(size=(30, store.dim)).astype(np.float32)
+    ids = list(range(1, 31))
+    texts = [f"第{i}条：差旅报销需要在三十天内提交发票。" if i % 2 else f"第{i}条：大熊猫主要吃竹子。" for i in ids]
+    store.upsert(ids=ids, vectors=vectors, document_ids=[i // 10 for i in ids], domains=["a"] * 30)
+    lexical.add(ids=ids, texts=texts, document_ids=[i // 10 for i in ids], domains=["a"] * 30)
+    store.delete_ids([3])
+    lexical.delete_ids([3])
+    for index in (store, lexical):
+        assert index._local.save_snapshot()
+
+    query = vectors[4] + 0.1
+    store_2, lexical_2 = reopen(load=_no_read)
+    _same(store_2.search(query, k=10), store.search(query, k=10))
+    _same(lexical_2.search("报销发票", k=10), lexical.search("报销发票", k=10))
+    store_2.upsert(ids=[31], vectors=vectors[:1], document_ids=[9], domains=["a"])
+    lexical_2.add(ids=[31], texts=["发票报销"], document_ids=[9], domains=["a"])
+
+    store_3, lexical_3 = reopen()
+    _same(store_3.search(query, k=10), store_2.search(query, k=10))
+    _same(lexical_3.search("报销发票", k=10), lexical_2.search("报销发票", k=10))
+    assert 31 in dict(lexical_3.search("报销发票", k=40))

@@ -29,7 +29,7 @@ class Command(BaseCommand):
             if not report.clean:
                 self.stdout.write("run with --repair to fix")
             return
-        from docmind.backends import get_embedder
+        from docmind.backends import get_ingest_embedder
 
-        fixed = reconciler.repair(report, embedder=get_embedder())
+        fixed = reconciler.repair(report, embedder=get_ingest_embedder())
         self.stdout.write(f"repaired: {fixed}")

