@@ -13,19 +13,24 @@ logger = logging.getLogger(__name__)
 # [1], [1][2], [1,2], [1, 2], [1、2], full-width commas too.
 REF = re.compile(r"\[(\d{1,4}(?:\s*[,，、]\s*\d{1,4})*)\]")
 _LEADING_REFS = re.compile(r"^(?:\s*\[\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\])+")
-# Sentence ends: CJK and ASCII terminators (a '.' only before whitespace/end/'[' so 3.5 stays whole), newlines.
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?=\s|$|\[)|\n")
+# Sentence ends: CJK and ASCII terminators (a '.' only before whitespace/end/'[' so 3.5 stays whole, and not
+# after an initial: "John H. McArthur" is one name), newlines.
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])|(?<=\.)(?<!\b[A-Z]\.)(?=\s|$|\[)|\n")
+# The same without clause breaks (；;): a quote keeps the whole sentence the source wrote.
+_FULL_SENTENCE_END = re.compile(r"(?<=[。！？!?])|(?<=\.)(?<!\b[A-Z]\.)(?=\s|$|\[)|\n")
 _MEANINGFUL = re.compile(r"[\w\u4e00-\u9fff]")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+\S")
 
 
 def ref_numbers(text: str) -> list[int]:
     return [int(n) for group in REF.findall(text) for n in re.split(r"\s*[,，、]\s*", group)]
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences in order; citation markers written after the terminator stay with their sentence."""
+def split_sentences(text: str, *, clauses: bool = True) -> list[str]:
+    """Sentences in order; citation markers written after the terminator stay with their sentence.
+    `clauses=False` keeps "；"-separated clauses together in one sentence."""
     out: list[str] = []
-    for piece in _SENTENCE_END.split(text):
+    for piece in (_SENTENCE_END if clauses else _FULL_SENTENCE_END).split(text):
         lead = _LEADING_REFS.match(piece)
         if lead and out:
             out[-1] += lead.group(0)
@@ -67,14 +72,26 @@ class CitationParser:
                               confidence_score=score, confidence_band=band, ungrounded=ungrounded)
 
     def _coverage(self, answer: str, n_chunks: int) -> float | None:
+        """Share of substantive units that cite a source. A unit is a sentence, except that a list item
+        is one unit: a quoted passage of several sentences carries its citation once, at its end."""
         substantive = cited = 0
-        for sentence in split_sentences(answer):
-            if not self._is_substantive(sentence):
+        for unit in self._units(answer):
+            if not any(self._is_substantive(s) for s in split_sentences(unit)):
                 continue
             substantive += 1
-            if any(1 <= n <= n_chunks for n in ref_numbers(sentence)):
+            if any(1 <= n <= n_chunks for n in ref_numbers(unit)):
                 cited += 1
         return cited / substantive if substantive else None
+
+    @staticmethod
+    def _units(answer: str) -> list[str]:
+        units: list[str] = []
+        for line in answer.splitlines():
+            if _LIST_ITEM.match(line):
+                units.append(line)
+            else:
+                units.extend(split_sentences(line))
+        return units
 
     def _is_substantive(self, sentence: str) -> bool:
         bare = REF.sub("", sentence).strip()

@@ -6,6 +6,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 
 from chat.models import Conversation, Message, MessageRole, MessageStatus
+from chat.types import ConversationContext, PreviousTurn, SourceRef
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
 
 
@@ -35,6 +36,47 @@ def conversation_history(*, conversation: Conversation, exclude_id: int | None =
         rows = rows.exclude(pk=exclude_id)
     picked = list(rows.values("role", "content")[:limit])
     return [{"role": r["role"], "content": r["content"]} for r in reversed(picked)]
+
+
+def conversation_context(*, conversation: Conversation, before_id: int | None = None) -> ConversationContext:
+    """The last answered turn before message `before_id`: question, rewrite, answer, cited documents
+    (most cited first) and the first document's section headings — what a follow-up may refer to."""
+    answers = Message.objects.filter(conversation=conversation, role=MessageRole.ASSISTANT,
+                                     status=MessageStatus.COMPLETE).exclude(content="")
+    if before_id is not None:
+        answers = answers.filter(pk__lt=before_id)
+    answer = answers.order_by("-created_at", "-id").first()
+    if answer is None:
+        return ConversationContext()
+    question = (Message.objects.filter(conversation=conversation, role=MessageRole.USER, pk__lt=answer.pk)
+                .order_by("-created_at", "-id").values_list("content", flat=True).first()) or ""
+    log = answer.retrieval_log if isinstance(answer.retrieval_log, dict) else {}
+    classification = log.get("classification") if isinstance(log.get("classification"), dict) else {}
+    counts: dict[int | None, list] = {}
+    for position, citation in enumerate(answer.citations if isinstance(answer.citations, list) else []):
+        if isinstance(citation, dict) and citation.get("document_title"):
+            entry = counts.setdefault(citation.get("document_id"), [0, position, str(citation["document_title"])])
+            entry[0] += 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
+    sources = tuple(SourceRef(document_id=doc, title=title) for doc, (_, _, title) in ranked)
+    sections = document_sections(document_id=sources[0].document_id) if sources and sources[0].document_id else ()
+    return ConversationContext(previous=PreviousTurn(
+        question=question, rewritten=str(classification.get("rewritten") or ""), answer=answer.content,
+        sources=sources, sections=sections))
+
+
+def document_sections(*, document_id: int) -> tuple[str, ...]:
+    """A document's section headings in reading order (the innermost heading of each child's context)."""
+    from kb.ingestion.chunker import CONTEXT_SEPARATOR
+
+    contexts = (Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD).order_by("ordinal")
+                .values_list("context", flat=True))
+    sections: list[str] = []
+    for context in contexts:
+        parts = context.split(CONTEXT_SEPARATOR)
+        if len(parts) > 1 and parts[-1] not in sections:
+            sections.append(parts[-1])
+    return tuple(sections)
 
 
 def ready_documents(*, limit: int = 500) -> list[dict[str, Any]]:

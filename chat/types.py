@@ -72,6 +72,8 @@ class QueryClassification:
     memory_write_hints: tuple[str, ...] = ()
     # Which tier decided ("meta-rules", "llm", "heuristic"): for the trace, not part of the seed's 10.
     source: str = "heuristic"
+    # What the rewrite filled in from the conversation ("它 → 乍都节公园"), for the trace.
+    resolved: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +88,87 @@ class QueryClassification:
             "scopeConfidence": round(self.scope_confidence, 4),
             "memoryWriteHints": list(self.memory_write_hints),
         }
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """A document an earlier answer cited."""
+
+    document_id: int | None
+    title: str
+
+
+@dataclass(frozen=True)
+class PreviousTurn:
+    """The last answered turn of a conversation, as a follow-up question may refer to it."""
+
+    question: str
+    # The standalone question the turn was answered as ("" when none was recorded).
+    rewritten: str
+    answer: str
+    # Cited documents, the most cited first.
+    sources: tuple[SourceRef, ...] = ()
+    # Section headings of the first source's document, in reading order ("第二类" may mean the second).
+    sections: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConversationContext:
+    """What understanding may use to make a follow-up standalone; empty for a first question."""
+
+    previous: PreviousTurn | None = None
+
+    @property
+    def is_empty(self) -> bool:
+        return self.previous is None
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A standalone question. `resolved` lists what was filled in ("它 → 乍都节公园"), for the trace."""
+
+    text: str
+    resolved: tuple[str, ...] = ()
+    # The message refers back (pronoun, ordinal, ellipsis) whether or not the reference was resolved.
+    leans_back: bool = False
+
+
+class AnswerShape(StrEnum):
+    """How the answer is laid out; chosen from the intent and the route, followed by both answerers."""
+
+    FACTS = "FACTS"
+    COMPARISON = "COMPARISON"
+    STEPS = "STEPS"
+    SUMMARY = "SUMMARY"
+
+
+class Verdict(StrEnum):
+    """What the evidence allows: answer, answer with the low-relevance label, or say it is not there."""
+
+    ANSWER = "ANSWER"
+    LOW = "LOW"
+    ABSTAIN = "ABSTAIN"
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The calibrated probability that the evidence answers the question, and the signals behind it."""
+
+    score: float
+    verdict: Verdict
+    features: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def no_evidence(self) -> bool:
+        return self.verdict is Verdict.ABSTAIN
+
+    @property
+    def low_confidence(self) -> bool:
+        return self.verdict is Verdict.LOW
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"score": round(self.score, 4), "verdict": self.verdict.value,
+                "features": {k: round(v, 4) for k, v in self.features.items()}}
 
 
 class Mode(StrEnum):

@@ -67,7 +67,7 @@ class LocalReranker:
         vectors = chunk_vectors or {}
         scores: list[float] = []
         for chunk in chunks:
-            cov = coverage(terms, chunk.content) if terms else None
+            cov = coverage(terms, chunk.searchable_text) if terms else None
             cos = self._cosine(query_vector, vectors.get(chunk.chunk_id))
             if cos is None and cov is None:
                 scores.append(0.0)
@@ -146,7 +146,7 @@ class HttpReranker:
                chunk_vectors: Mapping[str, np.ndarray] | None = None) -> list[float]:
         if not chunks:
             return []
-        payload = self._payload(query, [c.content for c in chunks])
+        payload = self._payload(query, [c.searchable_text for c in chunks])
         last: Exception | None = None
         for attempt in range(self._retries + 1):
             try:

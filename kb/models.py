@@ -55,6 +55,9 @@ class Chunk(models.Model):
     level = models.PositiveSmallIntegerField(choices=ChunkLevel.choices)
     ordinal = models.PositiveIntegerField()
     content = models.TextField()
+    # Document title › section headings: indexed with a child (it says what the text is about) and shown
+    # once on its source card, never quoted as part of the text.
+    context = models.CharField(max_length=300, blank=True, default="")
     char_start = models.PositiveIntegerField()
     char_end = models.PositiveIntegerField()
     token_count = models.PositiveIntegerField(default=0)

@@ -58,7 +58,7 @@ class KbSearcher:
             return []
         rows = (Chunk.objects.filter(pk__in=[pk for pk, _ in hits], level=ChunkLevel.CHILD,
                                      document__status__in=_LIVE)
-                .values("id", "content", "document_id", "document__title", "document__domain"))
+                .values("id", "content", "context", "document_id", "document__title", "document__domain"))
         by_id = {row["id"]: row for row in rows}
         chunks: list[ScoredChunk] = []
         for pk, score in hits:
@@ -67,7 +67,7 @@ class KbSearcher:
                 continue
             chunk = ScoredChunk(chunk_id=str(pk), content=row["content"], score=score, source=Source.KB,
                                 document_id=row["document_id"], document_title=row["document__title"],
-                                domain=row["document__domain"])
+                                domain=row["document__domain"], context=row["context"])
             chunks.append(chunk.with_score(stage, score))
             if len(chunks) == k:
                 break

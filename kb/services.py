@@ -242,3 +242,13 @@ def _after_change() -> None:
     from kb.ingestion.worker import wake_worker
 
     wake_worker()
+
+
+def documents_requeue(*, statuses: tuple[str, ...] = (DocumentStatus.READY,)) -> int:
+    """Queue documents for processing again (a chunker change): each is re-parsed, re-chunked and
+    re-indexed from its stored file by the ingestion worker (or the caller draining the queue)."""
+    with transaction.atomic():
+        count = Document.objects.filter(status__in=statuses).update(
+            status=DocumentStatus.PENDING, progress=0, attempts=0, error="", updated_at=timezone.now())
+        transaction.on_commit(_after_change)
+    return count

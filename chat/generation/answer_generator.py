@@ -1,10 +1,10 @@
 """`AnswerGenerator`: streams the answer — remote main model, or the offline extractive answerer."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from chat.generation.extractive import ExtractiveAnswerer
-from chat.types import PromptParts
+from chat.types import AnswerShape, PromptParts
 from docmind.llm.base import ChatModel
 
 # Offline text is released in small pieces so the page streams it like model output.
@@ -30,7 +30,8 @@ class AnswerGenerator:
     def is_extractive(self) -> bool:
         return self.chat_model is None
 
-    def run(self, *, prompt: PromptParts, question: str) -> Iterator[str]:
+    def run(self, *, prompt: PromptParts, question: str, shape: AnswerShape = AnswerShape.FACTS,
+            sides: Sequence[str] = ()) -> Iterator[str]:
         """Content deltas. Remote errors (LlmTimeout / LlmUnavailable / LlmError) propagate to the caller,
         possibly after some deltas were already yielded."""
         if self.chat_model is not None:
@@ -38,6 +39,7 @@ class AnswerGenerator:
                                               max_tokens=self.max_tokens)
             return
         answer = self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence,
-                                      style=prompt.answer_style, applied=prompt.memory_applied)
+                                      shape=shape, sides=sides, style=prompt.answer_style,
+                                      applied=prompt.memory_applied)
         for i in range(0, len(answer), OFFLINE_PIECE_CHARS):
             yield answer[i:i + OFFLINE_PIECE_CHARS]

@@ -13,17 +13,16 @@ from chat.models import MessageStatus
 from chat.pipeline import payloads, steps
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
+from chat.types import Assessment, PathDecision, QueryClassification
 from config_admin.conf import ai_config
 from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmUnavailable
+from kb.retrieval.types import Evidence
 
 log = logging.getLogger(__name__)
 
-NO_EVIDENCE_ANSWER = "知识库中没有找到与这个问题相关的内容。可以换个说法，或上传相关文档后再问。"
-
-
 class ChatPipeline:
-    """validate → save question → understand → (meta answer | route → cache? → retrieve → prompt →
-    generate → cite) → save answer → done. Every exit saves the assistant message."""
+    """validate → save question → understand → (meta answer | route → cache? → retrieve → assess →
+    (abstain | prompt → generate → cite)) → save answer → done. Every exit saves the assistant message."""
 
     def __init__(self, *, stages_factory: Callable[[Mapping[str, Any]], TurnStages] = build_stages) -> None:
         self._stages_factory = stages_factory
@@ -63,16 +62,17 @@ class ChatPipeline:
 
     def _answer(self, turn: ChatTurn, cancel: threading.Event) -> Iterator[ChatEvent]:
         stages = self._stages_factory(turn.snapshot)
-        classification = self._timed(turn, "understanding", lambda: stages.understanding.run(
-            message=turn.question, history=turn.history))
-        turn.log["classification"] = classification.as_dict()
-        yield payloads.understanding(classification, turn.log["timings_ms"]["understanding"])
+        record = turn.record
+        classification: QueryClassification = self._timed(turn, "understanding", lambda: stages.understanding.run(
+            message=turn.question, history=turn.history, context=turn.context))
+        record.classification = classification
+        yield payloads.understanding(classification, record.timings_ms["understanding"])
         self._check(cancel)
         if not classification.scope.needs_retrieval:
             yield from self._meta_answer(turn, stages, classification, cancel)
             return
         decision = steps.route(stages, classification, turn.document_id)
-        turn.log["route"] = decision.as_dict()
+        record.route = decision
         yield payloads.routing(decision)
 
         memory = self._timed(turn, "memory", lambda: steps.recall_memories(stages, turn, classification))
@@ -80,65 +80,74 @@ class ChatPipeline:
         cache_scope = (f"doc{turn.document_id}" if turn.document_id else "kb") + memory.cache_tag
         probe = steps.cache_probe(stages, turn, classification, cache_scope)
         if probe.hit is not None:
-            yield from self._replay(turn, stages, probe.hit, cancel)
+            yield from self._replay(turn, stages, decision, probe.hit, cancel)
             return
         evidence = yield from steps.retrieve(stages, turn, classification, decision, cancel)
         self._check(cancel)
-        turn.log.update(payloads.evidence_log(evidence))
+        record.evidence = evidence
         yield payloads.retrieval(evidence)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)
-        if evidence.needs_fallback:
-            yield from self._no_evidence(turn, stages, cancel)
+        assessment = steps.assess(stages, classification, decision, evidence)
+        record.assessment = assessment
+        if assessment.no_evidence:
+            yield from self._abstain(turn, stages, evidence, assessment, cancel)
             return
 
-        prompt = self._timed(turn, "prompt", lambda: steps.assemble(stages, turn, evidence, memory))
-        turn.log["prompt"] = {"tokens": dict(prompt.tokens), "notes": list(prompt.notes),
-                              "lowConfidence": prompt.low_confidence}
+        shape = steps.answer_shape(classification, decision)
+        prompt = self._timed(turn, "prompt", lambda: steps.assemble(stages, turn, evidence, assessment, shape, memory))
+        record.prompt = prompt
         sources = payloads.source_cards(prompt.chunks)
-        turn.log["sources"] = sources
-        turn.log["extractive"] = stages.extractive
+        record.sources, record.extractive = sources, stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
-                             low_confidence=prompt.low_confidence, mode=decision.mode.value)
-        yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=turn.question), cancel)
-
-        report = stages.citations.run(answer=turn.answer, chunks=list(prompt.chunks),
-                                      rerank_top1=evidence.grade.rerank_top1, grade=evidence.grade).as_dict()
-        done = self._done(turn, report)
-        steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources, report)
+                             low_confidence=assessment.low_confidence, mode=decision.mode.value)
+        question = classification.rewritten or turn.question
+        sides = steps.comparison_sides(shape, question)
+        yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
+                                                                     sides=sides), cancel)
+        report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
+        done = self._done(turn, report.as_dict())
+        steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
+                          report.as_dict())
         yield done
 
-    def _replay(self, turn: ChatTurn, stages: TurnStages, hit: CachedAnswer,
+    def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
                 cancel: threading.Event) -> Iterator[ChatEvent]:
         """A semantic-cache hit streams the same events, with the cached evidence and answer."""
         evidence = steps.cached_evidence(hit)
-        turn.log.update(payloads.evidence_log(evidence))
-        turn.log["cache"] = {"hit": True, "question": hit.question}
-        turn.log["sources"] = hit.sources
+        turn.record.evidence = evidence
+        turn.record.cached_question = hit.question
+        turn.record.sources = hit.sources
         yield payloads.retrieval(evidence, cached=True)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)
         yield payloads.start(extractive=hit.extractive, model=hit.model, sources=hit.sources,
-                             low_confidence=hit.low_confidence, cached=True, mode=turn.log["route"]["mode"])
+                             low_confidence=hit.low_confidence, cached=True, mode=decision.mode.value)
         yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), cancel)
         yield self._done(turn, hit.report)
 
-    def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: Any,
+    def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: QueryClassification,
                      cancel: threading.Event) -> Iterator[ChatEvent]:
         """Greetings, help, KB meta, memory questions: no retrieval events (see chat.events)."""
-        turn.log["route"] = {"mode": "META", "scope": classification.scope.value}
+        turn.record.meta_scope = classification.scope.value
         yield payloads.meta_routing(classification.scope.value)
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
         yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), cancel)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": None, "confidenceBand": ""})
 
-    def _no_evidence(self, turn: ChatTurn, stages: TurnStages, cancel: threading.Event) -> Iterator[ChatEvent]:
-        """needsFallback: nothing at all was found, so say so rather than let a model improvise."""
-        yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], no_evidence=True)
-        yield from self._generate(turn, lambda: iter([NO_EVIDENCE_ANSWER]), cancel)
+    def _abstain(self, turn: ChatTurn, stages: TurnStages, evidence: Evidence, assessment: Assessment,
+                 cancel: threading.Event) -> Iterator[ChatEvent]:
+        """The evidence does not answer the question: say so, in the question's language, rather than let
+        a model improvise or quote what is merely nearby; the closest sources are shown as related."""
+        related = payloads.related_cards(steps.related_chunks(evidence))
+        turn.record.sources, turn.record.extractive = related, stages.extractive
+        yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=related,
+                             no_evidence=True, mode=turn.record.route.mode.value if turn.record.route else "")
+        text = steps.abstention_text(turn.question, related)
+        yield from self._generate(turn, lambda: iter([text]), cancel)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
-                                "confidenceScore": 0.0, "confidenceBand": "none"})
+                                "confidenceScore": round(assessment.score, 4), "confidenceBand": "none"})
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   cancel: threading.Event) -> Iterator[ChatEvent]:
@@ -148,17 +157,17 @@ class ChatPipeline:
             if piece:
                 turn.answer += piece
                 yield payloads.token(piece)
-        turn.log.setdefault("timings_ms", {})["generation"] = round((time.monotonic() - started) * 1000, 1)
+        turn.record.timings_ms["generation"] = round((time.monotonic() - started) * 1000, 1)
 
     def _done(self, turn: ChatTurn, report: Mapping[str, Any]) -> ChatEvent:
         saved = finish_turn(turn, citations=list(report.get("citations", [])),
                             confidence_score=report.get("confidenceScore"),
                             confidence_band=str(report.get("confidenceBand") or ""))
         steps.schedule_memory_extraction(turn)  # runs on a worker: the answer never waits for it
-        turn.log["report"] = {k: v for k, v in report.items() if k != "citations"}
+        turn.record.report = dict(report)
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,
                              message_id=saved.pk, question_id=turn.question_message.pk,
-                             timings_ms=turn.log.get("timings_ms", {}))
+                             timings_ms=turn.record.timings_ms)
 
     def _failed(self, turn: ChatTurn, code: str, message: str) -> ChatEvent:
         saved = finish_turn(turn, status=MessageStatus.ERROR, error=f"{code}: {message}")
@@ -175,6 +184,6 @@ class ChatPipeline:
         try:
             return call()
         finally:
-            turn.log.setdefault("timings_ms", {})[name] = round((time.monotonic() - started) * 1000, 1)
+            turn.record.timings_ms[name] = round((time.monotonic() - started) * 1000, 1)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from chat import events
 from chat.events import ChatEvent
 from docmind.redact import without_paths
+from chat.types import PathDecision, QueryClassification
 from kb.retrieval.types import Evidence, ScoredChunk
 
 SNIPPET_CHARS = 600
@@ -24,12 +25,12 @@ def source_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
     return [{"index": i, **chunk_card(c, chars=SNIPPET_CHARS)} for i, c in enumerate(chunks, start=1)]
 
 
-def understanding(classification: Any, ms: float) -> ChatEvent:
+def understanding(classification: QueryClassification, ms: float) -> ChatEvent:
     return ChatEvent(events.UNDERSTANDING, {**classification.as_dict(), "source": classification.source,
-                                            "ms": ms})
+                                            "resolved": list(classification.resolved), "ms": ms})
 
 
-def routing(decision: Any) -> ChatEvent:
+def routing(decision: PathDecision) -> ChatEvent:
     return ChatEvent(events.ROUTING, decision.as_dict())
 
 
@@ -60,6 +61,11 @@ def grader(evidence: Evidence) -> ChatEvent:
     return ChatEvent(events.GRADER, evidence.grade.as_dict())
 
 
+def related_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
+    """The closest sources of an abstention: shown as related, never as the answer's citations."""
+    return [{"index": i, **chunk_card(c, chars=SNIPPET_CHARS), "related": True} for i, c in enumerate(chunks, start=1)]
+
+
 def start(*, extractive: bool, model: str, sources: list[dict[str, Any]], low_confidence: bool = False,
           no_evidence: bool = False, cached: bool = False, mode: str = "") -> ChatEvent:
     return ChatEvent(events.START, {"extractive": extractive, "model": "extractive" if extractive else model,
@@ -80,6 +86,8 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
         "invalidRefs": list(report.get("invalidRefs", [])),
         "confidenceScore": report.get("confidenceScore"),
         "confidenceBand": report.get("confidenceBand", ""),
+        # The low-relevance label follows the band, so label, badge and band always agree.
+        "lowConfidence": report.get("confidenceBand") in ("low", "none"),
         "conversation_id": conversation_id,
         "message_id": message_id,
         "question_id": question_id,

@@ -3,31 +3,43 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache as django_cache
 
 from chat.answer_cache import SemanticAnswerCache
+from chat.citations import CitationParser
+from chat.confidence import ConfidenceCalibrator
+from chat.direct_read import DocumentDirectReader
+from chat.generation import AnswerGenerator
+from chat.path import PathRouter
+from chat.prompt import HistorySummarizer, PromptAssembler
+from chat.understanding import QueryUnderstanding
 from docmind.llm.base import ChatModel
+
+if TYPE_CHECKING:
+    from chat.meta_answers import MetaAnswerer
+    from kb.retrieval.pipeline import OneShotRetriever
 
 
 @dataclass
 class TurnStages:
     snapshot: Mapping[str, Any]
     chat_model: ChatModel | None
-    understanding: Any
-    router: Any
-    assembler: Any
-    generator: Any
-    citations: Any
+    understanding: QueryUnderstanding
+    router: PathRouter
+    assembler: PromptAssembler
+    generator: AnswerGenerator
+    citations: CitationParser
+    calibrator: ConfidenceCalibrator
     answer_cache: SemanticAnswerCache
     # The cheap model that condenses old history when it is over budget; None offline (hard cut).
-    summarizer: Any
+    summarizer: HistorySummarizer | None
     # Built lazily: a greeting never needs the retrieval stack (embedder, vector store, reranker).
-    _retriever_factory: Callable[[], Any]
-    _direct_reader_factory: Callable[[], Any]
-    _meta_factory: Callable[[], Any]
-    _retriever: Any = None
+    _retriever_factory: Callable[[], OneShotRetriever]
+    _direct_reader_factory: Callable[[], DocumentDirectReader]
+    _meta_factory: Callable[[], MetaAnswerer]
+    _retriever: OneShotRetriever | None = None
 
     @property
     def main_model(self) -> str:
@@ -39,35 +51,20 @@ class TurnStages:
         return self.chat_model is None
 
     @property
-    def retriever(self) -> Any:
+    def retriever(self) -> OneShotRetriever:
         if self._retriever is None:
             self._retriever = self._retriever_factory()
         return self._retriever
 
-    def direct_reader(self) -> Any:
+    def direct_reader(self) -> DocumentDirectReader:
         return self._direct_reader_factory()
 
-    def meta(self) -> Any:
+    def meta(self) -> MetaAnswerer:
         return self._meta_factory()
-
-    def agentic_available(self) -> bool:
-        if not self.snapshot["agentic.enabled"]:
-            return False
-        try:
-            from chat.agentic import AgenticSearchOrchestrator  # noqa: F401
-        except ImportError:
-            return False
-        return True
 
 
 def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
-    from chat.citations import CitationParser
-    from chat.direct_read import DocumentDirectReader
-    from chat.generation import AnswerGenerator
     from chat.generation.hyde import HypotheticalAnswerWriter
-    from chat.path import PathRouter
-    from chat.prompt import HistorySummarizer, PromptAssembler
-    from chat.understanding import QueryUnderstanding
     from docmind.backends import get_chat_model, get_embedder, get_web_search
     from kb.retrieval.compose import build_one_shot_retriever
 
@@ -83,6 +80,7 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
         assembler=PromptAssembler.from_config(snapshot),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
         citations=CitationParser(),
+        calibrator=ConfidenceCalibrator.from_config(snapshot),
         answer_cache=SemanticAnswerCache(
             embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
             threshold=float(snapshot["cache.semantic.threshold"]),
@@ -95,7 +93,7 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
     )
 
 
-def _meta_answerer(chat_model: ChatModel | None, snapshot: Mapping[str, Any]) -> Any:
+def _meta_answerer(chat_model: ChatModel | None, snapshot: Mapping[str, Any]) -> MetaAnswerer:
     from chat.meta_answers import MetaAnswerer
 
     return MetaAnswerer()

@@ -5,7 +5,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -13,45 +13,56 @@ from django.db import connections
 
 from chat.answer_cache import CachedAnswer, CacheProbe
 from chat.events import ChatEvent
+from chat.generation.abstention import abstention
+from chat.pipeline.record import AgenticRecord
 from chat.pipeline.stages import TurnStages
 from chat.pipeline.turn import ChatTurn, TurnCancelled
-from chat.types import Mode, PathDecision
+from chat.prompt.templates import SHAPE_INSTRUCTIONS
+from chat.types import (
+    AnswerShape,
+    Assessment,
+    CitationReport,
+    Intent,
+    Mode,
+    PathDecision,
+    PromptParts,
+    QueryClassification,
+    Verdict,
+)
+from chat.understanding.comparison import comparison_sides as _sides
 from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
 from memory.scope import memory_scope_reply
 from memory.turn import TurnMemory, recall_for_turn, recall_tool, schedule_extraction
 
 log = logging.getLogger(__name__)
 
-AGENTIC_FALLBACK_NOTE = "agentic loop not available: answered with one-shot retrieval"
 REPLAY_CHARS = 6
+RELATED_SOURCES = 3
 
 
-def route(stages: TurnStages, classification: Any, document_id: int | None) -> PathDecision:
-    decision = stages.router.run(classification=classification, selected_document_id=document_id)
-    if decision.mode is Mode.AGENTIC and not stages.agentic_available():
-        # Said in the routing event so the trace shows why a complex question took the simple path.
-        return replace(decision, fallback_note=decision.fallback_note or AGENTIC_FALLBACK_NOTE)
-    return decision
+def route(stages: TurnStages, classification: QueryClassification, document_id: int | None) -> PathDecision:
+    # Whether the agentic loop is enabled is the router's decision alone (it was built with the flag).
+    return stages.router.run(classification=classification, selected_document_id=document_id)
 
 
-def retrieve(stages: TurnStages, turn: ChatTurn, classification: Any, decision: PathDecision,
-             cancel: threading.Event) -> Iterator[ChatEvent]:
+def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassification, decision: PathDecision,
+             cancel: threading.Event) -> Generator[ChatEvent, None, Evidence]:
     """Evidence for the answer (a generator because the agentic loop streams `agentic` events)."""
     started = time.monotonic()
     try:
         if decision.mode is Mode.SELECTED_DOC and turn.document_id is not None:
             return direct_read(stages, turn.document_id)
-        if decision.mode is Mode.AGENTIC and not decision.fallback_note:
+        if decision.mode is Mode.AGENTIC:
             evidence = yield from agentic(stages, turn, classification, cancel)
             if evidence is not None:
                 return evidence
-            turn.log["agentic_fallback"] = "agentic loop failed or found nothing: one-shot retrieval"
+            turn.record.agentic_fallback = "agentic loop failed or found nothing: one-shot retrieval"
         return one_shot(stages, turn, classification)
     finally:
-        turn.log.setdefault("timings_ms", {})["retrieval"] = round((time.monotonic() - started) * 1000, 1)
+        turn.record.timings_ms["retrieval"] = round((time.monotonic() - started) * 1000, 1)
 
 
-def one_shot(stages: TurnStages, turn: ChatTurn, classification: Any) -> Evidence:
+def one_shot(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Evidence:
     # A selected document that the question does not ask to read still narrows the search to it.
     ids = [turn.document_id] if turn.document_id is not None else None
     return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
@@ -64,18 +75,15 @@ def direct_read(stages: TurnStages, document_id: int) -> Evidence:
     chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
                           document_title=c.document.title, domain=c.document.domain, parent_id=c.pk)
               for c in parents]
-    read = stages.direct_reader().run(chunks=chunks)
-    if isinstance(read, Evidence):
-        return read
-    picked = tuple(read)
+    picked = stages.direct_reader().run(chunks=chunks)
     grade = GradeResult(grade=Grade.HIGH if picked else Grade.LOW, rerank_top1=1.0 if picked else 0.0,
                         lex_coverage=1.0 if picked else 0.0, kb_entity_weak=False, web_compensation_needed=False,
                         reason="direct read of the selected document")
     return Evidence(chunks=picked, grade=grade, trace=(f"direct read: {len(picked)} of {len(chunks)} parts",))
 
 
-def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
-            cancel: threading.Event) -> Iterator[ChatEvent]:
+def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassification,
+            cancel: threading.Event) -> Generator[ChatEvent, None, Evidence | None]:
     """The agentic hook (engineer E): runs the loop in a helper thread and streams what it emits.
 
     Returns the loop's evidence, or None (any exception, empty result) so the caller falls back
@@ -114,46 +122,96 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: Any,
         raise TurnCancelled
     result = outcome.get("result")
     if "error" in outcome:  # the stored trace says why the loop fell back (AgenticEmpty, ToolFailed…)
-        turn.log["agentic_fallback_reason"] = f"{outcome['error'].__class__.__name__}: {outcome['error']}"[:500]
-    if result is None or not getattr(result, "evidence", None) or not result.evidence.chunks:
+        turn.record.agentic_fallback_reason = f"{outcome['error'].__class__.__name__}: {outcome['error']}"[:500]
+    if result is None or not result.evidence.chunks:
         return None
-    turn.log["agentic"] = {"tool_calls": list(getattr(result, "tool_calls", [])),
-                           "used_web": bool(getattr(result, "used_web", False)),
-                           "trace": list(getattr(result, "trace", []))}
-    turn.log["computations"] = list(getattr(result, "computations", []))
+    turn.record.agentic = AgenticRecord(tool_calls=list(result.tool_calls), used_web=result.used_web,
+                                        trace=list(result.trace))
+    turn.record.computations = list(result.computations)
     return result.evidence
 
 
-def recall_memories(stages: TurnStages, turn: ChatTurn, classification: Any) -> TurnMemory:
+def recall_memories(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> TurnMemory:
     """The user's long-term memories for this question (vector recall checked against the record + standing)."""
     memory = recall_for_turn(user_id=turn.user.pk, query=classification.rewritten or turn.question,
                              snapshot=stages.snapshot, memory_aware=bool(classification.memory_aware))
-    turn.log["memory"] = memory.as_log()
+    turn.record.memory = memory
     return memory
-
-
-def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, memory: TurnMemory | None = None) -> Any:
-    memory = memory or TurnMemory()
-    prompt = stages.assembler.run(question=turn.question, chunks=list(evidence.chunks), grade=evidence.grade,
-                                  history=turn.history, memories=list(memory.lines),
-                                  computations=turn.log.get("computations", []), profile=memory.profile,
-                                  history_summarizer=stages.summarizer)
-    return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
 
 
 def schedule_memory_extraction(turn: ChatTurn) -> None:
     """After `done`: what the user said about themselves becomes memories (MEMORY-scope turns did it already)."""
     from docmind.backends import get_chat_model
 
-    classification = turn.log.get("classification", {})
-    if classification.get("scope") == "MEMORY" or not turn.answer:
+    classification = turn.record.classification
+    if classification is None or classification.scope.value == "MEMORY" or not turn.answer:
         return
     schedule_extraction(user_id=turn.user.pk, message=turn.question,
-                        hints=classification.get("memoryWriteHints", []), snapshot=turn.snapshot,
+                        hints=list(classification.memory_write_hints), snapshot=turn.snapshot,
                         chat_model=get_chat_model())
 
 
-def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: Any) -> Iterator[str]:
+def assess(stages: TurnStages, classification: QueryClassification, decision: PathDecision,
+           evidence: Evidence) -> Assessment:
+    """Whether the evidence answers the question. A selected document the user asked to read answers
+    "summarise this" by definition: only its absence is a reason to abstain."""
+    if decision.mode is Mode.SELECTED_DOC and evidence.chunks:
+        return Assessment(score=1.0, verdict=Verdict.ANSWER)
+    return stages.calibrator.run(question=classification.rewritten, chunks=evidence.chunks, grade=evidence.grade)
+
+
+def answer_shape(classification: QueryClassification, decision: PathDecision) -> AnswerShape:
+    if decision.mode is Mode.SELECTED_DOC:
+        return AnswerShape.SUMMARY
+    return {Intent.COMPARISON: AnswerShape.COMPARISON, Intent.HOW_TO: AnswerShape.STEPS}.get(
+        classification.intent, AnswerShape.FACTS)
+
+
+def comparison_sides(shape: AnswerShape, question: str) -> tuple[str, ...]:
+    return _sides(question) if shape is AnswerShape.COMPARISON else ()
+
+
+def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment: Assessment,
+             shape: AnswerShape, memory: TurnMemory | None = None) -> PromptParts:
+    memory = memory or TurnMemory()
+    rewritten = turn.record.classification.rewritten if turn.record.classification else turn.question
+    # The model sees the question as asked and, for a follow-up, what it was understood to mean.
+    question = turn.question if rewritten == turn.question else f"{turn.question}\n（结合上文，即：{rewritten}）"
+    prompt = stages.assembler.run(question=question, chunks=list(evidence.chunks), grade=evidence.grade,
+                                  history=turn.history, memories=list(memory.lines),
+                                  computations=turn.record.computations, profile=memory.profile,
+                                  history_summarizer=stages.summarizer, low_confidence=assessment.low_confidence,
+                                  instructions=SHAPE_INSTRUCTIONS.get(shape.value, ""))
+    return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
+
+
+def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
+         assessment: Assessment) -> CitationReport:
+    """Citations and coverage from the parser; score and band from the calibrated assessment."""
+    report = stages.citations.run(answer=answer, chunks=list(prompt.chunks), rerank_top1=evidence.grade.rerank_top1,
+                                  grade=evidence.grade)
+    score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage)
+    return replace(report, confidence_score=score, confidence_band=band)
+
+
+def related_chunks(evidence: Evidence) -> list[ScoredChunk]:
+    """One chunk per document, best first: the closest the knowledge base came."""
+    seen: set[int | str | None] = set()
+    picked = []
+    for chunk in evidence.chunks:
+        key = chunk.document_id if chunk.document_id is not None else chunk.url
+        if key not in seen:
+            seen.add(key)
+            picked.append(chunk)
+    return picked[:RELATED_SOURCES]
+
+
+def abstention_text(question: str, related: list[dict]) -> str:
+    titles = [str(card.get("document_title") or card.get("url") or "") for card in related]
+    return abstention(question=question, related_titles=titles)
+
+
+def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Iterator[str]:
     from chat import selectors
 
     scope = classification.scope.value
@@ -175,23 +233,25 @@ def replay_tokens(answer: str) -> Iterator[str]:
         yield answer[i:i + REPLAY_CHARS]
 
 
-def cache_probe(stages: TurnStages, turn: ChatTurn, classification: Any, scope: str) -> CacheProbe:
+def cache_probe(stages: TurnStages, turn: ChatTurn, classification: QueryClassification, scope: str) -> CacheProbe:
     if not stages.answer_cache.enabled or turn.history:
         # Follow-up questions depend on the conversation, so their answers are not reusable.
         return CacheProbe(vector=None)
     from kb.selectors import kb_version
 
-    turn.log["kb_version"] = kb_version()
-    return stages.answer_cache.lookup(user_id=turn.user.pk, kb_version=turn.log["kb_version"], scope=scope,
+    turn.record.kb_version = kb_version()
+    return stages.answer_cache.lookup(user_id=turn.user.pk, kb_version=turn.record.kb_version, scope=scope,
                                       query=classification.rewritten or turn.question)
 
 
-def cache_store(stages: TurnStages, turn: ChatTurn, classification: Any, scope: str, probe: CacheProbe,
-                evidence: Evidence, prompt: Any, sources: list[dict], report: dict[str, Any]) -> None:
-    if probe.vector is None or not turn.answer:
+def cache_store(stages: TurnStages, turn: ChatTurn, classification: QueryClassification, scope: str,
+                probe: CacheProbe, evidence: Evidence, prompt: PromptParts, sources: list[dict],
+                report: dict[str, Any]) -> None:
+    # A weakly supported answer is not worth repeating to the next asker (abstentions never get here).
+    if probe.vector is None or not turn.answer or turn.record.kb_version is None or prompt.low_confidence:
         return
     stages.answer_cache.store(
-        user_id=turn.user.pk, kb_version=turn.log["kb_version"], scope=scope, probe=probe,
+        user_id=turn.user.pk, kb_version=turn.record.kb_version, scope=scope, probe=probe,
         answer=CachedAnswer(
             question=turn.question, answer=turn.answer, classification=classification.as_dict(),
             chunks=[c.as_dict() for c in evidence.chunks], grade=evidence.grade.as_dict(), sources=sources,

@@ -8,6 +8,8 @@ from typing import Any
 
 from chat import selectors, services
 from chat.models import Conversation, Message, MessageStatus
+from chat.pipeline.record import TurnRecord
+from chat.types import ConversationContext
 
 
 class ChatInputError(Exception):
@@ -34,10 +36,12 @@ class ChatTurn:
     document_id: int | None = None
     document_title: str = ""
     history: list[dict[str, str]] = field(default_factory=list)
+    # The last answered turn (question, rewrite, answer, cited documents): what a follow-up refers to.
+    context: ConversationContext = field(default_factory=ConversationContext)
     started: float = field(default_factory=time.monotonic)
     # Filled while the turn runs; whatever is here is saved, on success or failure.
     answer: str = ""
-    log: dict[str, Any] = field(default_factory=dict)
+    record: TurnRecord = field(default_factory=TurnRecord)
 
     def elapsed_ms(self) -> float:
         return round((time.monotonic() - self.started) * 1000, 1)
@@ -62,20 +66,23 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
     if document_id is not None:
         document_id, document_title = _document(document_id)
     history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
+    context = ConversationContext() if conversation is None else \
+        selectors.conversation_context(conversation=conversation)
     if conversation is None:
         conversation = services.conversation_start(user=user, question=question)
     saved = services.message_add_question(conversation=conversation, content=question)
     return ChatTurn(user=user, question=question, conversation=conversation, question_message=saved,
-                    snapshot=snapshot, document_id=document_id, document_title=document_title, history=history)
+                    snapshot=snapshot, document_id=document_id, document_title=document_title, history=history,
+                    context=context)
 
 
 def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: str = "",
                 citations: list[dict] | None = None, confidence_score: float | None = None,
                 confidence_band: str = "") -> Message:
-    turn.log.setdefault("timings_ms", {})["total"] = turn.elapsed_ms()
+    turn.record.timings_ms["total"] = turn.elapsed_ms()
     return services.message_add_answer(
         conversation=turn.conversation, content=turn.answer, status=status, error=error, citations=citations,
-        retrieval_log=turn.log, confidence_score=confidence_score, confidence_band=confidence_band,
+        retrieval_log=turn.record.as_log(), confidence_score=confidence_score, confidence_band=confidence_band,
     )
 
 

@@ -39,12 +39,16 @@ class PromptAssembler:
 
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], grade: GradeResult | Grade | None,
             history: Sequence[dict], memories: Sequence[Any] = (), computations: Sequence[Any] = (),
-            profile: str | None = "", history_summarizer: Summarizer | None = None) -> PromptParts:
+            profile: str | None = "", history_summarizer: Summarizer | None = None,
+            instructions: str = "", low_confidence: bool | None = None) -> PromptParts:
+        """`low_confidence` (the calibrated verdict) overrides the grade's LOW when given."""
         p = self.params
         notes: list[str] = []
         level = grade.grade if isinstance(grade, GradeResult) else grade
-        low = level is Grade.LOW and bool(chunks)
+        low = (level is Grade.LOW if low_confidence is None else low_confidence) and bool(chunks)
         system = t.SYSTEM_NO_EVIDENCE if not chunks else t.SYSTEM_LOW_CONFIDENCE if low else t.SYSTEM_NORMAL
+        if chunks and instructions.strip():
+            system += "\n" + instructions.strip()
         question = question.strip()
         profile_text = (profile or "").strip()
         tokens: dict[str, int] = {

@@ -25,6 +25,15 @@ SYSTEM_NO_EVIDENCE = (
     "可以建议用户换个问法，或上传相关文档。使用与用户问题相同的语言回答。"
 )
 
+# How the answer is laid out, by what was asked (the offline answerer follows the same shapes).
+SHAPE_INSTRUCTIONS = {
+    "COMPARISON": ("本题是比较题：按比较对象分节作答（每个对象一个小标题，下面列出有资料支持的要点并标注来源）；"
+                   "某一方在资料中没有依据时，单独写一行说明没有找到它的资料，不要拿其它内容凑数。"),
+    "STEPS": "本题问的是操作方法：按资料中的原始顺序和编号列出步骤，每步标注来源；资料没有的步骤不要补。",
+    "SUMMARY": ("本题要求总结用户选中的文档：覆盖文档的各个章节，每个章节用一两句话概括其要点并标注来源；"
+                "不要只复述标题。"),
+}
+
 PROFILE_HEADER = "\n\n【用户画像】\n"
 EVIDENCE_HEADER = "【参考资料】\n"
 COMPUTATIONS_HEADER = "\n\n【计算结果（沙箱实际运行得到，可直接引用数值）】\n"
@@ -37,6 +46,10 @@ COMPUTATIONS_DROPPED = "（另有 {n} 条计算结果因篇幅省略）"
 def evidence_header(index: int, chunk: ScoredChunk) -> str:
     title = chunk.document_title or (chunk.url or "未命名来源")
     parts = [f"[{index}] 《{title}》"]
+    # The section path says what the passage is about; the title is already in the brackets.
+    section = chunk.context.split("›", 1)[1].strip() if "›" in chunk.context else ""
+    if section:
+        parts.append(f"章节：{section}")
     if chunk.domain:
         parts.append(f"领域：{chunk.domain}")
     if chunk.source is Source.WEB:

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 
-from chat.types import Complexity, Intent, QueryClassification, Scope, Specificity
+from chat.types import Complexity, Intent, QueryClassification, Rewrite, Scope, Specificity
 from chat.understanding.meta_intent_detector import memory_write_hints
 
 _INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
@@ -18,9 +17,6 @@ _TIME = re.compile(r"最新|今天|今年|现在|目前|最近|当前|近期|本
 _MEMORY = re.compile(r"我的|我之前|我上次|根据我|适合我|对我来说|"
                      r"\bmy\b|\bfor me\b|\bi prefer\b|\bas i (?:said|told)", re.I)
 _BROAD = re.compile(r"介绍|概述|讲讲|说说|有哪些|都有什么|tell me about|overview|what are the|introduce", re.I)
-_ANAPHORA = re.compile(r"^(?:那|那么)?(?:它|他|她|这个|那个|这|那|上面|上述|前者|后者|该)|"
-                       r"^(?:and |so |what about )?(?:it|this|that|they|them|those|these)\b|"
-                       r"\b(?:it|this one|that one)\??$", re.I)
 _MULTI_STEP = re.compile(r"分析|评估|方案|设计|步骤|以及|并且|同时|然后|analy[sz]e|evaluate|design|step by step|"
                          r"and then|as well as", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -32,28 +28,17 @@ def text_size(text: str) -> int:
     return len(_CJK.findall(text)) + len(_WORD.findall(text))
 
 
-def previous_user_message(history: Sequence[dict]) -> str:
-    for turn in reversed(history):
-        if turn.get("role") == "user" and str(turn.get("content", "")).strip():
-            return str(turn["content"]).strip()
-    return ""
-
-
 class HeuristicClassifier:
-    """Rules over the message text; follow-ups that lean on the last turn are expanded with it."""
+    """Rules over the message text; the rewrite (follow-ups made standalone) comes from the rewriter."""
 
-    def run(self, *, message: str, history: Sequence[dict] = ()) -> QueryClassification:
+    def run(self, *, message: str, rewrite: Rewrite | None = None) -> QueryClassification:
         text = message.strip()
         size = text_size(text)
         intent = next((i for i, p in _INTENTS if p.search(text)), Intent.FACTUAL)
-        leans_back = bool(_ANAPHORA.search(text)) and size <= 12
-        previous = previous_user_message(history)
-        rewritten, ambiguous = text, False
-        if leans_back and previous:
-            # Offline coreference: retrieval for "它的价格呢？" needs the subject of the last question.
-            rewritten = f"{previous} {text}"
-        elif leans_back or size <= 1:
-            ambiguous = True
+        rewrite = rewrite or Rewrite(text=text)
+        rewritten = rewrite.text or text
+        # A reference nothing in the conversation resolves ("它多少钱？" as a first question) cannot be searched.
+        ambiguous = (rewrite.leans_back and not rewrite.resolved and size <= 12) or size <= 1
         if size <= 2 or ambiguous:
             specificity = Specificity.VAGUE
         elif _BROAD.search(text):
@@ -67,5 +52,5 @@ class HeuristicClassifier:
             rewritten=rewritten, intent=intent, complexity=complexity, specificity=specificity,
             time_aware=bool(_TIME.search(text)), memory_aware=bool(_MEMORY.search(text)),
             is_ambiguous=ambiguous, scope=Scope.KNOWLEDGE, scope_confidence=0.6,
-            memory_write_hints=memory_write_hints(text), source="heuristic",
+            memory_write_hints=memory_write_hints(text), source="heuristic", resolved=rewrite.resolved,
         )

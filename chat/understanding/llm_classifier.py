@@ -8,11 +8,13 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Any
 
-from chat.types import Complexity, Intent, QueryClassification, Scope, Specificity
+from chat.types import Complexity, ConversationContext, Intent, QueryClassification, Scope, Specificity
 from docmind.llm.base import ChatModel
 
 SYSTEM_PROMPT = """你是 DocMind 的查询理解器。只输出一个 JSON 对象，不要任何其它文字。字段：
-- rewritten: 结合对话历史补全指代后的独立问题（保持用户的语言）
+- rewritten: 结合对话历史补全指代后的独立问题（保持用户的语言）。代词（它、这个、it…）换成所指的对象，\
+序数（第二类、the second one…）换成上一轮回答或其文档中对应的那一项，\
+省略句（那退款呢？）补全成完整问题；不依赖上下文的问题原样返回
 - intent: FACTUAL | HOW_TO | EXPLANATION | COMPARISON | SUMMARY | CHITCHAT | OTHER
 - complexity: SIMPLE（单一焦点、一次检索可答）| MEDIUM（多焦点或需要多次检索）| COMPLEX（多跳推理）
 - specificity: SPECIFIC | BROAD | VAGUE
@@ -65,13 +67,21 @@ class LlmQueryClassifier:
         self.model = model
         self.history_turns = history_turns
 
-    def run(self, *, message: str, history: Sequence[dict], baseline: QueryClassification) -> QueryClassification:
-        """Raises LlmError (model failed) or ValueError (reply is not a JSON object)."""
+    def run(self, *, message: str, history: Sequence[dict], baseline: QueryClassification,
+            context: ConversationContext | None = None) -> QueryClassification:
+        """Raises LlmError (model failed) or ValueError (reply is not a JSON object). The rewrite is the
+        model's as given: the caller validates it against the offline one."""
         recent = [t for t in history if t.get("role") in ("user", "assistant")][-self.history_turns:]
-        context = "\n".join(f"{t['role']}: {str(t.get('content', ''))[:300]}" for t in recent) or "（无）"
+        turns = "\n".join(f"{t['role']}: {str(t.get('content', ''))[:300]}" for t in recent) or "（无）"
+        previous = context.previous if context is not None else None
+        sources = ""
+        if previous is not None and previous.sources:
+            sources = "\n上一轮回答引用的文档：" + "、".join(f"《{s.title}》" for s in previous.sources[:3])
+            if previous.sections:
+                sources += "\n《" + previous.sources[0].title + "》的章节：" + " / ".join(previous.sections[:12])
         messages = [
             {"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": f"对话历史：\n{context}\n\n当前问题：{message}"},
+            {"role": "user", "content": f"对话历史：\n{turns}{sources}\n\n当前问题：{message}"},
         ]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=400)
         data = parse_json_object(reply.content)
@@ -84,7 +94,7 @@ class LlmQueryClassifier:
         hints = data.get("memoryWriteHints")
         return replace(
             baseline,
-            rewritten=rewritten.strip() if isinstance(rewritten, str) and rewritten.strip() else baseline.rewritten,
+            rewritten=rewritten.strip() if isinstance(rewritten, str) and rewritten.strip() else "",
             intent=_enum(Intent, data.get("intent"), baseline.intent),
             complexity=_enum(Complexity, data.get("complexity"), baseline.complexity),
             specificity=_enum(Specificity, data.get("specificity"), baseline.specificity),

@@ -1,18 +1,36 @@
-"""`QueryUnderstanding`: Tier-0 meta rules, Tier-1 classifier (small model or heuristic), then signals."""
+"""`QueryUnderstanding`: Tier-0 meta rules, the follow-up rewrite, Tier-1 classifier (small model or
+heuristic), then signals."""
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from chat.types import QueryClassification, Scope
+from chat.types import ConversationContext, PreviousTurn, QueryClassification, Scope
 from chat.understanding.heuristic_classifier import HeuristicClassifier
 from chat.understanding.llm_classifier import LlmQueryClassifier
 from chat.understanding.meta_intent_detector import MetaIntentDetector
+from chat.understanding.rewrite_check import RewriteValidator
+from chat.understanding.rewriter import ConversationRewriter
 from chat.understanding.signals import DeterministicSignals
 from docmind.llm.base import ChatModel, LlmError
 
 logger = logging.getLogger(__name__)
+
+
+def context_from_history(history: Sequence[dict]) -> ConversationContext:
+    """A bare context (last question and answer, no sources) for callers that only have the messages."""
+    question = answer = ""
+    for turn in reversed(history):
+        content = str(turn.get("content", "")).strip()
+        if turn.get("role") == "assistant" and not answer and not question:
+            answer = content
+        elif turn.get("role") == "user" and content:
+            question = content
+            break
+    if not question:
+        return ConversationContext()
+    return ConversationContext(previous=PreviousTurn(question=question, rewritten="", answer=answer))
 
 
 class QueryUnderstanding:
@@ -25,21 +43,33 @@ class QueryUnderstanding:
             raise ValueError("min_scope_confidence must be within [0, 1]")
         self.min_scope_confidence = min_scope_confidence
         self._meta = MetaIntentDetector()
+        self._rewriter = ConversationRewriter()
+        self._validator = RewriteValidator()
         self._heuristic = HeuristicClassifier()
         self._llm = LlmQueryClassifier(chat_model=chat_model, model=small_model) if chat_model else None
         self._signals = DeterministicSignals()
 
-    def run(self, *, message: str, history: Sequence[dict] = ()) -> QueryClassification:
+    def run(self, *, message: str, history: Sequence[dict] = (),
+            context: ConversationContext | None = None) -> QueryClassification:
         text = message.strip()
         if not text:
             raise ValueError("message is empty")
         meta = self._meta.run(message=text)
         if meta is not None:
             return meta
-        result = self._heuristic.run(message=text, history=history)
+        if context is None or context.is_empty:
+            context = context_from_history(history)
+        offline = self._rewriter.run(message=text, context=context)
+        result = self._heuristic.run(message=text, rewrite=offline)
         if self._llm is not None:
             try:
-                result = self._llm.run(message=text, history=history, baseline=result)
+                result = self._llm.run(message=text, history=history, baseline=result, context=context)
+                rewritten, refused = self._validator.run(message=text, candidate=result.rewritten, offline=offline)
+                if refused:
+                    logger.info("model rewrite refused (%s): %r", refused, result.rewritten)
+                resolved = offline.resolved if refused or rewritten == offline.text else \
+                    (f"model → {rewritten}",) if rewritten != text else ()
+                result = replace(result, rewritten=rewritten, resolved=resolved)
             except (LlmError, ValueError) as exc:
                 logger.warning("classifier fell back to the heuristic: %s", exc)
         if result.scope is not Scope.KNOWLEDGE and result.scope_confidence < self.min_scope_confidence:

@@ -1,4 +1,8 @@
-"""TextChunker: parent chunks (~1000 chars) split into child chunks (~240) on sentence boundaries."""
+"""TextChunker: parent chunks (~1000 chars) split into child chunks (~240) on sentence boundaries.
+
+A child never consists of a heading alone: headings are carried as the child's `context` (document
+title › section path), which is indexed with the child and shown once on its source card.
+"""
 from __future__ import annotations
 
 import re
@@ -12,6 +16,19 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
 # sentence, and any change here moves the chunk boundaries of every ingested document.
 _SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\"')\]]*(?=\s)|\n+")
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")
+_HEADING_MARK = re.compile(r"^[ \t]*(#{1,6})[ \t]+")
+_NON_WORD = re.compile(r"[\W_]+")
+CONTEXT_SEPARATOR = " › "
+CONTEXT_MAX_CHARS = 300
+
+
+def retrieval_text(context: str, content: str) -> str:
+    """What search indexes for a child: its context line, then its own text."""
+    return f"{context}\n{content}" if context else content
+
+
+def _key(text: str) -> str:
+    return _NON_WORD.sub("", _HEADING_MARK.sub("", text).lower())
 
 
 @dataclass(frozen=True)
@@ -23,12 +40,14 @@ class ChildPiece:
 
 @dataclass(frozen=True)
 class ParentPiece:
-    """`content` may carry its section heading as a prefix; start/end locate the body in the source text."""
+    """`content` may carry its section heading as a prefix; start/end locate the body in the source text.
+    `context` is the document title and the section's heading path, shared by its children."""
 
     content: str
     start: int
     end: int
     children: list[ChildPiece] = field(default_factory=list)
+    context: str = ""
 
 
 class TextChunker:
@@ -47,18 +66,31 @@ class TextChunker:
         self.parent_chars = parent_chars
         self.child_chars = child_chars
 
-    def split(self, text: str) -> list[ParentPiece]:
+    def split(self, text: str, *, title: str = "") -> list[ParentPiece]:
         parents: list[ParentPiece] = []
+        path: list[tuple[int, str]] = []  # (heading level, heading text) from the outermost section inwards
         for heading, start, end in self._sections(text):
+            if heading:
+                level = len(_HEADING_MARK.match(heading).group(1))
+                path = [(lvl, h) for lvl, h in path if lvl < level] + [(level, _HEADING_MARK.sub("", heading))]
             spans = self._sentences(text, start, end, self.child_chars)
+            # The heading line and a line that only repeats the title are context, not content: a child
+            # made of them alone would be retrieved, cited and quoted while saying nothing.
+            body_spans = [s for s in spans if not _is_label(text[s[0]:s[1]], title)]
+            if not body_spans:
+                continue
+            context = _context(title, [h for _, h in path])
             for index, group in enumerate(self._pack(spans, self.parent_chars)):
                 p_start, p_end = group[0][0], group[-1][1]
                 body = text[p_start:p_end]
                 # Later parents of a section repeat its heading so that they still say what they are about.
                 content = f"{heading}\n{body}" if heading and index > 0 else body
+                own = [s for s in group if not _is_label(text[s[0]:s[1]], title)]
+                if not own:
+                    continue
                 children = [ChildPiece(text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
-                            for s in self._pack(group, self.child_chars)]
-                parents.append(ParentPiece(content, p_start, p_end, children))
+                            for s in self._pack(own, self.child_chars)]
+                parents.append(ParentPiece(content, p_start, p_end, children, context))
         return parents
 
     @staticmethod
@@ -105,6 +137,20 @@ class TextChunker:
             else:
                 groups.append(current)
         return groups
+
+
+def _is_label(piece: str, title: str) -> bool:
+    """A heading line, or a line that is only the document title."""
+    return bool(_HEADING.fullmatch(piece.strip())) or (bool(title.strip()) and _key(piece) == _key(title))
+
+
+def _context(title: str, headings: list[str]) -> str:
+    parts = [title.strip()] if title.strip() else []
+    for heading in headings:
+        # A top heading that repeats the title ("# 支付失败排查手册") adds nothing.
+        if heading.strip() and all(_key(heading) != _key(p) for p in parts):
+            parts.append(heading.strip())
+    return CONTEXT_SEPARATOR.join(parts)[:CONTEXT_MAX_CHARS]
 
 
 def _trimmed_pieces(text: str, start: int, end: int, limit: int) -> list[tuple[int, int]]:

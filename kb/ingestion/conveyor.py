@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.pipeline import DocumentIngester, PreparedDocument
 from kb.models import Chunk, Document
 
@@ -74,7 +75,7 @@ class IngestionConveyor:
         embed = self.ingester.embedder.embed_passages
         job = _Job(prepared=prepared)
         for batch in prepared.batches(self.ingester.batch_size):
-            job.batches.append((batch, pool.submit(embed, [c.content for c in batch])))
+            job.batches.append((batch, pool.submit(embed, [retrieval_text(c.context, c.content) for c in batch])))
         return job
 
     def _advance(self, jobs: deque[_Job], pool: ThreadPoolExecutor) -> None:

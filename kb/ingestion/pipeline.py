@@ -12,7 +12,7 @@ from django.db.models import F
 from docmind.embeddings import Embedder
 from docmind.tokens import estimate_tokens
 from docmind.vectorstore import VectorStore
-from kb.ingestion.chunker import TextChunker
+from kb.ingestion.chunker import TextChunker, retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
 from kb.ingestion.parsers.isolated import IsolatedParser
 from kb.ingestion.resume import CHUNKING_KEY, chunking_signature, stored_children, unembedded
@@ -69,8 +69,8 @@ class DocumentIngester:
     def run(self, *, document: Document) -> int:
         """Ingest `document`; returns its child-chunk count. Raises ParseError, DocumentGone and backend errors."""
         prepared = self.prepare(document=document)
-        for batch, matrix in embed_ahead(self.embedder.embed_passages, prepared.batches(self.batch_size),
-                                         texts=lambda batch: [c.content for c in batch]):
+        texts = lambda batch: [retrieval_text(c.context, c.content) for c in batch]  # noqa: E731
+        for batch, matrix in embed_ahead(self.embedder.embed_passages, prepared.batches(self.batch_size), texts=texts):
             self.store_vectors(prepared, batch, matrix)
         return self.complete(prepared)
 
@@ -84,7 +84,8 @@ class DocumentIngester:
             log.info("document %s: resuming from %d stored chunks", document.pk, len(children))
             pending = unembedded(children, vectors=self.vectors)
         # An upsert, so a resumed run may repeat it for entries an interrupted run already wrote.
-        self.lexical.add(ids=[c.pk for c in children], texts=[c.content for c in children],
+        self.lexical.add(ids=[c.pk for c in children],
+                         texts=[retrieval_text(c.context, c.content) for c in children],
                          document_ids=[document.pk] * len(children), domains=[document.domain] * len(children))
         self.on_progress(document.pk, STORED)
         return PreparedDocument(document=document, children=children, pending=list(pending))
@@ -122,7 +123,7 @@ class DocumentIngester:
         return self._store_chunks(document, text)
 
     def _store_chunks(self, document: Document, text: str) -> list[Chunk]:
-        pieces = self.chunker.split(text)
+        pieces = self.chunker.split(text, title=document.title)
         with transaction.atomic():
             Chunk.objects.filter(document=document).delete()
             parents = [Chunk(document=document, level=ChunkLevel.PARENT, ordinal=i, content=p.content,
@@ -133,7 +134,8 @@ class DocumentIngester:
             for parent, piece in zip(parents, pieces, strict=True):
                 for child in piece.children:
                     children.append(Chunk(document=document, parent=parent, level=ChunkLevel.CHILD,
-                                          ordinal=len(children), content=child.content, char_start=child.start,
+                                          ordinal=len(children), content=child.content, context=piece.context,
+                                          char_start=child.start,
                                           char_end=child.end, token_count=estimate_tokens(child.content)))
             children = _bulk_create(children, document, ChunkLevel.CHILD)
             metadata = _metadata(document, text, len(parents), len(children))

@@ -9,6 +9,7 @@ from django.db.models import F
 from docmind.embeddings import Embedder
 from kb.ingestion.embed_ahead import embed_ahead
 from kb.ingestion.pipeline import BATCH_SIZE
+from kb.ingestion.chunker import retrieval_text
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 
 BATCH = BATCH_SIZE
@@ -73,14 +74,14 @@ class IndexReconciler:
 
 
 def _rows(ids: Sequence[int]) -> list[dict]:
-    return list(Chunk.objects.filter(pk__in=ids).values("id", "content", "document_id", "document__domain")
+    return list(Chunk.objects.filter(pk__in=ids).values("id", "content", "context", "document_id", "document__domain")
                 .order_by("id"))
 
 
 def _index(ids: Sequence[int], *, lexical) -> None:
     for start in range(0, len(ids), 500):
         rows = _rows(ids[start:start + 500])
-        lexical.add(ids=[r["id"] for r in rows], texts=[r["content"] for r in rows],
+        lexical.add(ids=[r["id"] for r in rows], texts=[retrieval_text(r["context"], r["content"]) for r in rows],
                     document_ids=[r["document_id"] for r in rows], domains=[r["document__domain"] for r in rows])
 
 
@@ -88,9 +89,8 @@ def _embed(ids: Sequence[int], *, vectors, embedder: Embedder,
            progress: Callable[[int, int], None] | None = None) -> None:
     starts = range(0, len(ids), BATCH)
     batches = (_rows(ids[start:start + BATCH]) for start in starts)
-    for start, (rows, matrix) in zip(starts, embed_ahead(embedder.embed_passages, batches,
-                                                         texts=lambda rows: [r["content"] for r in rows]),
-                                     strict=True):
+    texts = lambda rows: [retrieval_text(r["context"], r["content"]) for r in rows]  # noqa: E731
+    for start, (rows, matrix) in zip(starts, embed_ahead(embedder.embed_passages, batches, texts=texts), strict=True):
         vectors.upsert(ids=[r["id"] for r in rows], vectors=matrix, document_ids=[r["document_id"] for r in rows],
                        domains=[r["document__domain"] for r in rows])
         Chunk.objects.filter(pk__in=[r["id"] for r in rows]).update(vector_id=F("id"))

@@ -45,13 +45,13 @@ class RetrievalGrader:
             return self._result(Grade.LOW, 0.0, 0.0, True, "no evidence")
         terms = salient_terms(query)
         top = list(chunks[:TOP_N])
-        lex = max((coverage(terms, c.content) for c in top), default=0.0) if terms else 0.0
+        lex = max((coverage(terms, c.searchable_text) for c in top), default=0.0) if terms else 0.0
         entities = self._entities(terms)
-        kb_texts = [c.content for c in top if c.source == Source.KB]
+        kb_texts = [c.searchable_text for c in top if c.source == Source.KB]
         entity_cov = max((coverage(entities, t) for t in kb_texts), default=0.0) if entities else 1.0
         kb_entity_weak = entity_cov < 0.5
         rare = tuple(e for e in entities if e.rare)
-        rare_hit = bool(rare) and any(coverage(rare, c.content) > 0 for c in top)
+        rare_hit = bool(rare) and any(coverage(rare, c.searchable_text) > 0 for c in top)
         rerank = top[0].stage_scores.get("rerank")
         top1 = float(rerank) if rerank is not None else 0.0
         lex_strong, lex_weak = lex >= self._lex_high, lex < self._lex_low

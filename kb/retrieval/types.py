@@ -30,6 +30,8 @@ class ScoredChunk:
     # so that compression can centre its window on the passage that actually matched.
     child_content: str | None = None
     url: str | None = None
+    # Document title › section path of a KB child: what the text is about, searched with it, quoted never.
+    context: str = ""
     # Score of each stage that touched the chunk (vector, bm25, rrf, rerank…), for the trace.
     stage_scores: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -45,9 +47,15 @@ class ScoredChunk:
         scores[stage] = score
         return replace(self, score=score, stage_scores=MappingProxyType(scores))
 
+    @property
+    def searchable_text(self) -> str:
+        """The text a query is matched against: the context line, then the content."""
+        return f"{self.context}\n{self.content}" if self.context else self.content
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "chunk_id": self.chunk_id,
+            "context": self.context,
             "document_id": self.document_id,
             "document_title": self.document_title,
             "domain": self.domain,

@@ -235,7 +235,9 @@
     turn.sources = sources || [];
     turn.sourcesBox.replaceChildren();
     turn.sourcesWrap.hidden = !turn.sources.length;
-    turn.sourcesSummary.textContent = _("Sources") + " · " + turn.sources.length;
+    const related = turn.sources.length > 0 && turn.sources.every((s) => s.related);
+    turn.sourcesSummary.textContent = (related ? _("Related, but not an answer") : _("Sources")) + " · " + turn.sources.length;
+    turn.sourcesWrap.classList.toggle("sources-related", related);
     for (const s of turn.sources) {
       const card = el("article", "source-card");
       card.dataset.index = String(s.index);
@@ -255,6 +257,9 @@
       head.appendChild(title);
       if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
       card.appendChild(head);
+      // The section path is said once, above the text, instead of being quoted as part of it.
+      const section = String(s.context || "").split(" › ").slice(1).join(" › ");
+      if (section) card.appendChild(el("p", "source-context", section));
       const snippet = plainSnippet(s.content);
       card.appendChild(el("p", "source-snippet", snippet.length > 280 ? snippet.slice(0, 280) + "…" : snippet));
       turn.sourcesBox.appendChild(card);
@@ -329,7 +334,10 @@
     traceRow(turn, _("Route"), [route.mode, route.reason].filter(Boolean).join(" — "));
     traceRow(turn, _("Fallback"), [route.fallbackNote || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
     const cls = ev.classification;
-    if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · ") + (cls.rewritten ? " — " + cls.rewritten : ""));
+    if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · "));
+    if (cls && cls.rewritten) traceRow(turn, _("Rewritten as"), cls.rewritten + (cls.resolved && cls.resolved.length ? " (" + cls.resolved.join("; ") + ")" : ""));
+    const a = ev.assessment;
+    if (a) traceRow(turn, _("Evidence verdict"), a.verdict + " · " + Math.round(Number(a.score) * 100) + "%");
     if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, _("Agentic rounds"), ev.agenticRounds);
     if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, _("Tool calls"), ev.agentic.tool_calls.map(toolLine));
     const g = ev.grade;
@@ -368,9 +376,14 @@
     badge(turn, MODE_LABEL[route.mode] || route.mode, "mode", tip);
   }
   const BAND_LABEL = { HIGH: _("High confidence"), MEDIUM: _("Medium confidence"), LOW: _("Low confidence"), NONE: _("No evidence") };
+  // Badge, band and the low-relevance label come from the same band, so they cannot disagree.
+  function lowLabel(turn) {
+    if (!turn.lowShown) { turn.lowShown = true; badge(turn, _("Weakly related evidence"), "warn"); }
+  }
   function confidenceBadge(turn, band, score) {
     band = String(band || "").toUpperCase();
     if (!band) return;
+    if (band === "LOW") lowLabel(turn);
     const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), _("Confidence: how well the evidence supports the answer"));
     b.classList.add("confidence");
   }
@@ -384,6 +397,7 @@
     switch (type) {
       case "understanding":
         log.classification = data;
+        if (data.resolved && data.resolved.length) badge(turn, _("Follows the conversation"), "mode", _("Understood as") + ": " + data.rewritten);
         setStatus(turn, _("Choosing how to search…"));
         break;
       case "routing":
@@ -409,7 +423,7 @@
       case "start":
         if (data.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
         if (data.cached) badge(turn, _("Cached"), "cached", _("Nearly the same as an earlier question: its answer was reused"));
-        if (data.lowConfidence) badge(turn, _("Weakly related evidence"), "warn");
+        if (data.lowConfidence) lowLabel(turn);
         if (data.noEvidence) { badge(turn, _("No evidence found"), "warn"); turn.row.classList.add("no-evidence"); }
         renderSources(turn, data.sources);
         setStatus(turn, _("Writing the answer…"));

@@ -17,6 +17,12 @@ STAFF = {"username": "boss", "password": "boss-pass-123"}
 # Markup inside a document must reach the page as text, never as live HTML.
 HOSTILE = ("紫色长颈鹿的口令是蓝莓<img src=x onerror=\"window.__pwned=1\">。"
            "<script>window.__pwned=2</script>紫色长颈鹿住在实验室的三号房间。")
+MANUAL_TITLE = "支付失败排查手册"
+# Sections that number themselves, so that "第二类" has one right answer.
+MANUAL = ("# 支付失败排查手册\n\n## 适用范围\n本手册用于排查支付超时、扣款无回调、重复扣款等问题。\n\n"
+          "## 一、支付超时\n支付请求默认超时时间为 30 秒，超时后网关在 5 分钟后发起主动查询。\n\n"
+          "## 二、扣款无回调\n若回调失败，渠道最多重试 8 次。排查时先在回调日志中按订单号搜索，确认是否收到通知。\n\n"
+          "## 三、重复扣款\n同一订单号出现两笔成功流水时，系统会在 T+1 日发起原路退款。\n")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
 
@@ -36,7 +42,8 @@ def server(tmp_path_factory):
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": BEARS_TITLE, "text": BEARS, "domain": "science"},
-                        {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"}], staff=STAFF)
+                        {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"},
+                        {"title": MANUAL_TITLE, "text": MANUAL, "domain": "payment"}], staff=STAFF)
     live.start()
     yield live
     live.stop()
@@ -170,5 +177,31 @@ def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(serve
             page.goto(server.url + "/api/docs/")
             expect(page.locator(".swagger-ui .opblock").first).to_be_visible(timeout=20_000)
             assert violations == []
+        finally:
+            browser.close()
+
+
+def test_a_follow_up_with_an_ordinal_is_answered_from_the_right_document(server):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = _signed_in(browser, server)
+            page.fill("#input", "支付失败排查手册里列了哪几类问题？")
+            page.keyboard.press("Enter")
+            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+            page.fill("#input", "第二类呢？")
+            page.keyboard.press("Enter")
+            expect(page.locator(".msg-assistant")).to_have_count(2, timeout=60_000)
+            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+            second = page.locator(".msg-assistant").last
+            expect(second.locator(".answer")).to_contain_text("回调", timeout=10_000)
+            expect(second.locator(".badge", has_text="已结合上文")).to_be_visible()
+            cited = second.locator(".source-card.cited")
+            expect(cited.first).to_contain_text(MANUAL_TITLE)
+            # The section is named once on a card, above its text (not quoted in the answer).
+            expect(cited.locator(".source-context", has_text="二、扣款无回调").first).to_be_visible()
+            assert all(MANUAL_TITLE in text for text in cited.all_inner_texts())
         finally:
             browser.close()

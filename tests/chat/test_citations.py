@@ -100,3 +100,12 @@ def test_a_parenthesised_aside_is_not_an_uncited_claim():
     chunk = ScoredChunk(chunk_id="1", content="年假十五天。", score=1.0, document_id=1, document_title="手册")
     answer = "- 年假为十五天[1]\n\n（已按你记住的偏好作答：简洁回答，来自记忆“我更喜欢简洁的回答”）"
     assert CitationParser().run(answer=answer, chunks=[chunk], rerank_top1=0.9).citation_coverage == 1.0
+
+
+def test_a_list_item_quoting_several_sentences_is_covered_by_its_one_citation():
+    from kb.retrieval.types import ScoredChunk
+
+    chunk = ScoredChunk(chunk_id="1", content="甲。乙。", score=1.0)
+    answer = "以下内容摘自知识库：\n\n- 第一句话很长。第二句话也很长。[1]\n\n这一句没有出处的话。"
+    report = CitationParser().run(answer=answer, chunks=[chunk], rerank_top1=0.9)
+    assert report.citation_coverage == 0.5

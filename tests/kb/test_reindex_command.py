@@ -57,3 +57,23 @@ def test_reconcile_reports_nothing_missing_after_reindex(ingested, capsys):
     assert "vectors without chunks: 0" in out
     assert "BM25 entries missing: 0, without chunks: 0" in out
     assert "--repair" not in out
+
+
+def test_rechunk_gives_old_chunks_their_context_and_drops_heading_only_ones(kb_index, capsys):
+    from kb.models import Document, DocumentStatus
+
+    manual, _ = document_ingest_text(title="支付手册", text="# 支付手册\n\n## 超时\n支付请求默认超时时间为 30 秒。")
+    assert process_pending_documents() == 1
+    # Data written by the chunker before this one: a heading-only child and no context.
+    parent = Chunk.objects.filter(document=manual, level=ChunkLevel.PARENT).first()
+    Chunk.objects.create(document=manual, parent=parent, level=ChunkLevel.CHILD, ordinal=99, content="# 支付手册",
+                         char_start=0, char_end=7)
+    Chunk.objects.filter(document=manual).update(context="")
+
+    call_command("kb_reindex", "--rechunk")
+
+    children = list(Chunk.objects.filter(document=manual, level=ChunkLevel.CHILD))
+    assert [c.content for c in children] == ["支付请求默认超时时间为 30 秒。"]
+    assert children[0].context == "支付手册 › 超时" and children[0].vector_id == children[0].pk
+    assert Document.objects.get(pk=manual.pk).status == DocumentStatus.READY
+    assert "re-chunked 1 of 1 documents" in capsys.readouterr().out

@@ -1,13 +1,22 @@
-"""manage.py kb_reindex: drop every vector and BM25 entry and rebuild them with the current embedder."""
+"""manage.py kb_reindex: rebuild the vectors and BM25 entries, or (--rechunk) re-chunk every document."""
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
-    help = "Rebuild all vectors (and the BM25 index) from the stored chunks with the configured embedder."
+    help = ("Rebuild all vectors (and the BM25 index) from the stored chunks with the configured embedder; "
+            "with --rechunk, re-chunk and re-index every ready document from its stored file.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--rechunk", action="store_true",
+                            help="re-split every ready document with the current chunker (title and section "
+                                 "context, no heading-only chunks), then index it again")
 
     def handle(self, *args, **options) -> None:
+        if options["rechunk"]:
+            self._rechunk()
+            return
         from django.conf import settings
 
         from docmind.backends import get_ingest_embedder
@@ -27,3 +36,15 @@ class Command(BaseCommand):
         count = reindex_all(vectors=store, lexical=lexical, embedder=embedder,
                             progress=lambda done, total: self.stdout.write(f"  {done}/{total}"))
         self.stdout.write(f"reindexed {count} child chunks with {embedder.name}")
+
+    def _rechunk(self) -> None:
+        from kb.ingestion.worker import process_pending_documents
+        from kb.management.commands._kbcommand import open_index
+        from kb.models import Document, DocumentStatus
+        from kb.services import documents_requeue
+
+        open_index()  # fails clearly while a server holds the Milvus Lite file
+        queued = documents_requeue()
+        processed = process_pending_documents()
+        failed = Document.objects.filter(status=DocumentStatus.FAILED).count()
+        self.stdout.write(f"re-chunked {processed} of {queued} documents ({failed} failed in total)")

@@ -54,3 +54,33 @@ def test_a_heading_starts_a_new_parent_and_prefixes_later_ones():
 def test_a_sentence_without_punctuation_is_still_cut():
     parents = TextChunker(parent_chars=300, child_chars=80).split("无标点" * 400)
     assert all(len(c.content) <= 96 for p in parents for c in p.children)
+
+
+MANUAL = ("# 支付失败排查手册\n\n## 适用范围\n本手册用于排查支付失败。值班工程师应先确认影响范围。\n\n"
+          "## 一、支付超时\n支付请求默认超时时间为 30 秒。\n\n### 常见原因\n渠道侧拥塞或证书过期。\n\n"
+          "## 二、重复扣款\n系统会在 T+1 日发起原路退款。\n")
+
+
+def test_no_child_is_only_a_heading_or_the_title():
+    parents = TextChunker(parent_chars=1000, child_chars=240).split(
+        "支付失败排查手册\n" + MANUAL + "## 空章节\n\n## 三、尾声\n最后一句正文。", title="支付失败排查手册")
+    children = [c.content.strip() for p in parents for c in p.children]
+    assert children and all(not c.startswith("#") for c in children)
+    assert "支付失败排查手册" not in children and "三、尾声" not in children
+    assert "最后一句正文。" in children
+
+
+def test_children_carry_the_title_and_section_path_as_context():
+    parents = TextChunker(parent_chars=1000, child_chars=240).split(MANUAL, title="支付失败排查手册")
+    by_text = {c.content: p.context for p in parents for c in p.children}
+    assert by_text["本手册用于排查支付失败。值班工程师应先确认影响范围。"] == "支付失败排查手册 › 适用范围"
+    # A deeper heading nests under its section; the H1 that repeats the title is not said twice.
+    assert by_text["渠道侧拥塞或证书过期。"] == "支付失败排查手册 › 一、支付超时 › 常见原因"
+    assert by_text["系统会在 T+1 日发起原路退款。"] == "支付失败排查手册 › 二、重复扣款"
+
+
+def test_retrieval_text_puts_the_context_first():
+    from kb.ingestion.chunker import retrieval_text
+
+    assert retrieval_text("手册 › 一、超时", "正文。") == "手册 › 一、超时\n正文。"
+    assert retrieval_text("", "正文。") == "正文。"

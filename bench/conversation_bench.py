@@ -1,0 +1,234 @@
+"""Conversation benchmark: follow-ups, abstention, calibration and single-turn quality through `POST /api/chat/`.
+
+Run: .venv/bin/python bench/conversation_bench.py --data-dir /tmp/bench-conv [--sample 0.25] [--json out.json]
+
+Every paragraph of ../shared/eval/cmrc2018_trial.json becomes one document, except every
+`--holdout-every`-th paragraph, which is held back so that its questions have no answer in the KB.
+Questions go through the public SSE endpoint (Django's test client, in process, offline mode unless
+OPENAI_* is set) and the events are read as a browser would read them.
+
+- single turn: answer contains a gold answer; a citation points at the gold document.
+- follow-ups: turn 1 is the paragraph's first question; turn 2 a later question of the same paragraph
+  that names the article title, with the title replaced by a pronoun, asked with `conversation_id`.
+  The same pronoun question asked alone is the control.
+- abstention: share of held-back questions flagged (`start.noEvidence` or `start.lowConfidence`), against
+  the share of answerable single-turn questions flagged.
+- calibration: AUROC of `done.confidenceScore` for "the answer contains the gold answer", over the
+  answerable single-turn questions, and over those plus the held-back ones.
+
+`--sample F` keeps a deterministic fraction of the questions (for iterating; report full runs).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+EVAL = ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json"
+if not EVAL.exists():  # a worktree outside /work (the baseline checkout) still finds the shared file
+    EVAL = Path("/work/shared/eval/cmrc2018_trial.json")
+PRONOUN = "它"
+
+
+def auroc(scores: list[float], labels: list[bool]) -> float:
+    """Probability that a random positive outscores a random negative (ties count half)."""
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def load(holdout_every: int) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    data = json.loads(EVAL.read_text(encoding="utf-8"))["data"]
+    kept, answerable, unanswerable, followups = [], [], [], []
+    index = 0
+    for article in data:
+        title = article.get("title") or ""
+        for para in article["paragraphs"]:
+            held = holdout_every > 0 and index % holdout_every == holdout_every - 1
+            index += 1
+            qas = [{"question": qa["question"], "paragraph": para["id"],
+                    "answers": [a["text"] for a in qa["answers"] if a["text"]]}
+                   for qa in para["qas"] if qa["question"].strip()]
+            if held:
+                unanswerable.extend(qas)
+                continue
+            kept.append({"id": para["id"], "title": title or para["id"], "text": para["context"]})
+            answerable.extend(qas)
+            later = [q for q in qas[1:] if title and len(title) >= 2 and title in q["question"]]
+            if len(qas) >= 2 and later:
+                turn2 = dict(later[0], question=later[0]["question"].replace(title, PRONOUN))
+                followups.append({"turn1": qas[0], "turn2": turn2})
+    return kept, answerable, unanswerable, followups
+
+
+def sample(items: list, fraction: float) -> list:
+    if fraction >= 1:
+        return items
+    step = max(1, round(1 / fraction))
+    return items[::step]
+
+
+class Asker:
+    """One user asking through the SSE endpoint; returns what a browser would show."""
+
+    def __init__(self, client, runner: asyncio.Runner) -> None:
+        self.client = client
+        self.runner = runner
+
+    def ask(self, message: str, conversation_id: int | None = None) -> dict:
+        body = {"message": message}
+        if conversation_id is not None:
+            body["conversation_id"] = conversation_id
+        return self.runner.run(self._ask(body))
+
+    async def _ask(self, body: dict) -> dict:
+        response = await self.client.post("/api/chat/", data=json.dumps(body), content_type="application/json")
+        if response.status_code != 200:
+            return {"error": f"HTTP {response.status_code}"}
+        raw = b"".join([piece async for piece in response.streaming_content]).decode("utf-8")
+        events: dict[str, dict] = {}
+        for block in raw.split("\n\n"):
+            kind, data = None, None
+            for line in block.splitlines():
+                if line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:"):
+                    data = json.loads(line[5:].strip())
+            if kind and data is not None:
+                events.setdefault(kind, data)
+                if kind == "done":
+                    events["done"] = data
+        if "done" not in events:
+            return {"error": events.get("error", {}).get("code", "no done event")}
+        start = events.get("start", {})
+        done = events["done"]
+        return {
+            "answer": done["answer"],
+            "documents": {c.get("document_id") for c in done.get("citations", [])},
+            "score": float(done.get("confidenceScore") or 0.0),
+            "band": done.get("confidenceBand", ""),
+            "flagged": bool(start.get("noEvidence") or start.get("lowConfidence")),
+            "conversation_id": done["conversation_id"],
+            "rewritten": events.get("understanding", {}).get("rewritten", ""),
+        }
+
+
+def hit(result: dict, q: dict) -> bool:
+    return "answer" in result and any(a in result["answer"] for a in q["answers"])
+
+
+def cites(result: dict, q: dict, doc_of: dict[str, int]) -> bool:
+    return doc_of[q["paragraph"]] in result.get("documents", set())
+
+
+def share(values: list[bool]) -> float:
+    return round(sum(values) / len(values), 3) if values else float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
+    parser.add_argument("--holdout-every", type=int, default=10)
+    parser.add_argument("--sample", type=float, default=1.0)
+    parser.add_argument("--json", type=Path, default=None, help="also write the per-question results here")
+    args = parser.parse_args()
+
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    os.environ["DOCMIND_DATA_DIR"] = str(args.data_dir)
+    os.environ["DOCMIND_INGEST_WORKER"] = "false"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import AsyncClient
+
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_ingest_text
+
+    call_command("migrate", verbosity=0)
+    kept, answerable, unanswerable, followups = load(args.holdout_every)
+    started = time.monotonic()
+    doc_of = {}
+    for p in kept:
+        document, _ = document_ingest_text(title=p["title"], text=p["text"], domain="cmrc", filename=f"{p['id']}.txt")
+        doc_of[p["id"]] = document.pk
+    process_pending_documents()
+    ingest_s = round(time.monotonic() - started, 1)
+
+    runner = asyncio.Runner()
+
+    def asker(name: str) -> Asker:
+        # One user per phase: the semantic answer cache is per user and must not carry answers across phases.
+        user, _ = get_user_model().objects.get_or_create(username=f"bench-conv-{name}")
+        client = AsyncClient()
+        runner.run(client.aforce_login(user))
+        return Asker(client, runner)
+
+    answerable, unanswerable, followups = (sample(answerable, args.sample), sample(unanswerable, args.sample),
+                                           sample(followups, args.sample))
+    rows: dict[str, list] = {"single": [], "unanswerable": [], "followup": [], "control": []}
+    t0 = time.monotonic()
+    single = asker("single")
+    for q in answerable:
+        r = single.ask(q["question"])
+        rows["single"].append({"q": q["question"], "hit": hit(r, q), "cites": cites(r, q, doc_of),
+                               "score": r.get("score", 0.0), "flagged": r.get("flagged", False),
+                               "band": r.get("band", ""), "error": r.get("error")})
+    held = asker("held")
+    for q in unanswerable:
+        r = held.ask(q["question"])
+        rows["unanswerable"].append({"q": q["question"], "hit": hit(r, q), "score": r.get("score", 0.0),
+                                     "flagged": r.get("flagged", False), "error": r.get("error")})
+    conv = asker("followup")
+    control = asker("control")
+    for pair in followups:
+        first = conv.ask(pair["turn1"]["question"])
+        second = conv.ask(pair["turn2"]["question"], first.get("conversation_id"))
+        q = pair["turn2"]
+        rows["followup"].append({"q": q["question"], "rewritten": second.get("rewritten", ""),
+                                 "hit": hit(second, q), "cites": cites(second, q, doc_of),
+                                 "error": second.get("error")})
+        alone = control.ask(q["question"])
+        rows["control"].append({"q": q["question"], "hit": hit(alone, q), "cites": cites(alone, q, doc_of),
+                                "error": alone.get("error")})
+    ask_s = round(time.monotonic() - t0, 1)
+
+    s, u, f, c = rows["single"], rows["unanswerable"], rows["followup"], rows["control"]
+    report = {
+        "documents": len(kept), "ingest_seconds": ingest_s, "ask_seconds": ask_s,
+        "errors": sum(bool(r["error"]) for rs in rows.values() for r in rs),
+        "single_turn": {"n": len(s), "answer_hit": share([r["hit"] for r in s]),
+                        "cites_gold": share([r["cites"] for r in s])},
+        "followup": {"n": len(f), "cites_gold": share([r["cites"] for r in f]),
+                     "answer_hit": share([r["hit"] for r in f]),
+                     "cites_and_hit": share([r["cites"] and r["hit"] for r in f])},
+        "followup_control_alone": {"n": len(c), "cites_gold": share([r["cites"] for r in c]),
+                                   "answer_hit": share([r["hit"] for r in c])},
+        "abstention": {"unanswerable_n": len(u), "unanswerable_flagged": share([r["flagged"] for r in u]),
+                       "answerable_flagged": share([r["flagged"] for r in s])},
+        "calibration": {
+            "auroc_answerable": round(auroc([r["score"] for r in s], [r["hit"] for r in s]), 4),
+            "auroc_with_unanswerable": round(auroc([r["score"] for r in s + u],
+                                                   [r["hit"] for r in s + u]), 4),
+        },
+    }
+    print(json.dumps(report, ensure_ascii=False, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps({"report": report, "rows": rows}, ensure_ascii=False, indent=1,
+                                        default=list), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Fit the calibrated confidence (chat/confidence.py) on the CMRC 2018 trial set.
+
+Run after bench/conversation_bench.py has built its data dir (same --data-dir, same --holdout-every):
+  .venv/bin/python bench/fit_confidence.py --data-dir /tmp/bench-conv [--sample 0.5]
+
+Every answerable and held-back question goes through ChatPipeline (offline); the evidence features the
+pipeline stored with the answer are the inputs, "the answer contains a gold answer" the label. Prints the
+weights of the two logistic regressions of chat/confidence.py (Newton's method, small L2): "answerable"
+(answerable against held-back questions) and "right" (among answerable questions, the answer contains the
+gold answer); the AUROC on the even and odd halves when fitted on the other half; and for candidate
+abstention thresholds the share of each group that P(answerable) would flag.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from conversation_bench import auroc, load, sample  # noqa: E402
+
+# The signals each model keeps: a fit on all of them put large opposite-signed weights on correlated
+# signals (rerank score and lexical coverage), which would not transfer to other data.
+ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence")
+RIGHT_FEATURES = ("rerank_top1", "focus_match")
+
+
+def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
+    """Logistic regression with an intercept (last weight) by Newton's method."""
+    xb = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(xb.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-xb @ w))
+        grad = xb.T @ (p - y) + l2 * np.r_[w[:-1], 0]
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[np.ones(len(w) - 1), 0])
+        w -= np.linalg.solve(hess, grad)
+    return w
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
+    parser.add_argument("--holdout-every", type=int, default=10)
+    parser.add_argument("--sample", type=float, default=1.0)
+    parser.add_argument("--cache", type=Path, default=None, help="reuse/write the collected features here")
+    args = parser.parse_args()
+    os.environ["DOCMIND_DATA_DIR"] = str(args.data_dir)
+    os.environ["DOCMIND_INGEST_WORKER"] = "false"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from chat.confidence import FEATURES
+    from chat.models import Message
+    from chat.pipeline import ChatPipeline
+    from chat.pipeline.stages import build_stages
+
+    rows = []
+    if args.cache and args.cache.exists():
+        rows = json.loads(args.cache.read_text())
+    else:
+        _, answerable, unanswerable, _ = load(args.holdout_every)
+        user, _ = get_user_model().objects.get_or_create(username="bench-fit")
+        # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
+        pipeline = ChatPipeline(stages_factory=lambda snap: build_stages(
+            {**snap, "answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}))
+        for group, questions in (("answerable", sample(answerable, args.sample)),
+                                 ("unanswerable", sample(unanswerable, args.sample))):
+            for q in questions:
+                done = None
+                for event in pipeline.run(user=user, message=q["question"], cancel=threading.Event()):
+                    if event.type == "done":
+                        done = event.data
+                if done is None:
+                    continue
+                log = Message.objects.get(pk=done["message_id"]).retrieval_log
+                features = (log.get("assessment") or {}).get("features") or {}
+                if not set(FEATURES) <= set(features):
+                    continue
+                rows.append({"group": group, "hit": any(a in done["answer"] for a in q["answers"]),
+                             "features": features})
+        if args.cache:
+            args.cache.write_text(json.dumps(rows))
+    hit = np.array([float(r["hit"]) for r in rows])
+    answerable = np.array([float(r["group"] == "answerable") for r in rows])
+
+    def matrix(names: tuple[str, ...]) -> np.ndarray:
+        return np.array([[r["features"][f] for f in names] for r in rows])
+
+    def prob(w: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
+
+    xa, xr = matrix(ANSWERABLE_FEATURES), matrix(RIGHT_FEATURES)
+    w_ans = fit(xa, answerable)
+    w_right = fit(xr[answerable > 0], hit[answerable > 0])
+    for name, names, w in (("ANSWERABLE_WEIGHTS", ANSWERABLE_FEATURES, w_ans),
+                           ("RIGHT_WEIGHTS", RIGHT_FEATURES, w_right)):
+        weights = dict.fromkeys(FEATURES, 0.0) | {f: round(float(v), 2) for f, v in zip(names, w[:-1], strict=True)}
+        print(name, {**weights, "bias": round(float(w[-1]), 2)})
+    for half in (0, 1):
+        train, test = np.arange(len(rows)) % 2 != half, np.arange(len(rows)) % 2 == half
+        wa = fit(xa[train], answerable[train])
+        wr = fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
+        score = prob(wa, xa[test]) * prob(wr, xr[test])
+        print(f"fitted on the other half, half {half}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
+              f"AUROC(answerable) {auroc(list(prob(wa, xa[test])), list(answerable[test] > 0)):.4f}")
+    p_ans = prob(w_ans, xa)
+    score = p_ans * prob(w_right, xr)
+    print("in sample: AUROC(hit)", round(auroc(list(score), list(hit > 0)), 4),
+          "AUROC(hit | answerable)", round(auroc(list(score[answerable > 0]), list(hit[answerable > 0] > 0)), 4))
+    for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        print(f"abstain below {t:.2f}: unanswerable flagged {np.mean(p_ans[answerable == 0] < t):.3f}, "
+              f"answerable flagged {np.mean(p_ans[answerable > 0] < t):.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""`ConversationRewriter`: the offline rewrite of a follow-up into a standalone question.
+
+Retrieval sees one question at a time, so "它的面积有多大？", "第二类怎么处理？", "What does the second
+one mean?" or "那退款呢？" must carry what they refer to. The references are resolved from the last
+turn: its cited documents (the subject), its answer's list items and the cited document's sections
+(ordinals), and its question (ellipsis).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import jieba
+
+from chat.types import ConversationContext, PreviousTurn, Rewrite
+
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+                "eighth": 8, "ninth": 9, "tenth": 10, "last": -1}
+_ZH_NOUNS = r"个|类|种|步|项|条|点|部分|节|章|问题|情况|方面|原因|阶段"
+_EN_NOUNS = (r"one|item|step|point|category|type|kind|section|part|bullet|issue|problem|case|reason|option|"
+             r"stage|thing")
+
+# An ordinal refers back only when nothing names what it counts: "第二类怎么处理？" does, "最后一个王公是谁？"
+# (followed by its own noun) does not.
+ORDINAL_ZH = re.compile(r"(?:(?:上面|上述|刚才|前面|你)(?:说|讲|提到|列出?)?的)?"
+                        rf"(?:第\s*([一二两三四五六七八九十]|\d{{1,2}})|(最后)(?:一)?)\s*(?:{_ZH_NOUNS})"
+                        r"(?=$|[\s，,。.？?！!：:；;、]|呢|吗|吧|啊|呀|是|的|怎|如何|为什么|为何|有|要|需|讲|说|指|具体|再|也|和|与|跟|"
+                        r"里|中|包括|包含|属于|应该|可以|能|会|用|在)")
+ORDINAL_EN = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|"
+                        rf"\d{{1,2}}(?:st|nd|rd|th))\s+(?:{_EN_NOUNS})s?\b", re.I)
+# Chinese pronouns are whole words (jieba), so 应该, 其他 or 尤其 never count.
+_PRONOUNS_ZH = frozenset({"它", "它们", "他", "他们", "她", "她们", "其", "该", "这个", "那个", "这些", "那些",
+                          "上述", "前者", "后者", "此"})
+PRONOUN_EN = re.compile(r"\b(?:its|it|they|them|their|this one|that one|these|those|he|she|his|her)\b", re.I)
+_POSSESSIVE_EN = re.compile(r"^(?:its|their|his|her)$", re.I)
+ELLIPSIS_ZH = re.compile(r"^(?:那|那么|还有|然后|再说说)?\s*(.{1,24}?)\s*(?:呢|怎么样|又如何|又怎样)\s*[？?。!！]*$")
+ELLIPSIS_EN = re.compile(r"^(?:and\s+|so\s+|ok,?\s+)?(?:what|how)\s+about\s+(.{1,60}?)\s*[?.!]*$", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s*(.+?)\s*$")
+_REF = re.compile(r"\[\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\]")
+_NUMBERING = re.compile(r"^\s*(?:第?[一二两三四五六七八九十]+[、.．：:]|\d{1,2}[.)、．:：]|step\s+\d+[.:]?)\s*", re.I)
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_WORD = re.compile(r"[A-Za-z0-9]+")
+ITEM_MAX_CHARS = 80
+# A question this short that names nothing of its own leans on the last turn ("需要升级给谁？").
+SHORT_FOLLOW_UP = 8
+
+
+class _ZhPronouns:
+    """`search` like a compiled pattern, over jieba's words: the first pronoun as a match-like span."""
+
+    @staticmethod
+    def search(text: str) -> _Span | None:
+        for word, start, end in jieba.tokenize(text):
+            if word in _PRONOUNS_ZH:
+                return _Span(word, start, end)
+        return None
+
+
+class _Span:
+    def __init__(self, word: str, start: int, end: int) -> None:
+        self._word, self._start, self._end = word, start, end
+
+    def group(self, _: int = 0) -> str:
+        return self._word
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+
+PRONOUN_ZH = _ZhPronouns()
+
+
+def _size(text: str) -> int:
+    return len(_CJK.findall(text)) + len(_WORD.findall(text))
+
+
+def _number(token: str) -> int:
+    token = token.lower()
+    if token in _EN_ORDINALS:
+        return _EN_ORDINALS[token]
+    if token in _ZH_DIGITS:
+        return _ZH_DIGITS[token]
+    digits = re.match(r"\d+", token)
+    return int(digits.group(0)) if digits else 0
+
+
+def answer_items(answer: str) -> list[str]:
+    """The list items of an answer (bullets or numbers), citation markers and lead-in colons removed."""
+    items = []
+    for line in answer.splitlines():
+        found = _LIST_ITEM.match(line)
+        if found:
+            text = _REF.sub("", found.group(1)).strip().rstrip("：:").strip()
+            if text:
+                items.append(text)
+    return items
+
+
+def _numbered(section: str) -> int:
+    """The number a heading gives itself ("二、扣款…" → 2, "3. Rollback" → 3), or 0."""
+    found = re.match(r"^\s*(?:第)?([一二两三四五六七八九十]|\d{1,2})(?:[、.．:：)]|\s)", section)
+    return _number(found.group(1)) if found else 0
+
+
+def _pick(items: Sequence[str], n: int) -> str:
+    if not items or n == 0 or abs(n) > len(items) or (n > 0 and n > len(items)):
+        return ""
+    return items[n - 1] if n > 0 else items[-1]
+
+
+def resolve_ordinal(n: int, previous: PreviousTurn) -> str:
+    """The n-th item the last answer listed, else the n-th section of the document it cited."""
+    item = _pick(answer_items(previous.answer), n)
+    if not item and previous.sections:
+        # A heading that numbers itself wins: "第二类" is "二、…" even after an unnumbered "适用范围".
+        numbered = [s for s in previous.sections if _numbered(s) == n] if n > 0 else []
+        item = numbered[0] if numbered else _pick(previous.sections, n)
+    item = _NUMBERING.sub("", item).strip()
+    return item[:ITEM_MAX_CHARS]
+
+
+def _without(text: str, subject: str) -> str:
+    return text.replace(subject, "").strip(" ，,：:里中的") if subject and subject in text else text
+
+
+class ConversationRewriter:
+    """Deterministic: the same message and conversation always give the same rewrite."""
+
+    def run(self, *, message: str, context: ConversationContext) -> Rewrite:
+        text = message.strip()
+        refers = bool(ORDINAL_ZH.search(text) or ORDINAL_EN.search(text) or PRONOUN_ZH.search(text)
+                      or PRONOUN_EN.search(text) or ELLIPSIS_ZH.match(text) or ELLIPSIS_EN.match(text))
+        previous = context.previous
+        if previous is None:
+            return Rewrite(text=text, leans_back=refers)
+        subject = previous.sources[0].title if previous.sources else ""
+        resolved: list[str] = []
+        rewritten = text
+        item = ""
+        ordinal = ORDINAL_ZH.search(text) or ORDINAL_EN.search(text)
+        if ordinal:
+            n = _number(ordinal.group(1) or ("last" if ordinal.re is ORDINAL_ZH and ordinal.group(2) else ""))
+            item = resolve_ordinal(n, previous)
+            if item:
+                rewritten = rewritten[:ordinal.start()] + item + rewritten[ordinal.end():]
+                resolved.append(f"{ordinal.group(0)} → {item}")
+        ellipsis = ELLIPSIS_ZH.match(text) or ELLIPSIS_EN.match(text)
+        if ellipsis and not PRONOUN_ZH.search(ellipsis.group(1)) and not PRONOUN_EN.search(ellipsis.group(1)):
+            focus = item or ellipsis.group(1).strip()
+            asked = previous.rewritten or previous.question
+            # "那退款呢？" asks the last question again about something else; "第二个呢？" asks about the item.
+            rewritten = f"{subject} {focus}".strip() if item else f"{focus} {_without(asked, subject)}".strip()
+            resolved.append(f"{ellipsis.group(0)} → {rewritten}")
+        elif subject:
+            rewritten, hit = self._pronoun(rewritten, subject)
+            if hit:
+                resolved.append(f"{hit} → {subject}")
+        elif PRONOUN_ZH.search(text) or PRONOUN_EN.search(text):
+            # Nothing was cited last time: the last question itself is the best description of "it".
+            asked = previous.rewritten or previous.question
+            rewritten = f"{asked} {text}"
+            resolved.append(f"context → {asked}")
+        new_focus = bool(ellipsis) and not item
+        if subject and subject not in rewritten and not new_focus and (resolved or _size(text) <= SHORT_FOLLOW_UP):
+            rewritten = f"{subject} {rewritten}"
+            if not resolved:
+                resolved.append(f"context → {subject}")
+        return Rewrite(text=rewritten, resolved=tuple(resolved), leans_back=refers or bool(resolved))
+
+    @staticmethod
+    def _pronoun(text: str, subject: str) -> tuple[str, str]:
+        if subject in text:
+            return text, ""
+        for pattern in (PRONOUN_ZH, PRONOUN_EN):
+            found = pattern.search(text)
+            if found:
+                word = found.group(0)
+                replacement = f"{subject}'s" if _POSSESSIVE_EN.match(word) else subject
+                return text[:found.start()] + replacement + text[found.end():], word
+        return text, ""

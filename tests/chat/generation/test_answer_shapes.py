@@ -1,0 +1,79 @@
+"""The offline answer without padding, and shaped by the question: comparison, how-to steps, summary."""
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from chat.generation import ExtractiveAnswerer
+from chat.types import AnswerShape
+from kb.retrieval.types import ScoredChunk
+
+
+def chunk(cid: str, content: str, *, title: str = "支付失败排查手册", context: str = "", rerank: float = 0.8,
+          document_id: int = 1) -> ScoredChunk:
+    return ScoredChunk(chunk_id=cid, content=content, score=rerank, document_id=document_id, document_title=title,
+                       context=context or title, stage_scores=MappingProxyType({"rerank": rerank}))
+
+
+TIMEOUT = chunk("t", "## 一、支付超时\n支付请求默认超时时间为 30 秒。超过 30 秒未收到应答时，网关把订单置为支付中。",
+                context="支付失败排查手册 › 一、支付超时")
+CALLBACK = chunk("c", "## 二、扣款无回调\n排查步骤：\n1. 在回调日志中按订单号搜索，确认是否收到通知；\n"
+                      "2. 若收到但处理失败，查看错误码；\n3. 若未收到，检查回调地址的 DNS 与防火墙白名单；",
+                 context="支付失败排查手册 › 二、扣款无回调")
+DUPLICATE = chunk("d", "## 三、重复扣款\n同一订单号出现两笔成功流水时，系统会在 T+1 日发起原路退款。",
+                  context="支付失败排查手册 › 三、重复扣款")
+TITLE_ONLY = chunk("x", "# 支付失败排查手册\n支付失败排查手册")
+DISK = chunk("k", "磁盘使用率超过 90% 时会触发告警，值班工程师需要清理日志。", title="服务器磁盘告警处理",
+             rerank=0.1, document_id=2)
+
+
+def body_lines(answer: str) -> list[str]:
+    return [line for line in answer.split("\n\n", 1)[1].splitlines() if line.strip()]
+
+
+def test_headings_and_titles_are_never_quoted():
+    answer = ExtractiveAnswerer().run(question="支付失败排查手册 支付超时多久", chunks=[TITLE_ONLY, TIMEOUT])
+    assert "30 秒" in answer
+    assert all("#" not in line and line.strip("- []0123456789") != "支付失败排查手册" for line in body_lines(answer))
+
+
+def test_sentences_from_chunks_far_below_the_best_are_left_out():
+    answer = ExtractiveAnswerer().run(question="支付超时 值班工程师 清理日志", chunks=[TIMEOUT, DISK])
+    assert "磁盘" not in answer and "30 秒" in answer
+
+
+def test_a_comparison_has_one_section_per_side_and_says_when_a_side_has_nothing():
+    answer = ExtractiveAnswerer().run(question="支付超时和重复扣款有什么区别？", chunks=[TIMEOUT, DUPLICATE],
+                                      shape=AnswerShape.COMPARISON, sides=("支付超时", "重复扣款"))
+    timeout_part, duplicate_part = answer.split("**重复扣款**")
+    assert "**支付超时**" in timeout_part and "30 秒" in timeout_part and "T+1" not in timeout_part
+    assert "T+1" in duplicate_part and "[2]" in duplicate_part
+    missing = ExtractiveAnswerer().run(question="支付超时和年假有什么区别？", chunks=[TIMEOUT],
+                                       shape=AnswerShape.COMPARISON, sides=("支付超时", "年假"))
+    assert "没有找到关于“年假”的内容" in missing
+
+
+def test_how_to_lists_the_sources_steps_in_order_with_their_numbers():
+    answer = ExtractiveAnswerer().run(question="扣款无回调怎么排查？", chunks=[TIMEOUT, CALLBACK],
+                                      shape=AnswerShape.STEPS)
+    lines = body_lines(answer)
+    assert [line[:2] for line in lines] == ["1.", "2.", "3."]
+    assert lines[0].startswith("1. 在回调日志中按订单号搜索") and lines[0].endswith("[2]")
+
+
+def test_a_summary_covers_every_section_and_never_is_the_title():
+    answer = ExtractiveAnswerer().run(question="总结一下这篇文档", chunks=[TITLE_ONLY, TIMEOUT, CALLBACK, DUPLICATE],
+                                      shape=AnswerShape.SUMMARY)
+    assert "[2]" in answer and "[3]" in answer and "[4]" in answer
+    assert "30 秒" in answer and "回调日志" in answer and "T+1" in answer
+    assert "支付失败排查手册[1]" not in answer
+
+
+def test_a_passage_belongs_to_the_side_its_section_names_and_is_quoted_once():
+    refund = chunk("r", "一笔订单可以多次部分退款，累计退款金额不能超过实付金额。\n用户反馈退款未到账时：",
+                   title="退款处理指南", context="退款处理指南 › 部分退款", document_id=3)
+    answer = ExtractiveAnswerer().run(question="退款和重复扣款有什么区别？", chunks=[DUPLICATE, refund],
+                                      shape=AnswerShape.COMPARISON, sides=("退款", "重复扣款"))
+    refund_part, duplicate_part = answer.split("**重复扣款**")
+    assert "部分退款" in refund_part and "T+1" not in refund_part
+    assert "T+1" in duplicate_part and answer.count("T+1") == 1
+    assert "未到账时" not in answer  # a lead-in says nothing on its own

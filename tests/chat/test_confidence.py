@@ -1,0 +1,69 @@
+"""ConfidenceCalibrator: one calibrated number for abstention, the low-relevance label and the band."""
+from __future__ import annotations
+
+from types import MappingProxyType
+
+import pytest
+
+from chat.confidence import ConfidenceCalibrator, evidence_features
+from chat.types import Assessment, Verdict
+from kb.retrieval.types import Grade, GradeResult, ScoredChunk
+
+
+def calibrator(**kw) -> ConfidenceCalibrator:
+    return ConfidenceCalibrator(**{"abstain_below": 0.2, "medium_from": 0.4, "high_from": 0.7, **kw})
+
+
+def grade(top1: float, lex: float = 0.5) -> GradeResult:
+    return GradeResult(grade=Grade.AMBIGUOUS, rerank_top1=top1, lex_coverage=lex, kb_entity_weak=False,
+                       web_compensation_needed=False)
+
+
+ANSWER = ScoredChunk(chunk_id="1", content="星河公司的年假为每年十五天，入职第一年按月折算。", score=0.9,
+                     document_title="星河公司员工手册", context="星河公司员工手册",
+                     stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+@pytest.mark.parametrize("kw", [{"abstain_below": 0.5, "medium_from": 0.4}, {"high_from": 1.5},
+                                {"answerable": {"bias": 1.0}}])
+def test_it_rejects_inconsistent_thresholds_and_weights(kw):
+    with pytest.raises(ValueError):
+        calibrator(**kw)
+
+
+def test_no_evidence_abstains():
+    assert calibrator().run(question="年假？", chunks=[], grade=grade(0.0)).verdict is Verdict.ABSTAIN
+
+
+def test_strong_matching_evidence_is_answered_and_weak_evidence_abstains():
+    strong = calibrator().run(question="星河公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.9, 1.0))
+    weak = calibrator().run(question="公司的股票期权怎么行权？", chunks=[ANSWER], grade=grade(0.1, 0.0))
+    assert strong.verdict is Verdict.ANSWER and weak.verdict is Verdict.ABSTAIN
+    assert strong.score > weak.score
+
+
+def test_the_score_ranks_by_evidence_strength():
+    scores = [calibrator().run(question="星河公司的年假有多少天？", chunks=[ANSWER], grade=grade(top1)).score
+              for top1 in (0.3, 0.5, 0.7, 0.9)]
+    assert scores == sorted(scores)
+
+
+def test_features_are_within_unit_range():
+    features = evidence_features(question="星河公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.9))
+    assert features["best_sentence"] > 0.5 and features["best_in_top"] == 1.0
+    assert all(0.0 <= v <= 1.0 for v in features.values())
+
+
+@pytest.mark.parametrize("verdict,score,coverage,band", [
+    (Verdict.ANSWER, 0.9, 1.0, "high"), (Verdict.ANSWER, 0.9, 0.0, "medium"), (Verdict.ANSWER, 0.5, None, "medium"),
+    (Verdict.ANSWER, 0.2, 1.0, "low"), (Verdict.LOW, 0.35, 1.0, "low"), (Verdict.ABSTAIN, 0.1, None, "none"),
+])
+def test_the_band_follows_the_verdict_and_the_score(verdict, score, coverage, band):
+    final, got = calibrator().finish(assessment=Assessment(score=score, verdict=verdict), citation_coverage=coverage)
+    assert got == band and final <= score
+
+
+def test_a_low_verdict_never_ends_in_a_better_band():
+    # Even a LOW verdict whose score alone would read "high" stays low: label and band must agree.
+    _, band = calibrator().finish(assessment=Assessment(score=0.95, verdict=Verdict.LOW), citation_coverage=1.0)
+    assert band == "low"

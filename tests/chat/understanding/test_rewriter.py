@@ -1,0 +1,93 @@
+"""ConversationRewriter: follow-ups made standalone from the last turn (pronouns, ordinals, ellipsis)."""
+from __future__ import annotations
+
+import pytest
+
+from chat.types import ConversationContext, PreviousTurn, SourceRef
+from chat.understanding.rewriter import ConversationRewriter, answer_items, resolve_ordinal
+
+MANUAL = "支付失败排查手册"
+SECTIONS = ("适用范围", "一、支付超时", "二、扣款成功但订单未更新（扣款无回调）", "三、重复扣款")
+LIST_ANSWER = ("以下内容摘自知识库（离线抽取模式）：\n\n- 支付请求默认超时时间为 30 秒。[1]\n"
+               "- 渠道扣款成功后会向我们的回调地址推送通知。[1]\n- 同一订单号出现两笔成功流水时会标记为重复支付。[1]")
+
+
+def _context(question="支付失败排查手册里列了哪几类问题？", answer="本手册用于排查支付失败等问题。[1]",
+             sources=(SourceRef(1, MANUAL),), sections=SECTIONS) -> ConversationContext:
+    return ConversationContext(previous=PreviousTurn(question=question, rewritten=question, answer=answer,
+                                                     sources=sources, sections=sections))
+
+
+def rewrite(message: str, context: ConversationContext | None = None):
+    return ConversationRewriter().run(message=message, context=context or _context())
+
+
+def test_a_chinese_ordinal_picks_the_section_that_numbers_itself():
+    result = rewrite("第二类怎么处理？")
+    assert "扣款成功但订单未更新" in result.text and MANUAL in result.text
+    assert "第二类" not in result.text and result.resolved
+
+
+def test_an_ordinal_prefers_the_items_of_the_previous_answer():
+    result = rewrite("What does the second one mean?", _context(answer=LIST_ANSWER))
+    assert "渠道扣款成功后会向我们的回调地址推送通知" in result.text
+    assert "second one" not in result.text
+
+
+def test_the_last_one_and_chinese_step_ordinals_resolve():
+    assert "重复支付" in rewrite("最后一个呢？", _context(answer=LIST_ANSWER)).text
+    assert "支付请求默认超时时间" in rewrite("上面说的第一步是什么意思", _context(answer=LIST_ANSWER)).text
+
+
+def test_a_summary_of_the_second_item_keeps_the_verb():
+    result = rewrite("总结一下第二个", _context(answer=LIST_ANSWER))
+    assert result.text.startswith(MANUAL) and "总结一下" in result.text and "回调地址" in result.text
+
+
+@pytest.mark.parametrize("message,expected", [
+    ("它的面积有多大？", "乍都节公园的面积有多大？"),
+    ("What is its area?", "What is 乍都节公园's area?"),
+])
+def test_a_pronoun_becomes_the_subject_the_last_answer_cited(message, expected):
+    context = _context(question="乍都节公园位于什么地方？", sources=(SourceRef(7, "乍都节公园"),), sections=())
+    assert rewrite(message, context).text == expected
+
+
+def test_ellipsis_asks_the_last_question_about_the_new_thing():
+    context = _context(question="乍都节公园位于什么地方？", sources=(SourceRef(7, "乍都节公园"),), sections=())
+    assert rewrite("那火车公园呢？", context).text == "火车公园 位于什么地方？"
+
+
+def test_a_short_follow_up_without_a_subject_gets_the_last_subject():
+    result = rewrite("需要升级给谁？")
+    assert result.text == f"{MANUAL} 需要升级给谁？" and result.leans_back
+
+
+def test_a_standalone_question_is_left_alone():
+    result = rewrite("数据库连接池耗尽时应该先检查哪些指标？")
+    assert result.text == "数据库连接池耗尽时应该先检查哪些指标？" and not result.resolved
+
+
+def test_without_a_conversation_a_reference_is_flagged_but_unchanged():
+    result = ConversationRewriter().run(message="它多少钱？", context=ConversationContext())
+    assert result.text == "它多少钱？" and result.leans_back and not result.resolved
+
+
+def test_with_nothing_cited_the_last_question_describes_it():
+    context = _context(question="Tell me about Redis", sources=(), sections=())
+    assert "Redis" in rewrite("what about it?", context).text
+
+
+def test_answer_items_strip_markers_and_citations():
+    assert answer_items("lead:\n\n1. first step [1]\n2) second step[2]\n- third：") == \
+        ["first step", "second step", "third"]
+
+
+def test_an_ordinal_beyond_what_was_listed_resolves_to_nothing():
+    previous = _context(answer=LIST_ANSWER, sections=()).previous
+    assert resolve_ordinal(9, previous) == ""
+
+
+def test_an_ordinal_with_its_own_noun_is_not_a_reference():
+    result = rewrite("最后一个王公是谁？", _context(answer=LIST_ANSWER))
+    assert result.text.endswith("最后一个王公是谁？") and "重复支付" not in result.text
