@@ -1,6 +1,7 @@
 """Chat benchmark, offline mode: pipeline latency and answer quality on CMRC 2018, then concurrent WebSocket chats.
 
 Run: .venv/bin/python bench/chat_bench.py [--data-dir data/bench-chat] [--questions 100] [--concurrency 50]
+     .venv/bin/python bench/chat_bench.py --phase tracing [--rounds 2]   # OpenTelemetry overhead
 
 Phase 1 (a child process) ingests every passage of ../shared/eval/cmrc2018_trial.json (one document
 per paragraph, kept in the persistent --data-dir so later runs skip ingestion) and asks the first N
@@ -9,6 +10,10 @@ contains the gold answer, how often a citation points at the gold paragraph's do
 Phase 2 starts daphne on loopback over the same data dir and runs C chats at once over /ws/chat/
 (a tiny built-in WebSocket client; no extra dependency): error count and p95 total time. The
 server is stopped at the end, and every wait is bounded.
+Phase "tracing" asks every question with tracing off and on in one process, alternating per
+question (OTLP http/protobuf export to a loopback sink that answers 200, so span creation,
+serialisation and the exporter's HTTP posts are all paid) and compares the p50 of the two
+modes; the target is an overhead of at most 3 %. Run phase 1 once first to ingest the data.
 """
 from __future__ import annotations
 
@@ -29,7 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-EVAL = ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json"
+# A worktree checkout is not next to shared/: DOCMIND_EVAL_FILE names the file then.
+EVAL = Path(os.environ.get("DOCMIND_EVAL_FILE") or ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json")
 
 
 def pct(values: list[float], q: float) -> float:
@@ -217,15 +223,130 @@ def phase_websocket(data_dir: Path, questions: list[str], concurrency: int, time
             "wall_seconds": round(wall, 1)}
 
 
+# ---------------------------------------------------------------- phase "tracing": OTel on vs off
+class _OtlpSink:
+    """A loopback OTLP/HTTP receiver that accepts and counts export requests."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        sink = self
+        self.requests = 0
+        self.bytes = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                sink.requests += 1
+                sink.bytes += len(body)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-protobuf")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                return
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def phase_tracing_child(data_dir: Path, n: int, rounds: int) -> dict:
+    """In one process, each question asked with tracing off and on (ABBA order, two users so that the
+    answer cache never serves one mode from the other): paired, so machine noise hits both alike.
+
+    Switching is done by swapping OpenTelemetry's global provider (a private attribute; bench
+    only): with it unset the API hands out its no-op tracer, exactly what a server without
+    OTEL_EXPORTER_OTLP_ENDPOINT runs.
+    """
+    os.environ["DOCMIND_DATA_DIR"] = str(data_dir)
+    os.environ["DOCMIND_INGEST_WORKER"] = "false"
+    os.environ.pop("OPENAI_API_KEY", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+    import django
+
+    django.setup()  # OTEL_EXPORTER_OTLP_ENDPOINT is set: the app installs the SDK provider and exporter
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from opentelemetry import trace
+
+    from chat.pipeline import ChatPipeline
+
+    call_command("migrate", verbosity=0)
+    provider = trace.get_tracer_provider()
+    assert provider.__class__.__name__ == "TracerProvider", "tracing did not start"
+    _, questions = load_questions(n)
+    # The answer cache is per user: one user per mode and round, so no ask is ever a replay.
+    users = {(mode, r): get_user_model().objects.get_or_create(username=f"bench-tracing-{mode}-{r}")[0]
+             for mode in ("off", "on") for r in range(rounds)}
+    totals: dict[str, list[float]] = {"off": [], "on": []}
+    pipeline = ChatPipeline()
+    for r in range(rounds):
+        for i, q in enumerate(questions):
+            order = ("off", "on") if (i + r) % 2 == 0 else ("on", "off")
+            for mode in order:
+                trace._TRACER_PROVIDER = provider if mode == "on" else None  # noqa: SLF001 - bench only
+                t0 = time.perf_counter()
+                last = None
+                for event in pipeline.run(user=users[mode, r], message=q["question"], cancel=threading.Event()):
+                    last = event
+                if last is not None and last.type == "done":
+                    totals[mode].append((time.perf_counter() - t0) * 1000)
+    trace._TRACER_PROVIDER = provider  # noqa: SLF001
+    provider.force_flush()
+    return totals
+
+
+def phase_tracing(data_dir: Path, n: int, rounds: int) -> dict:
+    sink = _OtlpSink()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": sink.endpoint, "OTEL_SERVICE_NAME": "docmind-bench"})
+    try:
+        child = subprocess.run([sys.executable, __file__, "--phase", "tracing-child", "--data-dir", str(data_dir),
+                                "--questions", str(n), "--rounds", str(rounds)],
+                               capture_output=True, text=True, timeout=7200, env=env)
+    finally:
+        sink.stop()
+    line = next((x for x in child.stdout.splitlines() if x.startswith("RESULT ")), None)
+    if line is None:
+        sys.exit(f"tracing phase failed:\n{child.stdout[-2000:]}\n{child.stderr[-4000:]}")
+    totals = json.loads(line[len("RESULT "):])
+    # The first pair carries the model warm-up: left out of both modes.
+    off, on = totals["off"][1:], totals["on"][1:]
+    p50 = {"off": round(pct(off, .5), 2), "on": round(pct(on, .5), 2)}
+    p95 = {"off": round(pct(off, .95), 2), "on": round(pct(on, .95), 2)}
+    pairs = [b - a for a, b in zip(off, on, strict=False)]
+    return {"asks_per_mode": len(off), "p50_ms": p50, "p95_ms": p95,
+            "overhead_p50_pct": round((p50["on"] - p50["off"]) / p50["off"] * 100, 2),
+            "median_paired_difference_ms": round(pct(pairs, .5), 2),
+            "exported": {"requests": sink.requests, "bytes": sink.bytes}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "bench-chat")
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--timeout", type=float, default=900, help="seconds one chat may take in phase 2")
-    parser.add_argument("--phase", choices=["all", "pipeline", "websocket"], default="all")
+    parser.add_argument("--phase", choices=["all", "pipeline", "websocket", "tracing", "tracing-child"],
+                        default="all")
+    parser.add_argument("--rounds", type=int, default=2, help="passes over the questions in the tracing phase")
     args = parser.parse_args()
     data_dir = args.data_dir.resolve()
+    if args.phase == "tracing-child":
+        print("RESULT " + json.dumps(phase_tracing_child(data_dir, args.questions, args.rounds)))
+        return
+    if args.phase == "tracing":
+        print(json.dumps(phase_tracing(data_dir, args.questions, args.rounds), ensure_ascii=False, indent=2))
+        return
     if args.phase == "pipeline":
         print("RESULT " + json.dumps(phase_pipeline(data_dir, args.questions), ensure_ascii=False))
         return

@@ -1,12 +1,19 @@
-"""Read-mostly admin for conversations: support staff can inspect answers and their retrieval logs."""
+"""Read-mostly admin for conversations (answers and their retrieval logs) and the daily token usage report."""
 from __future__ import annotations
 
+from datetime import timedelta
+from typing import Any
+
 from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from chat.models import Conversation, Message, MessageFeedback
+from chat.models import Conversation, Message, MessageFeedback, MessageUsage
 
 
 class MessageInline(admin.TabularInline):
@@ -44,6 +51,40 @@ class MessageAdmin(admin.ModelAdmin):
     inlines = [FeedbackInline]
     readonly_fields = ("conversation", "role", "content", "citations", "retrieval_log", "confidence_score",
                        "confidence_band", "status", "error", "created_at")
+
+
+@admin.register(MessageUsage)
+class MessageUsageAdmin(admin.ModelAdmin):
+    """The change list is the daily report: totals per day, user and model tier; rows are never edited."""
+
+    DEFAULT_DAYS = 30
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
+        from chat.selectors import usage_daily_totals
+
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            days = min(366, max(1, int(request.GET.get("days", self.DEFAULT_DAYS))))
+        except ValueError:
+            days = self.DEFAULT_DAYS
+        rows = usage_daily_totals(since=timezone.localdate() - timedelta(days=days - 1))
+        for row in rows:
+            # A total is only a price when every row in it was priced; otherwise say what is missing.
+            row["partial_cost"] = row["priced"] < row["rows"]
+        context = {**self.admin_site.each_context(request), "title": "Token usage: daily totals",
+                   "opts": self.model._meta, "rows": rows, "days": days,
+                   "choices": (1, 7, 30, 90, 366), **(extra_context or {})}
+        return TemplateResponse(request, "admin/chat/usage_daily.html", context)
 
 
 @admin.register(MessageFeedback)

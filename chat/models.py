@@ -51,6 +51,33 @@ class Message(models.Model):
         return f"{self.role}: {self.content[:40]}"
 
 
+class MessageUsage(models.Model):
+    """Tokens one answer spent on one model (one row per model per message), priced when rates exist."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="usage")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    model = models.CharField(max_length=128)
+    tier = models.CharField(max_length=16)  # main / small / extract / other
+    calls = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    # Null when no price was configured for the model: unknown is not free.
+    cost = models.DecimalField(max_digits=16, decimal_places=8, null=True, blank=True)
+    estimated = models.BooleanField(default=False)
+    # The local calendar day, stored: grouping by a computed date would need the database's time-zone tables.
+    day = models.DateField(db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["day", "user"])]
+        verbose_name = "token usage"
+        verbose_name_plural = "token usage (daily totals)"
+
+    def __str__(self) -> str:
+        return f"{self.model}: {self.input_tokens}+{self.output_tokens}"
+
+
 class FeedbackRating(models.TextChoices):
     UP = "up", "helpful"
     DOWN = "down", "not helpful"

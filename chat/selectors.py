@@ -1,9 +1,10 @@
 """Reads for the chat: a user's own conversations, turn history, and documents a user may pick."""
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, QuerySet, Sum
 
 from chat.models import Conversation, Message, MessageRole, MessageStatus
 from chat.types import ConversationContext, PreviousTurn, SourceRef
@@ -94,3 +95,14 @@ def document_parent_chunks(*, document_id: int) -> list[Chunk]:
     return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT)
                 .select_related("document").order_by("ordinal"))
 
+
+def usage_daily_totals(*, since: date) -> list[dict[str, Any]]:
+    """Token and cost totals per day, user and model tier (newest day first), for the admin."""
+    from chat.models import MessageUsage
+
+    return list(MessageUsage.objects.filter(day__gte=since)
+                .values("day", "user__username", "tier")
+                .annotate(priced=Count("cost"), rows=Count("id"), messages=Count("message", distinct=True),
+                          calls=Sum("calls"), input_tokens=Sum("input_tokens"), output_tokens=Sum("output_tokens"),
+                          cost=Sum("cost"))
+                .order_by("-day", "user__username", "tier"))

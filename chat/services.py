@@ -1,12 +1,13 @@
 """Writes to conversations and messages; the pipeline, the API and the admin all go through here."""
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from chat.models import Conversation, FeedbackRating, Message, MessageFeedback, MessageRole, MessageStatus
+from chat.models import Conversation, FeedbackRating, Message, MessageFeedback, MessageRole, MessageStatus, MessageUsage
 
 FEEDBACK_COMMENT_CHARS = 2000
 
@@ -60,6 +61,24 @@ def message_add_answer(*, conversation: Conversation, content: str, status: str 
     )
     Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return message
+
+
+@transaction.atomic
+def message_usage_record(*, message: Message, user: Any, usage: list[dict[str, Any]], tiers: dict[str, str],
+                         prices: dict[str, Any]) -> list[MessageUsage]:
+    """One row per model the answer used; `usage` rows as TurnUsage reports them (model, tokens, calls)."""
+    from docmind.telemetry.usage import price_of
+
+    rows = []
+    today = timezone.localdate()
+    for item in usage:
+        cost = price_of(prices, model=item["model"], input_tokens=item["input_tokens"],
+                        output_tokens=item["output_tokens"])
+        rows.append(MessageUsage(
+            message=message, user=user, model=item["model"][:128], tier=tiers.get(item["model"], "other"),
+            calls=item["calls"], input_tokens=item["input_tokens"], output_tokens=item["output_tokens"],
+            cost=None if cost is None else Decimal(str(cost)), estimated=item["estimated"], day=today))
+    return MessageUsage.objects.bulk_create(rows)
 
 
 def message_feedback_set(*, user: Any, message: Message, rating: str, comment: str = "") -> MessageFeedback:

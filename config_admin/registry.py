@@ -33,6 +33,8 @@ class ConfigKey:
     # Checked only when a value is written (admin, API): a fact about this machine, not the
     # value's shape, so a stored row stays readable wherever it is loaded.
     write_check: Callable[[Any], None] | None = None
+    # Shape check for json values; raises ValueError with a message for the admin.
+    validator: Callable[[Any], None] | None = None
 
     def canonical_for_write(self, raw: str) -> str:
         value = self.parse(raw)
@@ -73,6 +75,11 @@ class ConfigKey:
             raise ConfigValueError(f"{self.key}: {value} is above the maximum {self.maximum}")
         if self.choices is not None and value not in self.choices:
             raise ConfigValueError(f"{self.key}: {value!r} is not one of {', '.join(self.choices)}")
+        if self.validator is not None:
+            try:
+                self.validator(value)
+            except ValueError as exc:
+                raise ConfigValueError(f"{self.key}: {exc}") from None
 
     def render(self, value: Any) -> str:
         if self.value_type == "bool":
@@ -90,6 +97,10 @@ def _sandbox_runner_check(enabled: Any) -> None:
     status = runner_status()
     if not status.available:
         raise ConfigValueError(f"sandbox.enabled cannot be turned on here: {status.reason}")
+def _prices(value: Any) -> None:
+    from docmind.telemetry.usage import validate_prices
+
+    validate_prices(value)
 
 
 def _budget(key: str, default: int, description: str, category: str = "prompt") -> ConfigKey:
@@ -158,6 +169,10 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("llm.main_model", "str", "qwen-plus", "llm", "Model that writes answers."),
     ConfigKey("llm.small_model", "str", "qwen-turbo", "llm", "Cheap model for classification and planning."),
     ConfigKey("memory.extract_model", "str", "qwen-flash", "llm", "Cheapest model: memory extraction, summaries."),
+    ConfigKey("llm.price_per_1k_tokens", "json", {}, "llm",
+              'Price per 1k tokens per model, for usage cost: {"qwen-plus": {"input": 0.0008, "output": 0.002}} '
+              'or {"model": 0.001} for both directions. Empty: token counts without cost.',
+              validator=_prices),
     ConfigKey("llm.temperature", "float", 0.2, "llm", "Sampling temperature of the main model.", minimum=0, maximum=2),
     ConfigKey("llm.interactive_timeout_seconds", "float", 15.0, "llm",
               "Timeout of one model call (or one wait between streamed tokens) during a chat turn; "

@@ -1,4 +1,4 @@
-"""User admin that shows each user's role and sets it with one field (staff access follows)."""
+"""User admin (each user's role set with one field; staff access follows) and external MCP servers."""
 from __future__ import annotations
 
 from django import forms
@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
 
+from docmind.models import McpServer
 from docmind.roles import MEMBER, ROLES, user_set_role
 
 User = get_user_model()
@@ -49,3 +50,31 @@ class DocMindUserAdmin(UserAdmin):
 
 admin.site.unregister(User)
 admin.site.register(User, DocMindUserAdmin)
+
+
+@admin.register(McpServer)
+class McpServerAdmin(admin.ModelAdmin):
+    """External MCP servers: credentials are environment variable names, never values."""
+
+    list_display = ["name", "enabled", "transport", "endpoint", "tool_count", "timeout_seconds", "updated_at"]
+    list_filter = ["enabled", "transport"]
+    fieldsets = [
+        (None, {"fields": ["name", "enabled", "transport"]}),
+        ("Where", {"fields": ["url", "header_env", "command", "args", "env_names"]}),
+        ("What the agentic loop may use", {"fields": ["allowed_tools", "timeout_seconds", "result_max_tokens",
+                                                      "tool_limits"]}),
+    ]
+
+    @admin.display(description="URL / command")
+    def endpoint(self, obj: McpServer) -> str:
+        return obj.url if obj.transport == "http" else obj.command
+
+    @admin.display(description="allowed tools")
+    def tool_count(self, obj: McpServer) -> int:
+        return len(obj.allowed_tools or [])
+
+    def save_model(self, request, obj: McpServer, form, change: bool) -> None:
+        from chat.agentic.external import forget_listings
+
+        super().save_model(request, obj, form, change)
+        forget_listings()  # a changed allowlist or URL is used from the next turn on

@@ -13,3 +13,8 @@ class DocmindConfig(AppConfig):
 
         # jieba sets its own logger to DEBUG on import, overriding LOGGING.
         jieba.setLogLevel(logging.WARNING)
+
+        from docmind.telemetry import configure_tracing
+
+        # Off (nothing installed, nothing exported) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
+        configure_tracing()

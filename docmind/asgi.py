@@ -1,4 +1,4 @@
-"""ASGI entry point: HTTP through Django, WebSocket through Channels (origin-checked, authenticated)."""
+"""ASGI entry point: HTTP through Django (and /mcp/ through the MCP server), WebSocket through Channels."""
 import os
 
 from django.core.asgi import get_asgi_application
@@ -11,11 +11,12 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
+from docmind.mcp.asgi import McpMount  # noqa: E402
 from docmind.startup import on_server_start  # noqa: E402
 from docmind.wsorigin import SameOriginValidator  # noqa: E402
 
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
+    "http": McpMount(django_asgi_app),  # /mcp/: the MCP server (token auth); the rest: Django
     # Host names against ALLOWED_HOSTS (Channels), then the exact origin, port included.
     "websocket": AllowedHostsOriginValidator(
         SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),

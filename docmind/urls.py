@@ -1,4 +1,4 @@
-"""URL map: admin, login/logout, health, the API and the chat page."""
+"""URL map: admin, login/logout, health, metrics, the API and the chat page."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
@@ -6,6 +6,7 @@ from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
+from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
 
@@ -18,6 +19,7 @@ urlpatterns = [
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),
+    path("metrics", MetricsView.as_view(), name="metrics"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),

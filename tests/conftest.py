@@ -101,3 +101,23 @@ def own_redis(settings):
     finally:
         channel_layers.backends.clear()
         server.cleanup()
+_SPAN_EXPORTER = None
+
+
+@pytest.fixture
+def spans():
+    """Spans finished during the test, in an in-memory exporter (the global provider is set once per run)."""
+    global _SPAN_EXPORTER
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    if _SPAN_EXPORTER is None:
+        _SPAN_EXPORTER = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(_SPAN_EXPORTER))
+        trace.set_tracer_provider(provider)
+    _SPAN_EXPORTER.clear()
+    yield _SPAN_EXPORTER
+    _SPAN_EXPORTER.clear()

@@ -39,12 +39,27 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
             # Switched on where the runner works, then moved to a machine where it does not:
             # executeCode is withdrawn (never run weaker), and the reason is logged.
             log.warning("executeCode withdrawn: %s", exc)
+    extra_tools, notes = _external_tools()
     return AgenticSearchOrchestrator(
+        extra_tools=extra_tools, notes=notes,
         on_worker_thread=close_old_connections,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
         finisher=build_evidence_finisher(snapshot, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
         knowledge_map=_knowledge_map(), web=web, sandbox=sandbox, k=params.top_k,
         computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]))
+
+
+def _external_tools() -> tuple[list, list[str]]:
+    """Allowlisted tools of the enabled external MCP servers (none registered: no cost, no call)."""
+    from docmind.models import McpServer
+
+    servers = list(McpServer.objects.filter(enabled=True))
+    if not servers:
+        return [], []
+    from chat.agentic.external import external_tools
+    from docmind.mcp.client import RemoteServer
+
+    return external_tools([RemoteServer.from_row(row) for row in servers])
 
 
 def _knowledge_map() -> str:

@@ -13,12 +13,13 @@ from typing import Any, Protocol
 from chat.agentic.offline_planner import OfflinePlanner
 from chat.agentic.prompt import build_system_prompt
 from chat.agentic.search import DocSearch
-from chat.agentic.tools import ToolContext, ToolSpec, offered_tools, parse_arguments
+from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_tools, parse_arguments
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
+from docmind.telemetry import in_context, set_attributes, span
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from docmind.websearch import WebSearch
 from kb.retrieval.types import Evidence, ScoredChunk, Source
@@ -54,7 +55,8 @@ class AgenticSearchOrchestrator:
                  max_iterations: int, knowledge_map: str = "", web: WebSearch | None = None,
                  sandbox: PythonSandbox | None = None, tracker: RetrievedDocTracker | None = None, k: int = 6,
                  result_max_tokens: int = 900, computations_max_tokens: int = 1500, tool_timeout: float = 30.0,
-                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
+                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None,
+                 extra_tools: Sequence[ToolSpec] = (), notes: Sequence[str] = ()) -> None:
         if max_iterations <= 0:
             raise ValueError("max_iterations must be positive")
         if k <= 0 or result_max_tokens <= 50:
@@ -73,8 +75,11 @@ class AgenticSearchOrchestrator:
         # Run in the pool thread around each tool call (the composition layer drops stale DB
         # connections there: pool threads outlive requests). The loop itself knows no ORM.
         self.on_worker_thread = on_worker_thread
-        self.tools: tuple[ToolSpec, ...] = offered_tools(web_enabled=web is not None,
-                                                         sandbox_enabled=sandbox is not None)
+        builtin = offered_tools(web_enabled=web is not None, sandbox_enabled=sandbox is not None)
+        # External MCP tools come after ours and can never take a built-in name (store_memory…).
+        names = {t.name for t in builtin} | set(NEVER_OFFERED)
+        self.tools: tuple[ToolSpec, ...] = (*builtin, *(t for t in extra_tools if t.name not in names))
+        self.notes = tuple(notes)
 
     @classmethod
     def from_stages(cls, stages: Any) -> AgenticSearchOrchestrator:
@@ -100,7 +105,8 @@ class AgenticSearchOrchestrator:
         chunks: list[ScoredChunk] = []
         records: list[ToolCallRecord] = []
         computations: list[dict[str, Any]] = []
-        trace: list[str] = [f"planner: {self.planner_kind}; tools: {', '.join(t.name for t in self.tools)}"]
+        trace: list[str] = [f"planner: {self.planner_kind}; tools: {', '.join(t.name for t in self.tools)}",
+                            *self.notes]
         used_web, rounds, stop_reason = False, 0, "max_iterations"
         # One tracker session per turn: cleared on return, error or cancellation alike.
         with self.tracker.session(session_id) as sid:
@@ -110,16 +116,17 @@ class AgenticSearchOrchestrator:
             for rnd in range(1, self.max_iterations + 1):
                 if cancel is not None and cancel.is_set():
                     raise AgenticCancelled("client left during the agentic loop")
-                reply = self.planner.complete(messages, model=self.model, tools=schemas, temperature=0.0)
-                if not reply.tool_calls:
-                    stop_reason = "planner stopped"
-                    break
-                rounds = rnd
-                calls = [replace(c, id=c.id or f"call_{rnd}_{i}") for i, c in enumerate(reply.tool_calls)]
-                emit(ChatEvent(AGENTIC, {"round": rnd, "planner": self.planner_kind,
-                                         "toolCalls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
-                                                       for c in calls]}))
-                outcomes = self._run_round(ctx, rnd, calls, records)
+                with span("agentic.round", {"docmind.round": rnd, "docmind.planner": self.planner_kind}):
+                    reply = self.planner.complete(messages, model=self.model, tools=schemas, temperature=0.0)
+                    if not reply.tool_calls:
+                        stop_reason = "planner stopped"
+                        break
+                    rounds = rnd
+                    calls = [replace(c, id=c.id or f"call_{rnd}_{i}") for i, c in enumerate(reply.tool_calls)]
+                    emit(ChatEvent(AGENTIC, {"round": rnd, "planner": self.planner_kind,
+                                             "toolCalls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
+                                                           for c in calls]}))
+                    outcomes = self._run_round(ctx, rnd, calls, records)
                 messages.append({"role": "assistant", "content": reply.content or None,
                                  "tool_calls": [_echo(c) for c in calls]})
                 for call, outcome in zip(calls, outcomes, strict=True):
@@ -181,7 +188,8 @@ class AgenticSearchOrchestrator:
                 pending.append((call, call.arguments, ToolOutcome(text=f"错误：{call.name} 的参数无效：{exc}",
                                                                   error=f"bad arguments: {exc}")))
                 continue
-            pending.append((call, args, self.executor.submit(_on_worker, spec.run, ctx, args, self.on_worker_thread)))
+            job = self.executor.submit(in_context(_on_worker), spec, ctx, args, self.on_worker_thread)
+            pending.append((call, args, job))
         outcomes: list[ToolOutcome] = []
         for call, args, job in pending:
             if isinstance(job, ToolOutcome):
@@ -222,12 +230,15 @@ class AgenticSearchOrchestrator:
         return tuple(blocks)
 
 
-def _on_worker(run: Callable[[ToolContext, dict[str, Any]], ToolOutcome], ctx: ToolContext,
-               args: dict[str, Any], hook: Callable[[], None] | None) -> ToolOutcome:
+def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],
+               hook: Callable[[], None] | None) -> ToolOutcome:
     if hook is not None:
         hook()
     try:
-        return run(ctx, args)
+        with span("agentic.tool", {"docmind.tool": spec.name}):
+            outcome = spec.run(ctx, args)
+            set_attributes({"docmind.tool.results": len(outcome.chunks), "docmind.tool.error": outcome.error or None})
+            return outcome
     finally:
         if hook is not None:
             hook()

@@ -40,6 +40,8 @@ class ToolSpec:
     description: str
     parameters: Mapping[str, Any]
     run: Callable[[ToolContext, dict[str, Any]], ToolOutcome]
+    # A tool of an external MCP server: its own description never enters the system prompt.
+    external: bool = False
 
     def schema(self) -> dict[str, Any]:
         return {"type": "function", "function": {"name": self.name, "description": self.description,

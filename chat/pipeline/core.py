@@ -10,12 +10,13 @@ from typing import Any
 from chat.answer_cache import CachedAnswer
 from chat.events import ChatEvent, error_event
 from chat.models import MessageStatus
-from chat.pipeline import payloads, steps
+from chat.pipeline import observe, payloads, steps
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
 from chat.types import Assessment, PathDecision, QueryClassification
 from config_admin.conf import ai_config
 from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmUnavailable
+from docmind.telemetry import span
 from kb.retrieval.types import Evidence
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,10 @@ class ChatPipeline:
                           snapshot=ai_config.snapshot())
 
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
+        with observe.turn_observed(turn):
+            yield from self._answer_guarded(turn, cancel)
+
+    def _answer_guarded(self, turn: ChatTurn, cancel: threading.Event) -> Iterator[ChatEvent]:
         try:
             yield from self._answer(turn, cancel)
         except (TurnCancelled, LlmCancelled):
@@ -71,18 +76,23 @@ class ChatPipeline:
         if not classification.scope.needs_retrieval:
             yield from self._meta_answer(turn, stages, classification, cancel)
             return
-        decision = steps.route(stages, classification, turn.document_id)
+        with span("chat.routing"):
+            decision = steps.route(stages, classification, turn.document_id)
         record.route = decision
         yield payloads.routing(decision)
 
         memory = self._timed(turn, "memory", lambda: steps.recall_memories(stages, turn, classification))
         # An answer made with other memories of the user is not reused.
         cache_scope = (f"doc{turn.document_id}" if turn.document_id else "kb") + memory.cache_tag
-        probe = steps.cache_probe(stages, turn, classification, cache_scope)
+        with span("chat.cache.lookup"):
+            probe = steps.cache_probe(stages, turn, classification, cache_scope)
+        if probe.vector is not None:
+            observe.cache_lookup(probe.hit is not None)
         if probe.hit is not None:
             yield from self._replay(turn, stages, decision, probe.hit, cancel)
             return
-        evidence = yield from steps.retrieve(stages, turn, classification, decision, cancel)
+        with span("chat.retrieval", {"docmind.route": decision.mode.value}):
+            evidence = yield from steps.retrieve(stages, turn, classification, decision, cancel)
         self._check(cancel)
         record.evidence = evidence
         yield payloads.retrieval(evidence)
@@ -105,10 +115,12 @@ class ChatPipeline:
         sides = steps.comparison_sides(shape, question)
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
                                                                      sides=sides), cancel)
-        report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
+        with span("chat.citations"):
+            report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
         done = self._done(turn, report.as_dict())
-        steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
-                          report.as_dict())
+        with span("chat.cache.store"):
+            steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
+                              report.as_dict())
         yield done
 
     def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
@@ -152,11 +164,12 @@ class ChatPipeline:
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   cancel: threading.Event) -> Iterator[ChatEvent]:
         started = time.monotonic()
-        for piece in produce():
-            self._check(cancel)  # between tokens: a client that left stops the model stream
-            if piece:
-                turn.answer += piece
-                yield payloads.token(piece)
+        with span("chat.generation"):
+            for piece in produce():
+                self._check(cancel)  # between tokens: a client that left stops the model stream
+                if piece:
+                    turn.answer += piece
+                    yield payloads.token(piece)
         turn.record.timings_ms["generation"] = round((time.monotonic() - started) * 1000, 1)
 
     def _done(self, turn: ChatTurn, report: Mapping[str, Any]) -> ChatEvent:
@@ -167,7 +180,8 @@ class ChatPipeline:
         turn.record.report = dict(report)
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,
                              message_id=saved.pk, question_id=turn.question_message.pk,
-                             timings_ms=turn.record.timings_ms)
+                             timings_ms=turn.record.timings_ms, trace_id=turn.record.trace_id,
+                             usage=turn.record.usage or None)
 
     def _failed(self, turn: ChatTurn, code: str, message: str) -> ChatEvent:
         saved = finish_turn(turn, status=MessageStatus.ERROR, error=f"{code}: {message}")
@@ -182,7 +196,8 @@ class ChatPipeline:
     def _timed(turn: ChatTurn, name: str, call: Callable[[], Any]) -> Any:
         started = time.monotonic()
         try:
-            return call()
+            with span(f"chat.{name}"):
+                return call()
         finally:
             turn.record.timings_ms[name] = round((time.monotonic() - started) * 1000, 1)
 

@@ -78,7 +78,8 @@ def token(text: str) -> ChatEvent:
 
 
 def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, message_id: int,
-         question_id: int, timings_ms: Mapping[str, float]) -> ChatEvent:
+         question_id: int, timings_ms: Mapping[str, float], trace_id: str = "",
+         usage: Mapping[str, Any] | None = None) -> ChatEvent:
     return ChatEvent(events.DONE, {
         "answer": answer,
         "citations": list(report.get("citations", [])),
@@ -92,6 +93,9 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
         "message_id": message_id,
         "question_id": question_id,
         "timings_ms": dict(timings_ms),
+        # The OpenTelemetry trace of this turn ("" when tracing is off) and its token usage.
+        "trace_id": trace_id,
+        "usage": {k: usage[k] for k in ("input_tokens", "output_tokens", "cost")} if usage else None,
     })
 
 

@@ -39,6 +39,9 @@ class TurnRecord:
     report: dict[str, Any] = field(default_factory=dict)
     # The turn's recalled long-term memories (memory.turn.TurnMemory).
     memory: Any = None
+    # Tokens and cost per model (chat.pipeline.observe.usage_log) and the turn's trace id when tracing is on.
+    usage: dict[str, Any] = field(default_factory=dict)
+    trace_id: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def as_log(self) -> dict[str, Any]:
@@ -75,6 +78,10 @@ class TurnRecord:
             log["agentic_fallback_reason"] = self.agentic_fallback_reason
         if self.memory is not None:
             log["memory"] = self.memory.as_log()
+        if self.usage:
+            log["usage"] = self.usage
+        if self.trace_id:
+            log["trace_id"] = self.trace_id
         if self.report:
             log["report"] = {k: v for k, v in self.report.items() if k != "citations"}
         return log

@@ -30,6 +30,7 @@ from chat.types import (
     Verdict,
 )
 from chat.understanding.comparison import comparison_sides as _sides
+from docmind.telemetry import in_context, span
 from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
 from memory.scope import memory_scope_reply
 from memory.turn import TurnMemory, recall_for_turn, recall_tool, schedule_extraction
@@ -65,10 +66,16 @@ def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
 def one_shot(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Evidence:
     # A selected document that the question does not ask to read still narrows the search to it.
     ids = [turn.document_id] if turn.document_id is not None else None
-    return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
+    with span("retrieval.one_shot"):
+        return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
 
 
 def direct_read(stages: TurnStages, document_id: int) -> Evidence:
+    with span("retrieval.direct_read", {"docmind.document_id": document_id}):
+        return _direct_read(stages, document_id)
+
+
+def _direct_read(stages: TurnStages, document_id: int) -> Evidence:
     from chat import selectors
 
     parents = selectors.document_parent_chunks(document_id=document_id)
@@ -97,11 +104,12 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
 
     def work() -> None:
         try:
-            orchestrator = AgenticSearchOrchestrator.from_stages(stages)
-            outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
-                                                 history=turn.history, emit=emitted.put, cancel=cancel,
-                                                 recall_memory=recall_tool(user_id=turn.user.pk,
-                                                                           snapshot=stages.snapshot))
+            with span("agentic.loop"):
+                orchestrator = AgenticSearchOrchestrator.from_stages(stages)
+                outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
+                                                     history=turn.history, emit=emitted.put, cancel=cancel,
+                                                     recall_memory=recall_tool(user_id=turn.user.pk,
+                                                                               snapshot=stages.snapshot))
         except AgenticCancelled as exc:  # the user pressed Stop or left: normal, not a failure
             log.info("agentic loop stopped: %s", exc)
             outcome["error"] = exc
@@ -111,7 +119,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
         finally:
             connections.close_all()  # this helper thread's own connections die with it
 
-    thread = threading.Thread(target=work, name="chat-agentic", daemon=True)
+    # in_context: the loop's spans and model usage belong to this turn's trace.
+    thread = threading.Thread(target=in_context(work), name="chat-agentic", daemon=True)
     thread.start()
     while thread.is_alive() or not emitted.empty():
         try:

@@ -79,11 +79,16 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
 def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: str = "",
                 citations: list[dict] | None = None, confidence_score: float | None = None,
                 confidence_band: str = "") -> Message:
+    from chat.pipeline import observe
+
     turn.record.timings_ms["total"] = turn.elapsed_ms()
-    return services.message_add_answer(
+    turn.record.usage = observe.usage_log(turn.snapshot)
+    saved = services.message_add_answer(
         conversation=turn.conversation, content=turn.answer, status=status, error=error, citations=citations,
         retrieval_log=turn.record.as_log(), confidence_score=confidence_score, confidence_band=confidence_band,
     )
+    observe.after_finish(turn, saved, status)
+    return saved
 
 
 def _id(value: Any, what: str) -> int:

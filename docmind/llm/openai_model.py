@@ -11,6 +11,7 @@ import openai
 from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmUnavailable, ToolCall
 from docmind.llm.budget import current_budget
 from docmind.llm.transport import budgeted_http_client
+from docmind.telemetry.genai import ModelCall, model_call
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +44,8 @@ class OpenAIChatModel:
         kwargs = _params(model, temperature, max_tokens)
         if tools:
             kwargs["tools"] = tools
-        with _mapped_errors(model):
+        with model_call(operation="chat", model=model, messages=messages, temperature=temperature,
+                        max_tokens=max_tokens) as call, _mapped_errors(model):
             response = self._bounded_client().chat.completions.create(messages=messages, **kwargs)
             if not response.choices:
                 raise LlmError(f"{model}: reply without choices")
@@ -52,18 +54,29 @@ class OpenAIChatModel:
                 ToolCall(id=c.id or "", name=c.function.name or "", arguments=c.function.arguments or "")
                 for c in (choice.message.tool_calls or ()) if getattr(c, "function", None) is not None
             )
+            _report(call, response, choice.finish_reason)
+            call.output_text.append(choice.message.content or "")
+            call.output_text.extend(c.arguments for c in calls)
             return ChatReply(content=choice.message.content or "", tool_calls=calls,
                              model=response.model or model, finish_reason=choice.finish_reason or "")
 
     def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
                max_tokens: int | None = None) -> Iterator[str]:
-        with _mapped_errors(model):
+        with model_call(operation="chat", model=model, messages=messages, temperature=temperature,
+                        max_tokens=max_tokens) as call, _mapped_errors(model):
+            # include_usage: the last chunk carries the usage fields (token accounting per turn).
             response = self._bounded_client().chat.completions.create(
-                messages=messages, stream=True, **_params(model, temperature, max_tokens))
+                messages=messages, stream=True, stream_options={"include_usage": True},
+                **_params(model, temperature, max_tokens))
             try:
                 for chunk in response:
+                    if chunk.usage is not None:
+                        _report(call, chunk, None)
                     for choice in chunk.choices:
+                        if choice.finish_reason:
+                            call.finish_reason = choice.finish_reason
                         if choice.delta and choice.delta.content:
+                            call.output_text.append(choice.delta.content)
                             yield choice.delta.content
             finally:
                 response.close()  # a consumer that stops early must not leak the connection
@@ -81,6 +94,17 @@ class OpenAIChatModel:
         timeout = min(self.timeout, left, budget.call_timeout or left)
         return self._client.with_options(timeout=timeout,
                                          max_retries=min(self.max_retries, budget.max_retries))
+
+
+def _report(call: ModelCall, response: Any, finish_reason: str | None) -> None:
+    """The API's usage fields and finish reason onto the call's span (absent usage → estimated)."""
+    call.response_model = str(getattr(response, "model", "") or "")
+    if finish_reason:
+        call.finish_reason = finish_reason
+    usage = getattr(response, "usage", None)
+    prompt, completion = getattr(usage, "prompt_tokens", None), getattr(usage, "completion_tokens", None)
+    if isinstance(prompt, int) and isinstance(completion, int) and (prompt or completion):
+        call.usage(input_tokens=prompt, output_tokens=completion)
 
 
 def _params(model: str, temperature: float, max_tokens: int | None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
+from docmind.telemetry import metrics
 from kb.ingestion.parsers import ParseError
 from kb.models import Document, DocumentStatus
 
@@ -43,9 +44,17 @@ def build_ingester():
                             on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
 
 
+def _observe(document: Document, outcome: str) -> None:
+    """Throughput for /metrics: documents per outcome and the time from claim (its last update) to now."""
+    metrics.INGESTED.labels(outcome=outcome).inc()
+    if document.updated_at is not None:
+        metrics.INGEST_SECONDS.observe(max(0.0, (timezone.now() - document.updated_at).total_seconds()))
+
+
 def _finish_ready(document: Document, count: int) -> None:
     from kb.services import document_mark_ready
 
+    _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
         # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
         from kb.domains import on_document_ingested
@@ -57,6 +66,7 @@ def _finish_failed(document: Document, exc: Exception) -> None:
     from kb.ingestion.pipeline import DocumentGone
     from kb.services import document_mark_failed
 
+    _observe(document, "failed")
     if isinstance(exc, ParseError):
         document_mark_failed(document_id=document.pk, reason=str(exc))
         return

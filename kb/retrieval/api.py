@@ -62,23 +62,41 @@ class RetrieveView(APIView):
             400: inline_serializer("RetrieveError", {"error": serializers.CharField(),
                                                       "fields": serializers.DictField()})})
     def post(self, request: Request) -> Response:
-        from config_admin.conf import ai_config
-        from kb.retrieval.compose import build_one_shot_retriever
+        try:
+            return Response(retrieve(request.data))
+        except RetrieveInputError as exc:
+            return Response({"error": exc.message, "fields": exc.fields}, status=400)
 
-        snapshot = ai_config.snapshot()
-        form = RetrieveRequest(data=request.data, max_chars=int(snapshot["retrieval.query_max_chars"]),
-                               default_top_k=int(snapshot["retrieval.top_k"]))
-        if not form.is_valid():
-            field, messages = next(iter(form.errors.items()))
-            return Response({"error": f"{field}: {messages[0]}", "fields": form.errors}, status=400)
-        query: str = form.validated_data["query"]
-        top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
-        evidence = build_one_shot_retriever(snapshot, top_k=top_k).run(query=query, top_k=top_k)
-        return Response({
-            "chunks": [_chunk_json(c.as_dict()) for c in evidence.chunks],
-            "grade": evidence.grade.as_dict(),
-            "timings_ms": dict(evidence.timings_ms),
-        })
+
+class RetrieveInputError(ValueError):
+    def __init__(self, message: str, fields: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.message, self.fields = message, fields
+
+
+def retrieve(data: Any) -> dict[str, Any]:
+    """Validate a retrieve request and run the one-shot pipeline on one config snapshot.
+
+    The REST view and the MCP server's search tool both come here, so they validate and answer
+    alike; raises RetrieveInputError (first problem as text, all of them by field).
+    """
+    from config_admin.conf import ai_config
+    from kb.retrieval.compose import build_one_shot_retriever
+
+    snapshot = ai_config.snapshot()
+    form = RetrieveRequest(data=data, max_chars=int(snapshot["retrieval.query_max_chars"]),
+                           default_top_k=int(snapshot["retrieval.top_k"]))
+    if not form.is_valid():
+        field, messages = next(iter(form.errors.items()))
+        raise RetrieveInputError(f"{field}: {messages[0]}", dict(form.errors))
+    query: str = form.validated_data["query"]
+    top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
+    evidence = build_one_shot_retriever(snapshot, top_k=top_k).run(query=query, top_k=top_k)
+    return {
+        "chunks": [_chunk_json(c.as_dict()) for c in evidence.chunks],
+        "grade": evidence.grade.as_dict(),
+        "timings_ms": dict(evidence.timings_ms),
+    }
 
 
 def _chunk_json(data: dict[str, Any]) -> dict[str, Any]:

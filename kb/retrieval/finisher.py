@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from docmind.embeddings import Embedder
+from docmind.telemetry import record_span
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.grader import RetrievalGrader
 from kb.retrieval.mmr import MmrSelector
@@ -25,6 +26,7 @@ class _Clock:
     def time(self, name: str, start: float) -> None:
         # Stages run twice after web compensation: accumulate, the total is what the caller waited.
         self.timings[name] = round(self.timings.get(name, 0.0) + (time.perf_counter() - start) * 1000, 2)
+        record_span(f"retrieval.{name}", start)
 
 
 class EvidenceFinisher:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from docmind.telemetry import in_context, record_span
 from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.types import ScoredChunk
 
@@ -36,6 +37,11 @@ def _ms(start: float) -> float:
     return round((time.perf_counter() - start) * 1000, 2)
 
 
+def _stage(timings: dict[str, float], name: str, start: float) -> None:
+    timings[name] = _ms(start)
+    record_span(f"retrieval.{name}", start)
+
+
 class HybridGatherer:
     """Runs "embed the query, then vector search" alongside BM25, so BM25 overlaps the embedding."""
 
@@ -58,10 +64,10 @@ class HybridGatherer:
         def vector_branch() -> tuple[np.ndarray, list[ScoredChunk]]:
             start = time.perf_counter()
             vector = self._embed_query(query)
-            timings["embed"] = _ms(start)
+            _stage(timings, "embed", start)
             start = time.perf_counter()
             hits = self._searcher.vector_search(vector, k=self._k, domains=domains, document_ids=document_ids)
-            timings["vector"] = _ms(start)
+            _stage(timings, "vector", start)
             return vector, hits
 
         def lexical_branch() -> list[ScoredChunk]:
@@ -70,13 +76,13 @@ class HybridGatherer:
             try:
                 start = time.perf_counter()
                 hits = self._searcher.lexical_search(query, k=self._k, domains=domains, document_ids=document_ids)
-                timings["bm25"] = _ms(start)
+                _stage(timings, "bm25", start)
                 return hits
             finally:
                 if self._on_worker_thread is not None:
                     self._on_worker_thread()
 
-        lexical_future = self._executor.submit(lexical_branch)
+        lexical_future = self._executor.submit(in_context(lexical_branch))
         notes: list[str] = []
         query_vector: np.ndarray | None = None
         vector_hits: list[ScoredChunk] = []

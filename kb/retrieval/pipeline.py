@@ -9,6 +9,7 @@ import numpy as np
 
 from docmind.embeddings import Embedder
 from docmind.rerank import Reranker
+from docmind.telemetry import record_span
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.finisher import EvidenceFinisher
 from kb.retrieval.gather import HybridGatherer
@@ -75,6 +76,7 @@ class OneShotRetriever:
         gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
         start = time.perf_counter()
         fused = self._fuser.run(lists={"vector": gathered.vector, "bm25": gathered.lexical})
+        record_span("retrieval.rrf", start)
         timings = {**gathered.timings_ms, "rrf": round((time.perf_counter() - start) * 1000, 2)}
         trace = [*gathered.notes, f"candidates: vector {len(gathered.vector)}, bm25 {len(gathered.lexical)}, "
                                   f"fused {len(fused)}"]

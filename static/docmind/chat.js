@@ -346,6 +346,9 @@
     if (ev.web_chunks) traceRow(turn, _("Web evidence") + " (" + ev.web_chunks.length + ")", ev.web_chunks.length ? ev.web_chunks.map(chunkLine) : _("none"));
     if (ev.cache && ev.cache.hit) traceRow(turn, _("Cache"), _("semantic cache hit") + ": " + ev.cache.question);
     traceRow(turn, _("Timings"), fmtMs(ev.timings_ms));
+    const u = ev.usage;
+    if (u && (u.input_tokens || u.output_tokens)) traceRow(turn, _("Tokens"), _("input") + " " + u.input_tokens + " · " + _("output") + " " + u.output_tokens + (u.cost != null ? " · " + _("cost") + " " + Number(u.cost).toFixed(6) : ""));
+    if (ev.trace_id) traceRow(turn, _("Trace ID"), ev.trace_id);
     turn.trace.hidden = !turn.traceBody.childNodes.length;
   }
 
@@ -439,6 +442,8 @@
         markCited(turn, data.citations);
         confidenceBadge(turn, data.confidenceBand, data.confidenceScore);
         Object.assign(log.timings_ms, data.timings_ms || {});
+        if (data.trace_id) log.trace_id = data.trace_id;
+        if (data.usage) log.usage = data.usage;
         renderTrace(turn, log);
         setStatus(turn, "");
         addAnswerActions(turn, data.message_id, turn.question, null);

@@ -23,6 +23,9 @@ API
   non-streaming calls; tool calls appear in both, arguments as raw text (malformed JSON allowed).
 - ``http_error(500, times=3)`` answers three consecutive requests with the status: remember the
   client retries (``OpenAIChatModel`` retries twice, so three 500s exhaust it).
+- ``text(..., usage=(prompt, completion))`` / ``tool_calls(..., usage=…)`` report those token counts
+  in the ``usage`` fields (non-streaming body; streaming: a last chunk when the request asks with
+  ``stream_options.include_usage``); without it the fields are zeros.
 - ``delayed(seconds, reply)`` sleeps before answering (longer than the client timeout → timeout);
   the sleep is cut short when the server stops.
 - ``/v1/embeddings`` answers deterministic 8-dimensional vectors derived from the text.
@@ -49,17 +52,19 @@ class ScriptedReply:
     delay: float = 0.0
     chunk_chars: int = 4  # streamed content is cut into deltas of this many characters
     finish_reason: str = ""
+    usage: tuple[int, int] | None = None  # (prompt_tokens, completion_tokens); None reports zeros
 
 
-def text(content: str, *, chunk_chars: int = 4) -> ScriptedReply:
-    return ScriptedReply(content=content, chunk_chars=chunk_chars)
+def text(content: str, *, chunk_chars: int = 4, usage: tuple[int, int] | None = None) -> ScriptedReply:
+    return ScriptedReply(content=content, chunk_chars=chunk_chars, usage=usage)
 
 
-def tool_calls(*calls: tuple[str, dict | str], content: str = "") -> ScriptedReply:
+def tool_calls(*calls: tuple[str, dict | str], content: str = "",
+               usage: tuple[int, int] | None = None) -> ScriptedReply:
     """Tool calls given as (name, arguments); a str argument is sent verbatim (may be malformed)."""
     built = tuple((f"call_{i}_{name}", name, a if isinstance(a, str) else json.dumps(a, ensure_ascii=False))
                   for i, (name, a) in enumerate(calls))
-    return ScriptedReply(content=content, tool_calls=built)
+    return ScriptedReply(content=content, tool_calls=built, usage=usage)
 
 
 def http_error(status: int = 500, *, times: int = 1) -> list[ScriptedReply]:
@@ -68,7 +73,8 @@ def http_error(status: int = 500, *, times: int = 1) -> list[ScriptedReply]:
 
 def delayed(seconds: float, reply: str | ScriptedReply = "") -> ScriptedReply:
     base = text(reply) if isinstance(reply, str) else reply
-    return ScriptedReply(base.content, base.tool_calls, base.status, seconds, base.chunk_chars, base.finish_reason)
+    return ScriptedReply(base.content, base.tool_calls, base.status, seconds, base.chunk_chars, base.finish_reason,
+                         base.usage)
 
 
 Responder = Callable[[dict[str, Any]], "str | ScriptedReply"]
@@ -177,11 +183,11 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             model = str(body.get("model", "scripted"))
             finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
             if body.get("stream"):
-                self._stream(reply, model, finish)
+                self._stream(reply, model, finish, bool((body.get("stream_options") or {}).get("include_usage")))
             else:
                 self._json(200, _completion(server._completion_id(), model, reply, finish))
 
-        def _stream(self, reply: ScriptedReply, model: str, finish: str) -> None:
+        def _stream(self, reply: ScriptedReply, model: str, finish: str, include_usage: bool) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-cache")
@@ -201,6 +207,8 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             for delta in deltas:
                 self._sse(_chunk(cid, model, delta, None))
             self._sse(_chunk(cid, model, {}, finish))
+            if include_usage:  # as OpenAI sends it: a last chunk without choices
+                self._sse({**_chunk(cid, model, {}, None), "choices": [], "usage": _usage(reply)})
             self.wfile.write(b"data: [DONE]\n\n")
             self.wfile.flush()
 
@@ -235,7 +243,12 @@ def _completion(cid: str, model: str, reply: ScriptedReply, finish: str) -> dict
                                  for tid, name, args in reply.tool_calls]
     return {"id": cid, "object": "chat.completion", "created": int(time.time()), "model": model,
             "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}}
+            "usage": _usage(reply)}
+
+
+def _usage(reply: ScriptedReply) -> dict[str, int]:
+    prompt, completion = reply.usage or (0, 0)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
 def _chunk(cid: str, model: str, delta: dict[str, Any], finish: str | None) -> dict[str, Any]:

@@ -1,0 +1,110 @@
+"""`/mcp/` in the ASGI app: DRF token authentication, then the SDK's Streamable HTTP session manager.
+
+Stateless JSON mode: every request stands alone, so several server processes behind one
+address need no shared MCP session store. The session manager needs a running task group;
+daphne does not speak the ASGI lifespan protocol, so it is started on the first request of
+each event loop and lives as long as that loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from asgiref.sync import sync_to_async
+
+from docmind.mcp.server import USER_SCOPE_KEY
+
+PATH = "/mcp"
+
+Scope = dict[str, Any]
+
+
+def is_mcp_path(path: str) -> bool:
+    return path == PATH or path.startswith(PATH + "/")
+
+
+def _token_user_id(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, str]:
+    """(user id, "") for a valid `Authorization: Token <key>`, else (None, reason) — DRF's own check."""
+    from django.db import close_old_connections
+    from rest_framework import exceptions
+    from rest_framework.authentication import TokenAuthentication
+
+    raw = next((v for k, v in headers if k.lower() == b"authorization"), b"").decode("latin-1").split()
+    if len(raw) != 2 or raw[0].lower() != "token":
+        return None, "Authorization: Token <key> required"
+    close_old_connections()
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(raw[1])
+    except exceptions.AuthenticationFailed as exc:
+        return None, str(exc.detail)
+    finally:
+        close_old_connections()
+    return user.pk, ""
+
+
+class McpMount:
+    """Routes `/mcp` and `/mcp/...` to the MCP server, everything else to `fallback` (Django)."""
+
+    def __init__(self, fallback: Any) -> None:
+        self.fallback = fallback
+        self._managers: dict[asyncio.AbstractEventLoop, tuple[Any, asyncio.Event]] = {}
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not is_mcp_path(scope.get("path", "")):
+            await self.fallback(scope, receive, send)
+            return
+        user_id, reason = await sync_to_async(_token_user_id, thread_sensitive=False)(scope.get("headers", []))
+        if user_id is None:
+            await _refuse(send, reason)
+            return
+        manager = await self._manager()
+        # The SDK's endpoint is one path: /mcp and /mcp/ are the same endpoint.
+        await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id}, receive, send)
+
+    async def _manager(self) -> Any:
+        loop = asyncio.get_running_loop()
+        if loop not in self._managers:
+            manager = _build_manager()
+            ready = asyncio.Event()
+            self._managers = {lp: m for lp, m in self._managers.items() if not lp.is_closed()}
+            self._managers[loop] = (manager, ready)
+            loop.create_task(_serve(manager, ready), name="mcp-session-manager")
+        manager, ready = self._managers[loop]
+        await ready.wait()
+        return manager
+
+
+async def _serve(manager: Any, ready: asyncio.Event) -> None:
+    async with manager.run():
+        ready.set()
+        await asyncio.Event().wait()  # until the loop ends
+
+
+def _build_manager() -> Any:
+    from django.conf import settings
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from docmind.mcp.server import build_server
+
+    server = build_server()
+    hosts = list(settings.ALLOWED_HOSTS)
+    # DNS-rebinding protection with Django's own host list. "*" (the operator opted out) and
+    # ".example.com" (subdomains, which the SDK cannot express) leave it to the token check alone.
+    wildcard = any(h == "*" or h.startswith(".") for h in hosts)
+    security = (TransportSecuritySettings(enable_dns_rebinding_protection=False) if wildcard else
+                TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                          allowed_hosts=[p for h in hosts for p in (h, f"{h}:*")],
+                                          allowed_origins=[f"{s}://{h}{p}" for h in hosts for s in ("http", "https")
+                                                           for p in ("", ":*")]))
+    server.streamable_http_app(streamable_http_path=PATH, stateless_http=True, json_response=True,
+                               transport_security=security)
+    return server.session_manager
+
+
+async def _refuse(send: Any, reason: str) -> None:
+    body = json.dumps({"error": reason}).encode()
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"www-authenticate", b"Token")]})
+    await send({"type": "http.response.body", "body": body})

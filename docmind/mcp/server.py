@@ -1,0 +1,125 @@
+"""DocMind's knowledge base as an MCP server (the official SDK's MCPServer); read-only tools.
+
+The caller is the Django user whose API token authenticated the HTTP request (see
+`docmind.mcp.asgi`), or, over stdio, the user of the token given to `manage.py mcp_stdio`.
+Tool bodies are synchronous ORM/pipeline code, so each call runs in a worker thread.
+"""
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Annotated, Any
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from docmind.mcp import tools
+
+USER_SCOPE_KEY = "docmind.user_id"
+# stdio has no request: the command sets the one user the whole session runs as.
+_stdio_user_id: contextvars.ContextVar[int | None] = contextvars.ContextVar("docmind_mcp_stdio_user", default=None)
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+INSTRUCTIONS = ("DocMind knowledge base (Chinese and English documents). Use search_kb for questions, "
+                "keyword_search for exact names or codes, list_documents / list_domains to see what exists, "
+                "read_section to read a document in order, and ask for a complete cited answer.")
+
+
+def set_stdio_user(user_id: int) -> None:
+    _stdio_user_id.set(user_id)
+
+
+def _caller_id(ctx: Context) -> int | None:
+    request = None
+    try:
+        request = ctx.request_context.request
+    except ValueError:
+        pass
+    scope = getattr(request, "scope", None)
+    if isinstance(scope, dict) and scope.get(USER_SCOPE_KEY) is not None:
+        return int(scope[USER_SCOPE_KEY])
+    return _stdio_user_id.get()
+
+
+def _load_user(user_id: int | None) -> Any:
+    from django.contrib.auth import get_user_model
+
+    if user_id is None:
+        return None
+    return get_user_model().objects.filter(pk=user_id, is_active=True).first()
+
+
+async def _run(ctx: Context, func: Callable[..., dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
+    user_id = _caller_id(ctx)
+
+    def work() -> dict[str, Any]:
+        close_old_connections()
+        try:
+            return func(_load_user(user_id), **kwargs)
+        finally:
+            close_old_connections()
+
+    try:
+        return await sync_to_async(work, thread_sensitive=False)()
+    except (tools.ToolInputError, PermissionError) as exc:
+        raise ToolError(str(exc)) from None
+
+
+def build_server() -> MCPServer:
+    server = MCPServer("docmind", title="DocMind knowledge base", instructions=INSTRUCTIONS, version="1")
+
+    @server.tool(annotations=READ_ONLY)
+    async def search_kb(ctx: Context,
+                        query: Annotated[str, Field(description="The question or search text")],
+                        top_k: Annotated[int | None, Field(description="Chunks to return, 1-50")] = None,
+                        ) -> dict[str, Any]:
+        """Search the knowledge base with the full retrieval pipeline (vector + BM25, rerank, MMR, grade):
+        the evidence DocMind itself would answer from, with a confidence grade."""
+        return await _run(ctx, tools.search_kb, query=query, top_k=top_k)
+
+    @server.tool(annotations=READ_ONLY)
+    async def keyword_search(ctx: Context,
+                             query: Annotated[str, Field(description="Words, names, codes to match literally")],
+                             top_k: Annotated[int, Field(description="Chunks to return, 1-50")] = 10,
+                             domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
+                             ) -> dict[str, Any]:
+        """Keyword (BM25) search over the knowledge base: best for exact names, error codes, phrases."""
+        return await _run(ctx, tools.keyword_search, query=query, top_k=top_k, domain=domain)
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_documents(ctx: Context,
+                             domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
+                             status: Annotated[str | None, Field(description="ready (default), pending, "
+                                                                 "processing or failed")] = "ready",
+                             ) -> dict[str, Any]:
+        """The documents in the knowledge base (id, title, domain, status, chunk count)."""
+        return await _run(ctx, tools.list_documents, domain=domain, status=status)
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_domains(ctx: Context) -> dict[str, Any]:
+        """The knowledge domains: what each covers and when to search it."""
+        return await _run(ctx, tools.list_domains)
+
+    @server.tool(annotations=READ_ONLY)
+    async def read_section(ctx: Context,
+                           document_id: Annotated[int, Field(description="A document id from list_documents")],
+                           section: Annotated[int, Field(description="1-based section number")] = 1,
+                           ) -> dict[str, Any]:
+        """Read one section (~1000 characters) of a document in order; the reply says how many sections exist."""
+        return await _run(ctx, tools.read_section, document_id=document_id, section=section)
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False,
+                                             idempotentHint=False))
+    async def ask(ctx: Context,
+                  question: Annotated[str, Field(description="The question, as a user would ask it")],
+                  document_id: Annotated[int | None, Field(description="Answer from this document only")] = None,
+                  ) -> dict[str, Any]:
+        """A complete answer written from the knowledge base, with [n] citations and a confidence score
+        (saved in the caller's own DocMind conversation history)."""
+        return await _run(ctx, tools.ask, question=question, document_id=document_id)
+
+    return server

@@ -1,0 +1,111 @@
+"""What the MCP server's tools do, as plain synchronous functions of (user, arguments).
+
+Each goes through the same code as the REST API — the retrieve pipeline and its validation,
+the document selectors — so an MCP caller sees exactly what the same user sees over REST.
+None of them writes to the knowledge base or to memory; `ask` saves the question and answer
+in the caller's own conversation history, as the chat does.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+MAX_SECTION_CHARS = 4000
+MAX_KEYWORD_K = 50
+
+
+class ToolInputError(ValueError):
+    """Bad arguments: reported to the MCP client as a tool error with this message."""
+
+
+def search_kb(user: Any, *, query: str, top_k: int | None = None) -> dict[str, Any]:
+    """The evidence `POST /api/kb/retrieve/` returns for the same query (the same function)."""
+    from kb.retrieval.api import RetrieveInputError, retrieve
+
+    _require(user)
+    try:
+        return retrieve({"query": query} if top_k is None else {"query": query, "top_k": top_k})
+    except RetrieveInputError as exc:
+        raise ToolInputError(exc.message) from None
+
+
+def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None) -> dict[str, Any]:
+    """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
+    from kb.search import get_searcher
+
+    _require(user)
+    query = (query or "").strip()
+    if not query:
+        raise ToolInputError("query must not be empty")
+    if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_KEYWORD_K:
+        raise ToolInputError(f"top_k must be between 1 and {MAX_KEYWORD_K}")
+    hits = get_searcher().lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
+    return {"chunks": [{"chunk_id": c.chunk_id, "document_id": c.document_id, "document_title": c.document_title,
+                        "domain": c.domain, "content": c.content, "score": round(float(c.score), 4)} for c in hits]}
+
+
+def list_documents(user: Any, *, domain: str | None = None, status: str | None = "ready",
+                   limit: int = 100) -> dict[str, Any]:
+    """Documents as `GET /api/kb/documents/` lists them (ready ones unless another status is asked for)."""
+    from kb.models import DocumentStatus
+    from kb.selectors import document_list
+
+    _require(user)
+    if status and status not in DocumentStatus.values:
+        raise ToolInputError(f"status must be one of {', '.join(DocumentStatus.values)}")
+    rows = document_list(domain=domain or None, status=status or None)[:max(1, min(int(limit), 500))]
+    return {"documents": [{"id": d.pk, "title": d.title, "domain": d.domain, "status": d.status,
+                           "chunk_count": d.chunk_count, "created_at": d.created_at.isoformat()} for d in rows]}
+
+
+def list_domains(user: Any) -> dict[str, Any]:
+    from kb.models import KnowledgeDomain
+
+    _require(user)
+    return {"domains": [{"domain_id": d.domain_id, "description": d.description or "",
+                         "when_to_retrieve": d.when_to_retrieve or "", "document_count": d.document_count}
+                        for d in KnowledgeDomain.objects.order_by("domain_id")]}
+
+
+def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, Any]:
+    """One section (parent chunk, ~1000 characters, headings kept) of a ready document, 1-based."""
+    from chat import selectors
+
+    _require(user)
+    from kb.models import Document
+
+    try:
+        document = selectors.ready_document(document_id=int(document_id))
+    except (Document.DoesNotExist, ValueError, TypeError):
+        raise ToolInputError("no such document, or it is not ready yet") from None
+    parents = selectors.document_parent_chunks(document_id=document.pk)
+    if not 1 <= int(section) <= max(1, len(parents)):
+        raise ToolInputError(f"section must be between 1 and {len(parents)}")
+    content = parents[int(section) - 1].content if parents else ""
+    return {"document_id": document.pk, "title": document.title, "domain": document.domain,
+            "section": int(section), "sections": len(parents), "content": content[:MAX_SECTION_CHARS]}
+
+
+def ask(user: Any, *, question: str, document_id: int | None = None) -> dict[str, Any]:
+    """A full chat turn (understanding, routing, retrieval, generation, citations) for this user."""
+    from chat.pipeline import ChatPipeline
+
+    _require(user)
+    done: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    for event in ChatPipeline().run(user=user, message=question, document_id=document_id, cancel=threading.Event()):
+        if event.type == "done":
+            done = event.data
+        elif event.type == "error":
+            error = event.data
+    if done is None:
+        message = (error or {}).get("message", "the answer could not be completed")
+        raise ToolInputError(str(message))
+    return {key: done.get(key) for key in ("answer", "citations", "confidenceScore", "confidenceBand",
+                                           "conversation_id", "message_id", "trace_id")}
+
+
+def _require(user: Any) -> None:
+    # Every tool is for signed-in, active users only, as IsAuthenticated is for the REST API.
+    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
+        raise PermissionError("authentication required")

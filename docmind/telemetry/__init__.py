@@ -1,0 +1,16 @@
+"""Observability: OpenTelemetry spans, token usage and cost per turn, Prometheus metrics."""
+from docmind.telemetry.tracing import (
+    add_event,
+    configure_tracing,
+    current_trace_id,
+    in_context,
+    mark_error,
+    record_span,
+    set_attributes,
+    span,
+    traced,
+)
+from docmind.telemetry.usage import TurnUsage, record_usage, usage_scope
+
+__all__ = ["TurnUsage", "add_event", "configure_tracing", "current_trace_id", "in_context", "mark_error",
+           "record_span", "record_usage", "set_attributes", "span", "traced", "usage_scope"]

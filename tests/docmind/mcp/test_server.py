@@ -1,0 +1,154 @@
+"""DocMind's MCP server driven by the MCP SDK's own client over Streamable HTTP through the ASGI app."""
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+from asgiref.sync import sync_to_async
+from django.core.asgi import get_asgi_application
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from rest_framework.authtoken.models import Token
+
+from chat.models import Conversation
+from docmind.mcp.asgi import McpMount
+from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
+
+# Transactional: tool calls run on worker threads with their own connections. No serialized rollback:
+# the user fixtures seed what the tests need, and a flush by an earlier transactional test would
+# make restoring the serialized content types collide.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+APP = McpMount(get_asgi_application())
+TOOLS = {"search_kb", "keyword_search", "list_documents", "list_domains", "read_section", "ask"}
+
+
+@pytest.fixture
+def kb():
+    return ingest_tiny_kb()
+
+
+def _http(token: str | None) -> httpx2.AsyncClient:
+    headers = {"Authorization": f"Token {token}"} if token else {}
+    return httpx2.AsyncClient(transport=httpx2.ASGITransport(app=APP), base_url="http://127.0.0.1",
+                              headers=headers, timeout=60)
+
+
+def _client(token: str | None) -> Client:
+    return Client(streamable_http_client("http://127.0.0.1/mcp/", http_client=_http(token)))
+
+
+async def _token(user) -> str:
+    return (await sync_to_async(Token.objects.create)(user=user)).key
+
+
+def _data(result) -> dict:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return result.structured_content
+    return json.loads(result.content[0].text)
+
+
+async def test_it_lists_only_read_tools_and_searches_like_the_rest_api(member, kb):
+    from django.test import Client as DjangoClient  # the REST answer for the same query, same user
+
+    async with _client(await _token(member)) as mcp:
+        listed = {t.name: t for t in (await mcp.list_tools()).tools}
+        assert set(listed) == TOOLS
+        assert all(t.annotations.read_only_hint for t in listed.values())
+        found = _data(await mcp.call_tool("search_kb", {"query": QUESTION, "top_k": 3}))
+
+    rest = DjangoClient()
+    await sync_to_async(rest.force_login)(member)
+    expected = (await sync_to_async(rest.post)("/api/kb/retrieve/", {"query": QUESTION, "top_k": 3},
+                                               content_type="application/json")).json()
+    assert [c["chunk_id"] for c in found["chunks"]] == [c["chunk_id"] for c in expected["chunks"]]
+    assert found["chunks"][0]["document_title"] == HANDBOOK_TITLE
+    assert found["grade"]["grade"] == expected["grade"]["grade"]
+
+
+def _ingest_code_page() -> str:
+    """A page with a code no other test uses: the shared test index keeps entries of flushed tests."""
+    import uuid
+
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_ingest_text
+
+    code = f"ERR{uuid.uuid4().hex[:8].upper()}"
+    document_ingest_text(title="错误码手册", text=f"错误码 {code} 表示支付网关超时，请稍后重试。", domain="demo")
+    process_pending_documents()
+    return code
+
+
+async def test_documents_sections_and_keyword_search_are_readable(member, kb):
+    code = await sync_to_async(_ingest_code_page)()
+    async with _client(await _token(member)) as mcp:
+        documents = _data(await mcp.call_tool("list_documents", {}))["documents"]
+        handbook = next(d for d in documents if d["title"] == HANDBOOK_TITLE)
+        section = _data(await mcp.call_tool("read_section", {"document_id": handbook["id"], "section": 1}))
+        keyword = _data(await mcp.call_tool("keyword_search", {"query": code, "top_k": 2}))
+        bad = await mcp.call_tool("read_section", {"document_id": handbook["id"], "section": 99})
+        empty = await mcp.call_tool("search_kb", {"query": "   "})
+    assert section["sections"] >= 1 and "年假" in section["content"]
+    assert keyword["chunks"] and code in keyword["chunks"][0]["content"]
+    assert bad.is_error and "section must be between" in bad.content[0].text
+    assert empty.is_error and "query" in empty.content[0].text
+
+
+async def test_ask_answers_with_citations_as_the_calling_user(member, admin_user, kb):
+    async with _client(await _token(member)) as mcp:
+        answered = _data(await mcp.call_tool("ask", {"question": QUESTION}))
+    async with _client(await _token(admin_user)) as mcp:
+        by_admin = _data(await mcp.call_tool("ask", {"question": QUESTION}))
+    assert "[1]" in answered["answer"] and answered["citations"]
+    owners = await sync_to_async(lambda: {c.pk: c.user_id for c in Conversation.objects.all()})()
+    assert owners[answered["conversation_id"]] == member.pk
+    assert owners[by_admin["conversation_id"]] == admin_user.pk
+
+
+@pytest.mark.parametrize("token", [None, "not-a-real-token"])
+async def test_a_missing_or_bad_token_is_refused_before_any_mcp_message(token, member):
+    async with _http(token) as http:
+        response = await http.post("/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                                   headers={"Accept": "application/json, text/event-stream"})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == "Token"
+
+
+async def test_the_sdk_client_cannot_connect_with_a_bad_token():
+    with pytest.raises(Exception):  # noqa: B017 - the SDK surfaces the 401 as its own error type
+        async with _client("wrong") as mcp:
+            await mcp.list_tools()
+
+
+async def test_an_inactive_users_token_is_refused(member):
+    key = await _token(member)
+    member.is_active = False
+    await sync_to_async(member.save)()
+    async with _http(key) as http:
+        response = await http.post("/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert response.status_code == 401
+
+
+async def test_other_paths_still_reach_django():
+    async with _http(None) as http:
+        response = await http.get("/healthz")
+    assert response.status_code in (200, 503)
+
+
+async def test_over_stdio_the_token_users_session_reaches_the_same_tools(member, kb):
+    """The in-process form of `manage.py mcp_stdio`: the server runs as the token's user."""
+    from django.core.management.base import CommandError
+
+    from docmind.management.commands.mcp_stdio import user_for_token
+    from docmind.mcp.server import build_server, set_stdio_user
+
+    with pytest.raises(CommandError, match="DOCMIND_MCP_TOKEN"):
+        await sync_to_async(user_for_token)("")
+    with pytest.raises(CommandError, match="DOCMIND_MCP_TOKEN: "):
+        await sync_to_async(user_for_token)("nope")
+    set_stdio_user(await sync_to_async(user_for_token)(await _token(member)))
+    async with Client(build_server()) as mcp:
+        documents = _data(await mcp.call_tool("list_documents", {}))["documents"]
+    assert HANDBOOK_TITLE in {d["title"] for d in documents}
