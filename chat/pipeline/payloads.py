@@ -6,8 +6,8 @@ from typing import Any
 
 from chat import events
 from chat.events import ChatEvent
-from docmind.redact import without_paths
 from chat.types import PathDecision, QueryClassification
+from docmind.redact import without_paths
 from kb.retrieval.types import Evidence, ScoredChunk
 
 SNIPPET_CHARS = 600

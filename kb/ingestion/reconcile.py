@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from django.db.models import F
 
 from docmind.embeddings import Embedder
+from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
 from kb.ingestion.pipeline import BATCH_SIZE
-from kb.ingestion.chunker import retrieval_text
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 
 BATCH = BATCH_SIZE
