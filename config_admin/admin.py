@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from config_admin.models import SysAiConfig, SysAiConfigChange
 from config_admin.registry import ConfigValueError, UnknownConfigKey, spec
@@ -29,7 +30,7 @@ class ChangeInline(admin.TabularInline):
     can_delete = False
     fields = ["changed_at", "changed_by", "old_value", "new_value"]
     readonly_fields = fields
-    verbose_name_plural = "History of changes"
+    verbose_name_plural = _("History of changes")
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False
@@ -49,12 +50,12 @@ class SysAiConfigAdmin(admin.ModelAdmin):
     list_per_page = 200
 
 
-    @admin.display(description="Allowed values")
+    @admin.display(description=_("allowed values"))
     def allowed(self, obj: SysAiConfig) -> str:
         try:
             item = spec(obj.key)
         except UnknownConfigKey:
-            return "unknown key"
+            return str(_("unknown key"))
         if item.key == "sandbox.enabled":
             from docmind.sandbox import runner_status
 

@@ -1,11 +1,12 @@
 """App config: keeps role permissions in step with the models after every migrate."""
 from django.apps import AppConfig
 from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
 
 
 class ConfigAdminConfig(AppConfig):
     name = "config_admin"
-    verbose_name = "AI configuration"
+    verbose_name = _("AI configuration")
 
     def ready(self) -> None:
         from docmind import roles

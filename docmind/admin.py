@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
+from django.utils.translation import gettext_lazy as _
 
 from docmind.models import McpServer
 from docmind.roles import MEMBER, ROLES, user_set_role
@@ -14,8 +15,8 @@ User = get_user_model()
 
 
 class RoleChangeForm(UserChangeForm):
-    role = forms.ChoiceField(choices=[(r, r) for r in ROLES], required=True,
-                             help_text="admin: everything · kb_editor: documents and domains · member: chat only")
+    role = forms.ChoiceField(label=_("Role"), choices=[(r, r) for r in ROLES], required=True,
+                             help_text=_("admin: everything · kb_editor: documents and domains · member: chat only"))
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -30,12 +31,12 @@ class DocMindUserAdmin(UserAdmin):
     list_filter = ["groups", "is_active", "is_superuser"]
     fieldsets = [
         (None, {"fields": ["username", "password"]}),
-        ("Personal info", {"fields": ["first_name", "last_name", "email"]}),
-        ("Role", {"fields": ["role", "is_active", "is_superuser"]}),
-        ("Important dates", {"fields": ["last_login", "date_joined"]}),
+        (_("Personal info"), {"fields": ["first_name", "last_name", "email"]}),
+        (_("Role"), {"fields": ["role", "is_active", "is_superuser"]}),
+        (_("Important dates"), {"fields": ["last_login", "date_joined"]}),
     ]
 
-    @admin.display(description="Role")
+    @admin.display(description=_("role"))
     def role(self, obj) -> str:
         return ", ".join(g.name for g in obj.groups.all()) or "—"
 

@@ -2,6 +2,7 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -10,7 +11,7 @@ from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
 
-admin.site.site_header = "DocMind administration"
+admin.site.site_header = _("DocMind administration")
 admin.site.site_title = "DocMind"
 
 urlpatterns = [

@@ -1,24 +1,36 @@
-"""Admin for documents (upload and delete go through the services), chunks and knowledge domains."""
+"""Admin for documents (upload, retry, re-index, move and delete go through the services), chunks and domains."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ActionForm
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
-from kb import services
+from kb import maintenance, services
+from kb.admin_upload import MultiUploadForm, report_upload, upload_files
+from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Chunk, ChunkLevel, Document, KnowledgeDomain
+
+# How many documents one progress poll may ask about (a changelist page shows at most a few hundred).
+MAX_PROGRESS_IDS = 500
 
 
 class DocumentUploadForm(forms.ModelForm):
     """Upload form: the file is validated and stored by document_create, not by ModelForm.save()."""
 
-    file = forms.FileField()
-    title = forms.CharField(required=False, max_length=255)
-    domain = forms.CharField(required=False, max_length=64, initial=services.DEFAULT_DOMAIN)
+    file = forms.FileField(label=_("File"))
+    title = forms.CharField(label=_("Title"), required=False, max_length=255)
+    domain = forms.CharField(label=_("Domain"), required=False, max_length=64, initial=services.DEFAULT_DOMAIN)
 
     class Meta:
         model = Document
@@ -39,6 +51,14 @@ class DocumentUploadForm(forms.ModelForm):
         # The service built and saved the instance; skip ModelForm's own model validation of a blank one.
         if hasattr(self, "result"):
             self.instance = self.result[0]
+            self.instance.upload_was_new = self.result[1]  # read by DocumentAdmin.response_add
+
+
+class DocumentActionForm(ActionForm):
+    """The changelist's action bar, with the target domain the "move" action needs."""
+
+    domain = forms.CharField(label=_("Target domain"), required=False, max_length=64,
+                             widget=forms.TextInput(attrs={"list": "dm-domains", "size": 14}))
 
 
 class ChunkInline(admin.TabularInline):
@@ -54,37 +74,57 @@ class ChunkInline(admin.TabularInline):
         return super().get_queryset(request).filter(level=ChunkLevel.CHILD)
 
 
+def ingestion_cell(document: Document) -> str:
+    """Progress bar, status and failure reason; admin-progress.js keeps in-flight rows up to date."""
+    return format_html(
+        '<div class="dm-ingest" data-document-id="{}" data-status="{}" data-progress-url="{}">'
+        '<div class="dm-bar" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{}">'
+        '<div class="dm-bar-fill" style="width: {}%"></div></div>'
+        '<span class="dm-status">{}</span> <span class="dm-percent">{}%</span>'
+        '<div class="dm-error">{}</div></div>',
+        document.pk, document.status, reverse("admin:kb_document_progress"), document.progress, document.progress,
+        document.get_status_display(),
+        document.progress, document.error)
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["title", "domain", "status", "progress", "chunk_count", "file_type", "size", "error_short",
-                    "created_at"]
+    list_display = ["title", "domain", "ingestion", "chunk_count", "file_type", "size", "created_at"]
     list_filter = ["status", "domain", "file_type"]
     search_fields = ["title", "checksum"]
-    readonly_fields = ["title", "original_file", "file_type", "domain", "status", "progress", "error", "attempts",
-                       "checksum", "size", "metadata", "uploaded_by", "created_at", "updated_at"]
+    readonly_fields = ["title", "original_file", "file_type", "domain", "ingestion", "attempts", "checksum", "size",
+                       "metadata", "uploaded_by", "created_at", "updated_at"]
     inlines = [ChunkInline]
+    actions = ["retry_ingestion", "reindex", "move_to_domain"]
+    action_form = DocumentActionForm
+    change_list_template = "admin/kb/document/change_list.html"
+
+    class Media:
+        css = {"all": ["docmind/admin.css"]}
+        js = ["docmind/admin-progress.js", "docmind/admin-upload.js"]
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(
             child_count=Count("chunks", filter=Q(chunks__level=ChunkLevel.CHILD)))
 
-    @admin.display(description="chunks", ordering="child_count")
-    def chunk_count(self, document: Document) -> int:
-        return document.child_count
+    @admin.display(description=_("chunks"), ordering="child_count")
+    def chunk_count(self, document: Document) -> str:
+        return format_html('<span data-chunks-of="{}">{}</span>', document.pk, document.child_count)
+
+    @admin.display(description=_("ingestion"), ordering="status")
+    def ingestion(self, document: Document) -> str:
+        return ingestion_cell(document)
 
     # The stored file is served by the authenticated download view; there is no public media URL.
-    @admin.display(description="file")
+    @admin.display(description=_("file"))
     def original_file(self, document: Document) -> str:
         if not document.file:
             return "—"
-        return format_html('<a href="{}">{}</a> · <a href="{}">read</a>',
+        return format_html('<a href="{}">{}</a> · <a href="{}">{}</a>',
                            reverse("kb-document-file", args=[document.pk]), Path(document.file.name).name,
-                           reverse("kb-document-reader", args=[document.pk]))
+                           reverse("kb-document-reader", args=[document.pk]), _("read"))
 
-    @admin.display(description="error")
-    def error_short(self, document: Document) -> str:
-        return document.error[:80]
-
+    # --- adding -------------------------------------------------------------------------------------
     def get_form(self, request, obj=None, change=False, **kwargs):
         if obj is None:
             kwargs["form"] = DocumentUploadForm
@@ -104,16 +144,112 @@ class DocumentAdmin(admin.ModelAdmin):
         return self.inlines if obj is not None else []
 
     def save_model(self, request, obj, form, change) -> None:
-        if not change and not getattr(form, "result", (None, True))[1]:
-            messages.info(request, "This file was already uploaded; showing the existing document.")
-        # Uploads were stored by document_create in form.clean(); documents are otherwise read-only.
+        """Uploads were stored by document_create in form.clean(); documents are otherwise read-only."""
 
+    def response_add(self, request, obj, post_url_continue=None) -> HttpResponse:
+        # Django would say "added successfully" although indexing has only been queued and may still fail.
+        if not getattr(obj, "upload_was_new", True):
+            self.message_user(request, gettext("“%(title)s” was already uploaded; it is shown below.")
+                              % {"title": obj.title}, messages.INFO)
+        else:
+            self.message_user(request, gettext("“%(title)s” was accepted for indexing; its progress is shown below.")
+                              % {"title": obj.title}, messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:kb_document_changelist"))
+
+    def get_changeform_initial_data(self, request):
+        return {"domain": services.DEFAULT_DOMAIN}
+
+    # --- extra views: multi-file upload and live progress -------------------------------------------
+    def get_urls(self):
+        extra = [
+            path("upload/", self.admin_site.admin_view(self.upload_view), name="kb_document_upload"),
+            path("progress/", self.admin_site.admin_view(self.progress_view), name="kb_document_progress"),
+        ]
+        return extra + super().get_urls()
+
+    def upload_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.has_add_permission(request):
+            raise PermissionDenied
+        changelist = reverse("admin:kb_document_changelist")
+        form = MultiUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            report_upload(request, upload_files(files=form.cleaned_data["files"],
+                                                domain=form.cleaned_data["domain"], user=request.user))
+            return HttpResponseRedirect(changelist)
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form,
+                   "title": _("Upload documents"), "media": self.media, **_upload_context(form)}
+        return TemplateResponse(request, "admin/kb/document/upload.html", context)
+
+    def progress_view(self, request: HttpRequest) -> JsonResponse:
+        """Staff-only JSON for the progress poller: status, progress and error of the documents asked for."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.strip().isdigit()][:MAX_PROGRESS_IDS]
+        rows = self.get_queryset(request).filter(pk__in=ids)
+        return JsonResponse({"documents": [
+            {"id": d.pk, "status": d.status, "status_label": str(d.get_status_display()), "progress": d.progress,
+             "error": d.error, "chunk_count": d.child_count} for d in rows]})
+
+    def changelist_view(self, request, extra_context=None):
+        extra = {**_upload_context(MultiUploadForm()), "can_upload": self.has_add_permission(request)}
+        return super().changelist_view(request, {**extra, **(extra_context or {})})
+
+    # --- actions ------------------------------------------------------------------------------------
+    @admin.action(description=_("Retry ingestion of the selected failed documents"), permissions=["change"])
+    def retry_ingestion(self, request, queryset) -> None:
+        done = sum(maintenance.document_retry(document=d) for d in queryset)
+        self._report(request, done, len(queryset) - done,
+                     ngettext("%(count)d document queued for ingestion again.",
+                              "%(count)d documents queued for ingestion again.", done),
+                     gettext("%(count)d skipped: only failed documents can be retried."))
+
+    @admin.action(description=_("Re-index the selected documents (rebuild chunks and vectors)"),
+                  permissions=["change"])
+    def reindex(self, request, queryset) -> None:
+        done = sum(maintenance.document_reindex(document=d) for d in queryset)
+        self._report(request, done, len(queryset) - done,
+                     ngettext("%(count)d document queued for re-indexing.",
+                              "%(count)d documents queued for re-indexing.", done),
+                     gettext("%(count)d skipped: already queued or being processed."))
+
+    @admin.action(description=_("Move the selected documents to the target domain"), permissions=["change"])
+    def move_to_domain(self, request, queryset) -> None:
+        target = (request.POST.get("domain") or "").strip()
+        if not target:
+            self.message_user(request, gettext("Type the target domain next to the action first."), messages.ERROR)
+            return
+        done = 0
+        for document in queryset:
+            try:
+                done += maintenance.document_move(document=document, domain=target)
+            except services.IngestError as exc:
+                self.message_user(request, f"{document.title}: {exc}", messages.ERROR)
+        if done:
+            self.message_user(request, ngettext("%(count)d document moved to %(domain)s.",
+                                                "%(count)d documents moved to %(domain)s.", done)
+                              % {"count": done, "domain": target}, messages.SUCCESS)
+
+    def _report(self, request, done: int, skipped: int, done_message: str, skipped_message: str) -> None:
+        if done:
+            self.message_user(request, done_message % {"count": done}, messages.SUCCESS)
+        if skipped:
+            self.message_user(request, skipped_message % {"count": skipped}, messages.WARNING)
+
+    # --- deleting -----------------------------------------------------------------------------------
     def delete_model(self, request, obj: Document) -> None:
         services.document_delete(document=obj)
 
     def delete_queryset(self, request, queryset) -> None:
         for document in queryset:
             services.document_delete(document=document)
+
+
+def _upload_context(form: MultiUploadForm) -> dict:
+    known = set(KnowledgeDomain.objects.values_list("domain_id", flat=True))
+    known |= set(Document.objects.values_list("domain", flat=True).distinct())
+    return {"upload_form": form, "domains": sorted(known | {services.DEFAULT_DOMAIN}),
+            "supported_types": ", ".join(f".{t}" for t in SUPPORTED_TYPES),
+            "max_upload_mb": settings.MAX_UPLOAD_BYTES // 2**20}
 
 
 @admin.register(Chunk)
@@ -140,11 +276,13 @@ class KnowledgeDomainAdmin(admin.ModelAdmin):
     fields = ["domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
     actions = ["regenerate_knowledge_map"]
 
-    @admin.action(description="Regenerate knowledge map (re-profile documents, re-aggregate the domain)")
+    @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"))
     def regenerate_knowledge_map(self, request, queryset) -> None:
         from kb.domains.service import build_domain_service
 
         service = build_domain_service()
         for domain in queryset:
             service.regenerate(domain.domain_id)
-        self.message_user(request, f"Regenerated {queryset.count()} domain(s).", messages.SUCCESS)
+        count = queryset.count()
+        self.message_user(request, ngettext("Regenerated %(count)d domain.", "Regenerated %(count)d domains.", count)
+                          % {"count": count}, messages.SUCCESS)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
+from kb.domains.markup import clean_phrase, clean_tags, strip_markup
 
 log = logging.getLogger(__name__)
 
@@ -62,18 +63,21 @@ class DomainAggregator:
         if not found:
             raise ValueError("no JSON object in the reply")
         data = json.loads(found.group(0))
-        when = str(data.get("when_to_retrieve", "")).strip()[:500]
+        when = clean_phrase(str(data.get("when_to_retrieve", "")))[:500]
         if not when:
             raise ValueError("when_to_retrieve missing")
-        return DomainSummary(description=str(data.get("description", "")).strip()[:256], when_to_retrieve=when,
+        return DomainSummary(description=clean_phrase(str(data.get("description", "")))[:256], when_to_retrieve=when,
                              source="llm")
 
 
 def offline_merge(domain_id: str, docs: Sequence[DocSummary]) -> DomainSummary:
-    """The scenario tags shared by most documents, in a fixed template (same input → same text)."""
-    counts = Counter(tag for d in docs for tag in dict.fromkeys(d.covers))
+    """The scenario tags shared by most documents, in a fixed template (same input → same text).
+
+    Tags are cleaned here too: documents profiled before markup was filtered still carry "##".
+    """
+    counts = Counter(tag for d in docs for tag in clean_tags(d.covers))
     tags = [tag for tag, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:8]
-    titles = "、".join(f"《{d.title}》" for d in sorted(docs, key=lambda d: d.title)[:3])
+    titles = "、".join(f"《{strip_markup(d.title).strip()}》" for d in sorted(docs, key=lambda d: d.title)[:3])
     topics = "、".join(tags) or titles
     more = f"等 {len(docs)} 篇文档" if len(docs) > 3 else ""
     return DomainSummary(description=f"{domain_id}：{'、'.join(tags[:3]) or titles}"[:256],

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import yaml
 
 from docmind.tokens import estimate_tokens
+from kb.domains.markup import clean_phrase, clean_tags
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,11 @@ def load_knowledge_map_domains() -> list[MapDomain]:
     rows = (Document.objects.filter(status=DocumentStatus.READY)
             .order_by("domain", "title").values_list("domain", "title", "metadata"))
     for domain, title, metadata in rows:
-        covers = (metadata or {}).get("covers") or []
-        docs.setdefault(domain, []).append(MapDocument(title=title, covers=tuple(str(c) for c in covers)))
-    out = [MapDomain(domain_id=row.domain_id, description=row.description or "",
-                     when_to_retrieve=row.when_to_retrieve or "", documents=tuple(docs.pop(row.domain_id, ())))
+        covers = clean_tags((metadata or {}).get("covers") or [])
+        docs.setdefault(domain, []).append(MapDocument(title=title, covers=covers))
+    # Rows written before markup was filtered stay as they are until regenerated; the planner sees them clean.
+    out = [MapDomain(domain_id=row.domain_id, description=clean_phrase(row.description),
+                     when_to_retrieve=clean_phrase(row.when_to_retrieve), documents=tuple(docs.pop(row.domain_id, ())))
            for row in KnowledgeDomain.objects.order_by("domain_id")]
     # Domains with documents but no row yet (start-up will generate them) are still shown.
     out += [MapDomain(domain_id=d, description="", when_to_retrieve="", documents=tuple(v))

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
 from docmind.text import keywords
+from kb.domains.markup import clean_phrase, clean_tag, clean_tags, strip_markup
 
 log = logging.getLogger(__name__)
 
@@ -58,27 +59,33 @@ class DocumentProfiler:
         if not found:
             raise ValueError("no JSON object in the reply")
         data = json.loads(found.group(0))
-        covers = tuple(str(c).strip()[:40] for c in data.get("covers", []) if str(c).strip())[:MAX_COVERS]
-        when = str(data.get("when_to_retrieve", "")).strip()[:300]
+        covers = clean_tags(data.get("covers", []), limit=MAX_COVERS)
+        when = clean_phrase(str(data.get("when_to_retrieve", "")))[:300]
         if not covers or not when:
             raise ValueError("covers or when_to_retrieve missing")
         return DocumentProfile(covers=covers, when_to_retrieve=when, source="llm")
 
 
 def offline_profile(title: str, text: str) -> DocumentProfile:
-    """Headings first (an author's own scenario names), then the most salient jieba terms."""
+    """Headings first (an author's own scenario names), then the most salient jieba terms.
+
+    Markup never becomes a tag: jieba ranks "##" or "http" as terms of a Markdown text.
+    """
     covers: list[str] = []
     for line in text.splitlines()[:400]:
         match = _HEADING.match(line)
-        if match and 2 <= len(match.group(1)) <= 30 and match.group(1) not in covers:
-            covers.append(match.group(1).strip("#：: "))
+        heading = clean_tag(match.group(1)) if match else ""
+        if 2 <= len(heading) <= 30 and heading not in covers:
+            covers.append(heading)
         if len(covers) >= MAX_COVERS // 2:
             break
-    for term in keywords(f"{title}\n{text}", MAX_COVERS * 2):
+    for term in keywords(strip_markup(f"{title}\n{text}"), MAX_COVERS * 3):
         if len(covers) >= MAX_COVERS:
             break
-        if term not in covers and term not in title:
+        term = clean_tag(term)
+        if term and term not in covers and term not in title:
             covers.append(term)
+    title = strip_markup(title).strip()
     topics = "、".join(covers[:4]) or title
     when = f"用户问题涉及《{title}》或{topics}时检索" if title else f"用户问题涉及{topics}时检索"
     return DocumentProfile(covers=tuple(covers), when_to_retrieve=when, source="offline")

@@ -5,6 +5,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from kb.domains.aggregator import DocSummary, DomainAggregator
+from kb.domains.markup import clean_phrase
 from kb.domains.profiler import DocumentProfiler
 
 if TYPE_CHECKING:
@@ -59,10 +60,14 @@ class KnowledgeDomainService:
         row = knowledge_domain_refresh(domain_id=domain_id)
         row.when_to_retrieve = summary.when_to_retrieve
         fields = ["when_to_retrieve", "updated_at"]
-        # Blank means "not written by an admin": only then is a generated description filled in.
-        if not (row.description or "").strip():
+        # Blank, or in the offline template's "<domain>：tags" shape, means "not written by an admin": only
+        # then is a generated description filled in. An admin's text is kept, only stripped of markup.
+        description = (row.description or "").strip()
+        if not description or description.startswith(f"{domain_id}："):
             row.description = summary.description or None
-            fields.append("description")
+        else:
+            row.description = clean_phrase(description)[:256] or None
+        fields.append("description")
         row.save(update_fields=fields)
         return row
 

@@ -63,6 +63,8 @@ class LiveServer:
     # DATABASE_URL naming a throw-away database.
     root: Path = ROOT
     extra_env: dict[str, str] = field(default_factory=dict)
+    # Off by default so that a test decides when documents are ingested (setup drains the queue itself).
+    ingest_worker: bool = False
 
     @property
     def url(self) -> str:
@@ -71,7 +73,8 @@ class LiveServer:
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items()
                if k not in ("DATABASE_URL", "REDIS_URL", "OPENAI_API_KEY", "DJANGO_SETTINGS_MODULE")}
-        env.update(DOCMIND_DATA_DIR=str(self.data_dir), DOCMIND_INGEST_WORKER="false", PYTHONUNBUFFERED="1")
+        env.update(DOCMIND_DATA_DIR=str(self.data_dir), DOCMIND_INGEST_WORKER=str(self.ingest_worker).lower(),
+                   PYTHONUNBUFFERED="1")
         env.update(self.extra_env)
         return env
 

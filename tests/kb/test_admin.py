@@ -37,3 +37,123 @@ def test_a_markdown_file_creates_a_pending_document(client, admin_user, kb_index
     document = Document.objects.get()
     assert (document.title, document.domain, document.status) == ("指南", "general", DocumentStatus.PENDING)
     assert document.uploaded_by == admin_user
+
+
+CHANGELIST = "/admin/kb/document/"
+UPLOAD_URL = "/admin/kb/document/upload/"
+PROGRESS_URL = "/admin/kb/document/progress/"
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_an_upload_is_announced_as_queued_not_as_added(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    response = client.post(ADD_URL, {"file": SimpleUploadedFile("guide.md", "# 指南\n正文。".encode()),
+                                     "title": "指南", "domain": "general"}, follow=True)
+    assert response.redirect_chain[-1][0] == CHANGELIST
+    [message] = _messages(response)
+    assert "accepted for indexing" in message
+    assert "成功" not in message and "successfully" not in message
+
+
+def test_several_files_upload_at_once_and_a_bad_one_is_reported_by_name(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    files = [SimpleUploadedFile("a.md", "# 甲\n第一篇。".encode()), SimpleUploadedFile("b.txt", "第二篇。".encode()),
+             SimpleUploadedFile("tool.exe", b"MZ"), SimpleUploadedFile("empty.txt", b"")]
+    response = client.post(UPLOAD_URL, {"files": files, "domain": "team"}, follow=True)
+    assert response.redirect_chain[-1][0] == CHANGELIST
+    assert sorted(Document.objects.values_list("title", "domain", "status")) == [
+        ("a", "team", DocumentStatus.PENDING), ("b", "team", DocumentStatus.PENDING)]
+    messages = _messages(response)
+    assert any("Accepted 2 file(s)" in m for m in messages)
+    assert any(m.startswith("tool.exe was not accepted: unsupported file type") for m in messages)
+    assert any(m.startswith("empty.txt was not accepted: the file is empty") for m in messages)
+
+
+def test_the_upload_page_asks_again_when_no_file_was_chosen(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    response = client.post(UPLOAD_URL, {"domain": "team"})
+    assert response.status_code == 200 and response.context["upload_form"].errors["files"]
+    assert not Document.objects.exists()
+
+
+def test_the_changelist_shows_a_progress_bar_with_the_failure_reason(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    Document.objects.create(title="坏文件", file_type="pdf", checksum="x", status=DocumentStatus.FAILED, progress=10,
+                            error="the PDF has no text layer")
+    body = client.get(CHANGELIST).content.decode()
+    assert 'data-status="failed"' in body and "the PDF has no text layer" in body
+    assert 'id="dm-dropzone"' in body and "admin-progress.js" in body
+
+
+def test_progress_reports_status_progress_and_error_for_the_asked_documents(client, kb_editor, kb_index):
+    client.force_login(kb_editor)
+    a = Document.objects.create(title="a", file_type="txt", checksum="a", status=DocumentStatus.PROCESSING,
+                                progress=30)
+    b = Document.objects.create(title="b", file_type="txt", checksum="b", status=DocumentStatus.FAILED, error="bad")
+    Document.objects.create(title="c", file_type="txt", checksum="c")
+    data = client.get(PROGRESS_URL, {"ids": f"{a.pk},{b.pk},nonsense"}).json()["documents"]
+    assert sorted((d["id"], d["status"], d["progress"], d["error"]) for d in data) == [
+        (a.pk, "processing", 30, ""), (b.pk, "failed", 0, "bad")]
+
+
+def test_progress_is_for_staff_only(client, member, kb_index):
+    client.force_login(member)
+    response = client.get(PROGRESS_URL, {"ids": "1"})
+    assert response.status_code == 302 and "/login/" in response["Location"]
+
+
+def _act(client, action: str, documents, **extra):
+    return client.post(CHANGELIST, {"action": action, "_selected_action": [d.pk for d in documents], **extra},
+                       follow=True)
+
+
+def test_the_retry_action_queues_failed_documents_and_skips_the_rest(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    failed = Document.objects.create(title="f", file_type="txt", checksum="f", status=DocumentStatus.FAILED,
+                                     error="boom", attempts=3)
+    ready = Document.objects.create(title="r", file_type="txt", checksum="r", status=DocumentStatus.READY)
+    messages = _messages(_act(client, "retry_ingestion", [failed, ready]))
+    failed.refresh_from_db()
+    ready.refresh_from_db()
+    assert (failed.status, failed.error, ready.status) == (DocumentStatus.PENDING, "", DocumentStatus.READY)
+    assert any("1 document queued" in m for m in messages) and any("1 skipped" in m for m in messages)
+
+
+def test_the_reindex_action_queues_ready_documents(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    ready = Document.objects.create(title="r", file_type="txt", checksum="r", status=DocumentStatus.READY,
+                                    progress=100)
+    _act(client, "reindex", [ready])
+    ready.refresh_from_db()
+    assert (ready.status, ready.progress) == (DocumentStatus.PENDING, 0)
+
+
+def test_the_move_action_needs_a_target_domain_and_moves_documents(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    doc = Document.objects.create(title="r", file_type="txt", checksum="r", domain="hr", status=DocumentStatus.PENDING)
+    assert any("target domain" in m for m in _messages(_act(client, "move_to_domain", [doc], domain="")))
+    assert Document.objects.get(pk=doc.pk).domain == "hr"
+    messages = _messages(_act(client, "move_to_domain", [doc], domain="travel"))
+    assert Document.objects.get(pk=doc.pk).domain == "travel"
+    assert any("moved to travel" in m for m in messages)
+    assert any("domain must be" in m for m in _messages(_act(client, "move_to_domain", [doc], domain="bad one!")))
+
+
+def test_uploading_the_same_file_again_says_so_instead_of_announcing_a_new_document(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    for _ in range(2):
+        response = client.post(ADD_URL, {"file": SimpleUploadedFile("guide.md", "# 指南\n正文。".encode()),
+                                         "title": "", "domain": "general"}, follow=True)
+    assert Document.objects.count() == 1
+    assert "already uploaded" in _messages(response)[0]
+
+
+def test_the_document_page_shows_the_live_progress_bar(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    doc = Document.objects.create(title="a", file_type="txt", checksum="a", status=DocumentStatus.PROCESSING,
+                                  progress=30)
+    body = client.get(f"/admin/kb/document/{doc.pk}/change/").content.decode()
+    assert f'data-document-id="{doc.pk}" data-status="processing"' in body and "admin-progress.js" in body

@@ -64,3 +64,30 @@ def test_the_knowledge_map_lists_ready_documents_with_their_covers(service):
     domain = data["available_knowledge_domains"][0]
     assert domain["domain_id"] == "payment" and domain["documents"][0]["title"] == "支付手册"
     assert "支付失败排查" in domain["documents"][0]["covers"]
+
+
+def test_regeneration_cleans_a_domain_written_with_markup_in_its_tags(service):
+    doc = _doc("差旅手册", "hr", "## 乘坐交通\n乘坐高铁二等座。## ## ##")
+    Document.objects.filter(pk=doc.pk).update(metadata={"covers": ["##", "乘坐", "交通"], "when_to_retrieve": "x"})
+    KnowledgeDomain.objects.create(domain_id="hr", description="hr：##、乘坐、交通",
+                                   when_to_retrieve="用户问题涉及##、乘坐、交通时检索")
+    row = service.regenerate("hr")
+    doc.refresh_from_db()
+    assert "##" not in doc.metadata["covers"] and "乘坐交通" in doc.metadata["covers"]
+    assert "#" not in row.description and row.description.startswith("hr：")
+    assert "#" not in row.when_to_retrieve
+
+
+def test_an_admin_description_is_kept_but_loses_its_markup(service):
+    _doc("差旅手册", "hr", "## 乘坐交通\n乘坐高铁二等座。")
+    KnowledgeDomain.objects.create(domain_id="hr", description="**人事**制度、##、差旅")
+    assert service.on_document_change("hr").description == "人事制度、差旅"
+
+
+def test_the_knowledge_map_never_shows_markup_covers(service):
+    doc = _doc("差旅手册", "hr", "乘坐高铁。")
+    Document.objects.filter(pk=doc.pk).update(metadata={"covers": ["##", "<b>乘坐</b>"]})
+    KnowledgeDomain.objects.create(domain_id="hr", description="hr：##、乘坐", when_to_retrieve="涉及##、乘坐时检索")
+    [domain] = yaml.safe_load(current_knowledge_map())["available_knowledge_domains"]
+    assert domain["documents"][0]["covers"] == ["乘坐"]
+    assert (domain["description"], domain["when_to_retrieve"]) == ("hr：乘坐", "涉及乘坐时检索")

@@ -1,0 +1,70 @@
+"""The document admin's multi-file upload: each file goes through document_create; one bad file never stops the rest."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from kb import services
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that cleans to a list of uploaded files (Django's documented recipe)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("widget", MultipleFileInput(attrs={"id": "dm-upload-files"}))
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, list | tuple) and data:
+            return [single(item, initial) for item in data]
+        return [single(data or None, initial)]  # no file at all: the field's "required" error
+
+
+class MultiUploadForm(forms.Form):
+    # Empty files pass here so that document_create reports them by name, like every other refusal.
+    files = MultipleFileField(label=_("Files"), allow_empty_file=True)
+    domain = forms.CharField(label=_("Domain"), max_length=64, initial=services.DEFAULT_DOMAIN,
+                             widget=forms.TextInput(attrs={"list": "dm-domains", "id": "dm-upload-domain"}))
+
+
+@dataclass
+class UploadOutcome:
+    created: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+
+
+def upload_files(*, files, domain: str, user) -> UploadOutcome:
+    """Queue every acceptable file; the refused ones are listed with the service's reason."""
+    outcome = UploadOutcome()
+    for upload in files:
+        try:
+            document, created = services.document_create(uploaded_file=upload, domain=domain or None, user=user)
+        except services.IngestError as exc:
+            outcome.refused.append((upload.name, str(exc)))
+            continue
+        (outcome.created if created else outcome.existing).append(document.title)
+    return outcome
+
+
+def report_upload(request: HttpRequest, outcome: UploadOutcome) -> None:
+    """One message per kind of result; never "added successfully": indexing has only just been queued."""
+    if outcome.created:
+        messages.success(request, gettext("Accepted %(count)d file(s) for indexing: %(titles)s. Their progress "
+                                          "is shown below; a file that cannot be indexed will show why.")
+                         % {"count": len(outcome.created), "titles": ", ".join(outcome.created)})
+    if outcome.existing:
+        messages.info(request, gettext("Already uploaded, not stored again (one that had failed is queued again): "
+                                       "%(titles)s.") % {"titles": ", ".join(outcome.existing)})
+    for name, reason in outcome.refused:
+        messages.error(request, gettext("%(name)s was not accepted: %(reason)s") % {"name": name, "reason": reason})

@@ -1,0 +1,115 @@
+"""Services that act on stored documents again: retry a failed ingestion, re-index, move to another domain."""
+from __future__ import annotations
+
+import logging
+
+from django.db import transaction
+from django.utils import timezone
+
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.services import IngestError, _validate_domain, kb_version_bump, knowledge_domain_refresh
+
+log = logging.getLogger(__name__)
+
+# A document being processed is left alone: its worker would write the old state back.
+_AT_REST = (DocumentStatus.READY, DocumentStatus.FAILED, DocumentStatus.PENDING)
+
+
+def document_retry(*, document: Document) -> bool:
+    """Queue a failed document for ingestion again; False (nothing changed) when it had not failed."""
+    return _requeue(document, from_statuses=(DocumentStatus.FAILED,))
+
+
+def document_reindex(*, document: Document) -> bool:
+    """Rebuild a ready or failed document's chunks, BM25 entries and vectors from its stored file.
+
+    The worker re-runs the whole ingestion (current chunk sizes and embedder; it removes the old
+    entries first) and re-profiles the document for the knowledge map. Until it is ready again
+    the document is not searchable. False when it is already queued or being processed.
+    """
+    return _requeue(document, from_statuses=(DocumentStatus.READY, DocumentStatus.FAILED))
+
+
+def _requeue(document: Document, *, from_statuses: tuple[str, ...]) -> bool:
+    with transaction.atomic():
+        updated = Document.objects.filter(pk=document.pk, status__in=from_statuses).update(
+            status=DocumentStatus.PENDING, progress=0, error="", attempts=0, updated_at=timezone.now())
+        if updated:
+            # A failed document is not counted in its domain; a queued one is.
+            knowledge_domain_refresh(domain_id=document.domain)
+            transaction.on_commit(_queue_changed)
+    if updated:
+        document.refresh_from_db()
+    return bool(updated)
+
+
+def document_move(*, document: Document, domain: str) -> bool:
+    """Move a document to another domain; False when it is already there.
+
+    Its index entries carry the domain (searches filter on it), so they are rewritten with the
+    stored vectors — nothing is re-embedded; if that fails the document is re-indexed instead.
+    Both domains' counts and knowledge-map entries are re-aggregated. A document being processed
+    cannot be moved (its worker would write the old domain into the index).
+    """
+    target = _validate_domain(domain)
+    source = document.domain
+    if target == source:
+        return False
+    with transaction.atomic():
+        moved = Document.objects.filter(pk=document.pk, status__in=_AT_REST).update(
+            domain=target, updated_at=timezone.now())
+        if not moved:
+            raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
+        knowledge_domain_refresh(domain_id=source)
+        knowledge_domain_refresh(domain_id=target)
+        document_id = document.pk
+        transaction.on_commit(lambda: _rewrite_index_domain(document_id, target))
+        transaction.on_commit(lambda: _reaggregate((source, target)))
+        transaction.on_commit(kb_version_bump)
+    document.refresh_from_db()
+    return True
+
+
+def _rewrite_index_domain(document_id: int, domain: str) -> None:
+    from docmind.backends import get_vector_store
+    from kb.search import get_lexical_index
+
+    document = Document.objects.filter(pk=document_id).first()
+    if document is None or document.status != DocumentStatus.READY:
+        return  # a queued document is indexed with its new domain; a failed one has nothing searchable
+    children = list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD)
+                    .order_by("ordinal").values_list("id", "content"))
+    ids = [pk for pk, _ in children]
+    try:
+        store = get_vector_store()
+        vectors = store.fetch(ids)
+        with_vector = [pk for pk in ids if pk in vectors]
+        if with_vector:
+            import numpy as np
+
+            store.upsert(ids=with_vector, vectors=np.stack([vectors[pk] for pk in with_vector]),
+                         document_ids=[document_id] * len(with_vector), domains=[domain] * len(with_vector))
+        get_lexical_index().add(ids=ids, texts=[text for _, text in children], document_ids=[document_id] * len(ids),
+                                domains=[domain] * len(ids))
+    except Exception:
+        log.exception("could not move the index entries of document %s; re-indexing it", document_id)
+        document_reindex(document=document)
+
+
+def _reaggregate(domain_ids: tuple[str, ...]) -> None:
+    # The knowledge map is an aid: its failure never undoes a move.
+    try:
+        from kb.domains.service import build_domain_service
+
+        service = build_domain_service()
+        for domain_id in domain_ids:
+            service.on_document_change(domain_id)
+    except Exception:
+        log.exception("knowledge map update failed for domains %s", ", ".join(domain_ids))
+
+
+def _queue_changed() -> None:
+    kb_version_bump()
+    from kb.ingestion.worker import wake_worker
+
+    wake_worker()

@@ -1,0 +1,37 @@
+"""Admin labels of the knowledge-base and AI-configuration apps are translatable English source strings."""
+import pytest
+from django.contrib import admin
+from django.utils.functional import Promise
+
+from config_admin.models import SysAiConfig, SysAiConfigChange
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
+
+MODELS = [Document, Chunk, KnowledgeDomain, SysAiConfig, SysAiConfigChange]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
+def test_model_and_field_names_are_marked_for_translation(model):
+    meta = model._meta
+    assert isinstance(meta.verbose_name, Promise) and isinstance(meta.verbose_name_plural, Promise)
+    assert isinstance(meta.app_config.verbose_name, Promise)
+    unmarked = [f.name for f in meta.concrete_fields if f.name != "id" and not isinstance(f.verbose_name, Promise)]
+    assert unmarked == []
+
+
+def test_status_and_level_labels_are_marked_for_translation():
+    assert all(isinstance(label, Promise) for _, label in DocumentStatus.choices + ChunkLevel.choices)
+
+
+@pytest.mark.parametrize("model", [Document, Chunk, KnowledgeDomain, SysAiConfig], ids=lambda m: m.__name__)
+def test_admin_actions_and_columns_are_marked_for_translation(model):
+    model_admin = admin.site._registry[model]
+    for name in model_admin.actions or ():
+        assert isinstance(getattr(model_admin, name).short_description, Promise), name
+    for name in model_admin.list_display:
+        attribute = getattr(model_admin, name, None)
+        if callable(attribute):
+            assert isinstance(attribute.short_description, Promise), name
+
+
+def test_the_admin_site_header_is_marked_for_translation():
+    assert isinstance(admin.site.site_header, Promise)
