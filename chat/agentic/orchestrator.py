@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from threading import Event
@@ -34,6 +34,28 @@ class Finisher(Protocol):
 
     def run(self, *, query: str, candidates: Sequence[ScoredChunk], allow_web: bool = True,
             trace: Sequence[str] = ()) -> Evidence: ...
+
+
+# How often a wait for tool results looks at the cancel flag.
+CANCEL_POLL_SECONDS = 0.05
+
+
+def _check(cancel: Event | None, where: str) -> None:
+    if cancel is not None and cancel.is_set():
+        raise AgenticCancelled(f"client left during the agentic loop ({where})")
+
+
+def _result(job: Future[ToolOutcome], *, timeout: float, cancel: Event | None) -> ToolOutcome:
+    """`job.result(timeout)`, but a cancel ends the wait at once (the tool's thread finishes on its own)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        _check(cancel, "waiting for a tool")
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise FutureTimeout
+        done, _ = wait([job], timeout=min(left, CANCEL_POLL_SECONDS))
+        if done:
+            return job.result()
 
 
 class ToolFailed(RuntimeError):
@@ -114,8 +136,7 @@ class AgenticSearchOrchestrator:
                               sandbox=self.sandbox, k=self.k, result_max_tokens=self.result_max_tokens,
                               memory=recall_memory)
             for rnd in range(1, self.max_iterations + 1):
-                if cancel is not None and cancel.is_set():
-                    raise AgenticCancelled("client left during the agentic loop")
+                _check(cancel, "between rounds")
                 with span("agentic.round", {"docmind.round": rnd, "docmind.planner": self.planner_kind}):
                     reply = self.planner.complete(messages, model=self.model, tools=schemas, temperature=0.0)
                     if not reply.tool_calls:
@@ -126,7 +147,7 @@ class AgenticSearchOrchestrator:
                     emit(ChatEvent(AGENTIC, {"round": rnd, "planner": self.planner_kind,
                                              "toolCalls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
                                                            for c in calls]}))
-                    outcomes = self._run_round(ctx, rnd, calls, records)
+                    outcomes = self._run_round(ctx, rnd, calls, records, cancel)
                 messages.append({"role": "assistant", "content": reply.content or None,
                                  "tool_calls": [_echo(c) for c in calls]})
                 for call, outcome in zip(calls, outcomes, strict=True):
@@ -137,6 +158,7 @@ class AgenticSearchOrchestrator:
                         computations.append(outcome.computation)
                 trace.append(f"round {rnd}: " + "; ".join(_summary(r) for r in records if r.round == rnd))
         trace.append(f"stop: {stop_reason} after {rounds} tool round(s), {len(records)} call(s)")
+        _check(cancel, "before the final rerank")
         for comp in computations:  # protocol order: all agentic events, then the code_exec ones
             emit(ChatEvent(CODE_EXEC, comp))
         evidence = self.finalize(question=rewritten or question, chunks=chunks, used_web=used_web, trace=trace)
@@ -172,7 +194,7 @@ class AgenticSearchOrchestrator:
         return replace(evidence, trace=(*evidence.trace, summary))
 
     def _run_round(self, ctx: ToolContext, rnd: int, calls: list[ToolCall],
-                   records: list[ToolCallRecord]) -> list[ToolOutcome]:
+                   records: list[ToolCallRecord], cancel: Event | None = None) -> list[ToolOutcome]:
         offered = {t.name: t for t in self.tools}
         started = time.perf_counter()
         pending: list[tuple[ToolCall, dict[str, Any] | str, Any]] = []
@@ -196,9 +218,11 @@ class AgenticSearchOrchestrator:
                 outcome = job
             else:
                 try:
-                    outcome = job.result(timeout=self.tool_timeout)
+                    outcome = _result(job, timeout=self.tool_timeout, cancel=cancel)
                 except FutureTimeout:
                     outcome = ToolOutcome(text=f"错误：{call.name} 超时。", error="timeout")
+                except AgenticCancelled:
+                    raise
                 except Exception as exc:
                     raise ToolFailed(f"{call.name} failed: {exc.__class__.__name__}: {exc}") from exc
             outcome = self._bounded(outcome)

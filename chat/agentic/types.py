@@ -12,7 +12,7 @@ class AgenticEmpty(RuntimeError):
 
 
 class AgenticCancelled(RuntimeError):
-    """The client left: the loop stopped between rounds."""
+    """The client left: the loop stopped between rounds or while waiting for a tool."""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from chat.answer_cache import CachedAnswer
 from chat.events import ChatEvent, error_event
 from chat.models import MessageStatus
 from chat.pipeline import observe, payloads, steps
+from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
 from chat.types import Assessment, PathDecision, QueryClassification
@@ -45,12 +46,16 @@ class ChatPipeline:
                           snapshot=ai_config.snapshot())
 
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
-        with observe.turn_observed(turn):
-            yield from self._answer_guarded(turn, cancel)
-
-    def _answer_guarded(self, turn: ChatTurn, cancel: threading.Event) -> Iterator[ChatEvent]:
+        guard = StageGuard(cancel)
         try:
-            yield from self._answer(turn, cancel)
+            with observe.turn_observed(turn):
+                yield from self._answer_guarded(turn, guard)
+        finally:
+            guard.settle()  # after the last event: stages abandoned on Stop end before the slot is freed
+
+    def _answer_guarded(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
+        try:
+            yield from self._answer(turn, guard)
         except (TurnCancelled, LlmCancelled):
             saved = finish_turn(turn, status=MessageStatus.CANCELLED, error="cancelled")
             yield error_event("cancelled", "已取消。", message_id=saved.pk, **turn.ids())
@@ -65,35 +70,37 @@ class ChatPipeline:
             log.exception("chat turn failed")
             yield self._failed(turn, "internal", "内部错误，回答未能完成。你的问题已保存。")
 
-    def _answer(self, turn: ChatTurn, cancel: threading.Event) -> Iterator[ChatEvent]:
+    def _answer(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
         stages = self._stages_factory(turn.snapshot)
         record = turn.record
-        classification: QueryClassification = self._timed(turn, "understanding", lambda: stages.understanding.run(
-            message=turn.question, history=turn.history, context=turn.context))
+        classification: QueryClassification = self._timed(turn, "understanding", lambda: guard.call(
+            lambda: stages.understanding.run(message=turn.question, history=turn.history, context=turn.context),
+            name="understanding"))
         record.classification = classification
         yield payloads.understanding(classification, record.timings_ms["understanding"])
-        self._check(cancel)
+        guard.check()
         if not classification.scope.needs_retrieval:
-            yield from self._meta_answer(turn, stages, classification, cancel)
+            yield from self._meta_answer(turn, stages, classification, guard)
             return
         with span("chat.routing"):
             decision = steps.route(stages, classification, turn.document_id)
         record.route = decision
         yield payloads.routing(decision)
 
-        memory = self._timed(turn, "memory", lambda: steps.recall_memories(stages, turn, classification))
+        memory = self._timed(turn, "memory", lambda: guard.call(
+            lambda: steps.recall_memories(stages, turn, classification), name="memory"))
         # An answer made with other memories of the user is not reused.
         cache_scope = (f"doc{turn.document_id}" if turn.document_id else "kb") + memory.cache_tag
         with span("chat.cache.lookup"):
-            probe = steps.cache_probe(stages, turn, classification, cache_scope)
+            probe = guard.call(lambda: steps.cache_probe(stages, turn, classification, cache_scope), name="cache")
         if probe.vector is not None:
             observe.cache_lookup(probe.hit is not None)
         if probe.hit is not None:
-            yield from self._replay(turn, stages, decision, probe.hit, cancel)
+            yield from self._replay(turn, stages, decision, probe.hit, guard)
             return
         with span("chat.retrieval", {"docmind.route": decision.mode.value}):
-            evidence = yield from steps.retrieve(stages, turn, classification, decision, cancel)
-        self._check(cancel)
+            evidence = yield from steps.retrieve(stages, turn, classification, decision, guard)
+        guard.check()
         record.evidence = evidence
         yield payloads.retrieval(evidence)
         yield payloads.rerank(evidence)
@@ -101,11 +108,12 @@ class ChatPipeline:
         assessment = steps.assess(stages, classification, decision, evidence)
         record.assessment = assessment
         if assessment.no_evidence:
-            yield from self._abstain(turn, stages, evidence, assessment, cancel)
+            yield from self._abstain(turn, stages, evidence, assessment, guard)
             return
 
         shape = steps.answer_shape(classification, decision)
-        prompt = self._timed(turn, "prompt", lambda: steps.assemble(stages, turn, evidence, assessment, shape, memory))
+        prompt = self._timed(turn, "prompt", lambda: guard.call(
+            lambda: steps.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
         record.prompt = prompt
         sources = payloads.source_cards(prompt.chunks)
         record.sources, record.extractive = sources, stages.extractive
@@ -114,7 +122,7 @@ class ChatPipeline:
         question = classification.rewritten or turn.question
         sides = steps.comparison_sides(shape, question)
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
-                                                                     sides=sides), cancel)
+                                                                     sides=sides), guard)
         with span("chat.citations"):
             report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
         done = self._done(turn, report.as_dict())
@@ -124,7 +132,7 @@ class ChatPipeline:
         yield done
 
     def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
-                cancel: threading.Event) -> Iterator[ChatEvent]:
+                guard: StageGuard) -> Iterator[ChatEvent]:
         """A semantic-cache hit streams the same events, with the cached evidence and answer."""
         evidence = steps.cached_evidence(hit)
         turn.record.evidence = evidence
@@ -135,21 +143,21 @@ class ChatPipeline:
         yield payloads.grader(evidence)
         yield payloads.start(extractive=hit.extractive, model=hit.model, sources=hit.sources,
                              low_confidence=hit.low_confidence, cached=True, mode=decision.mode.value)
-        yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), cancel)
+        yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), guard)
         yield self._done(turn, hit.report)
 
     def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: QueryClassification,
-                     cancel: threading.Event) -> Iterator[ChatEvent]:
+                     guard: StageGuard) -> Iterator[ChatEvent]:
         """Greetings, help, KB meta, memory questions: no retrieval events (see chat.events)."""
         turn.record.meta_scope = classification.scope.value
         yield payloads.meta_routing(classification.scope.value)
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
-        yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), cancel)
+        yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), guard)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": None, "confidenceBand": ""})
 
     def _abstain(self, turn: ChatTurn, stages: TurnStages, evidence: Evidence, assessment: Assessment,
-                 cancel: threading.Event) -> Iterator[ChatEvent]:
+                 guard: StageGuard) -> Iterator[ChatEvent]:
         """The evidence does not answer the question: say so, in the question's language, rather than let
         a model improvise or quote what is merely nearby; the closest sources are shown as related."""
         related = payloads.related_cards(steps.related_chunks(evidence))
@@ -157,16 +165,16 @@ class ChatPipeline:
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=related,
                              no_evidence=True, mode=turn.record.route.mode.value if turn.record.route else "")
         text = steps.abstention_text(turn.question, related)
-        yield from self._generate(turn, lambda: iter([text]), cancel)
+        yield from self._generate(turn, lambda: iter([text]), guard)
         yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": round(assessment.score, 4), "confidenceBand": "none"})
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
-                  cancel: threading.Event) -> Iterator[ChatEvent]:
+                  guard: StageGuard) -> Iterator[ChatEvent]:
         started = time.monotonic()
         with span("chat.generation"):
-            for piece in produce():
-                self._check(cancel)  # between tokens: a client that left stops the model stream
+            # On a helper thread: Stop ends the turn even while the model is silent before its next token.
+            for piece in guard.iterate(produce, name="generation"):
                 if piece:
                     turn.answer += piece
                     yield payloads.token(piece)
@@ -186,11 +194,6 @@ class ChatPipeline:
     def _failed(self, turn: ChatTurn, code: str, message: str) -> ChatEvent:
         saved = finish_turn(turn, status=MessageStatus.ERROR, error=f"{code}: {message}")
         return error_event(code, message, message_id=saved.pk, **turn.ids())
-
-    @staticmethod
-    def _check(cancel: threading.Event) -> None:
-        if cancel.is_set():
-            raise TurnCancelled
 
     @staticmethod
     def _timed(turn: ChatTurn, name: str, call: Callable[[], Any]) -> Any:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import threading
 import time
 from collections.abc import Generator, Iterator
 from dataclasses import replace
@@ -14,9 +13,10 @@ from django.db import connections
 from chat.answer_cache import CachedAnswer, CacheProbe
 from chat.events import ChatEvent
 from chat.generation.abstention import abstention
+from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.record import AgenticRecord
 from chat.pipeline.stages import TurnStages
-from chat.pipeline.turn import ChatTurn, TurnCancelled
+from chat.pipeline.turn import ChatTurn
 from chat.prompt.templates import SHAPE_INSTRUCTIONS
 from chat.types import (
     AnswerShape,
@@ -30,7 +30,7 @@ from chat.types import (
     Verdict,
 )
 from chat.understanding.comparison import comparison_sides as _sides
-from docmind.telemetry import in_context, span
+from docmind.telemetry import span
 from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
 from memory.scope import memory_scope_reply
 from memory.turn import TurnMemory, recall_for_turn, recall_tool, schedule_extraction
@@ -47,18 +47,22 @@ def route(stages: TurnStages, classification: QueryClassification, document_id: 
 
 
 def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassification, decision: PathDecision,
-             cancel: threading.Event) -> Generator[ChatEvent, None, Evidence]:
-    """Evidence for the answer (a generator because the agentic loop streams `agentic` events)."""
+             guard: StageGuard) -> Generator[ChatEvent, None, Evidence]:
+    """Evidence for the answer (a generator because the agentic loop streams `agentic` events).
+
+    Each search runs under `guard`: Stop ends the turn while a search is still running.
+    """
     started = time.monotonic()
     try:
         if decision.mode is Mode.SELECTED_DOC and turn.document_id is not None:
-            return direct_read(stages, turn.document_id)
+            document_id = turn.document_id
+            return guard.call(lambda: direct_read(stages, document_id), name="direct-read")
         if decision.mode is Mode.AGENTIC:
-            evidence = yield from agentic(stages, turn, classification, cancel)
+            evidence = yield from agentic(stages, turn, classification, guard)
             if evidence is not None:
                 return evidence
             turn.record.agentic_fallback = "agentic loop failed or found nothing: one-shot retrieval"
-        return one_shot(stages, turn, classification)
+        return guard.call(lambda: one_shot(stages, turn, classification), name="retrieval")
     finally:
         turn.record.timings_ms["retrieval"] = round((time.monotonic() - started) * 1000, 1)
 
@@ -90,17 +94,19 @@ def _direct_read(stages: TurnStages, document_id: int) -> Evidence:
 
 
 def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassification,
-            cancel: threading.Event) -> Generator[ChatEvent, None, Evidence | None]:
-    """The agentic hook (engineer E): runs the loop in a helper thread and streams what it emits.
+            guard: StageGuard) -> Generator[ChatEvent, None, Evidence | None]:
+    """Runs the agentic loop on a helper thread and streams what it emits.
 
     Returns the loop's evidence, or None (any exception, empty result) so the caller falls back
-    to one-shot retrieval, as the design requires.
+    to one-shot retrieval, as the design requires. Stop raises TurnCancelled at once; the loop
+    notices the flag at its next check and ends on its own.
     """
     from chat.agentic import AgenticSearchOrchestrator
     from chat.agentic.types import AgenticCancelled
 
     emitted: queue.Queue[ChatEvent] = queue.Queue()
     outcome: dict[str, Any] = {}
+    cancel = guard.cancel
 
     def work() -> None:
         try:
@@ -119,16 +125,14 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
         finally:
             connections.close_all()  # this helper thread's own connections die with it
 
-    # in_context: the loop's spans and model usage belong to this turn's trace.
-    thread = threading.Thread(target=in_context(work), name="chat-agentic", daemon=True)
-    thread.start()
+    thread = guard.start(work, name="agentic")
     while thread.is_alive() or not emitted.empty():
+        guard.check()
         try:
             yield emitted.get(timeout=0.05)
         except queue.Empty:
             continue
-    if cancel.is_set():
-        raise TurnCancelled
+    guard.check()
     result = outcome.get("result")
     if "error" in outcome:  # the stored trace says why the loop fell back (AgenticEmpty, ToolFailed…)
         turn.record.agentic_fallback_reason = f"{outcome['error'].__class__.__name__}: {outcome['error']}"[:500]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -166,3 +167,52 @@ def test_meta_questions_list_documents_and_the_users_own_memories(member, other_
     assert "retrieval" not in types(memories)
     answer = by_type(memories, "done").data["answer"]
     assert "简洁" in answer and "秘密" not in answer
+
+
+class _StuckRetriever:
+    """One-shot retrieval that hangs until released: a long question over a slow store or reranker."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def run(self, **kwargs):
+        self.entered.set()
+        self.release.wait(10)
+        raise AssertionError("a cancelled turn must not use this result")
+
+
+def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second(member, kb):
+    from chat.pipeline.stages import build_stages
+
+    stuck = _StuckRetriever()
+
+    def stages(snapshot):
+        built = build_stages(snapshot)
+        built._retriever = stuck
+        return built
+
+    cancel = threading.Event()
+    received: list[tuple[float, object]] = []
+
+    def run() -> None:
+        for event in ChatPipeline(stages_factory=stages).run(user=member, message=QUESTION, cancel=cancel):
+            received.append((time.monotonic(), event))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        assert stuck.entered.wait(30)
+        pressed = time.monotonic()
+        cancel.set()
+        deadline = pressed + 5
+        while not any(e.type == "error" for _, e in received) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        at, last = received[-1]
+        assert last.type == "error" and last.data["code"] == "cancelled"
+        assert at - pressed < 1.0
+    finally:
+        stuck.release.set()
+        thread.join(15)
+    assert not thread.is_alive()
+    assert list(Message.objects.values_list("role", "status")) == [("user", "complete"), ("assistant", "cancelled")]

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 
@@ -156,3 +157,45 @@ def test_a_cancelled_turn_stops_between_rounds(scripted_openai, model, make_loop
     with pytest.raises(AgenticCancelled):
         loop.run(question="北京？", cancel=cancel)
     assert scripted_openai.requests == [] and loop.tracker.session_count() == 0
+
+
+class _BlockingDocs(MemoryDocSearch):
+    """A search that hangs until released: a slow vector store or reranker in the middle of a round."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def hybrid(self, query, *, k, domains=None):
+        self.entered.set()
+        self.release.wait(10)
+        return super().hybrid(query, k=k, domains=domains)
+
+
+def test_stop_while_a_tool_runs_ends_the_loop_without_waiting_for_the_tool(scripted_openai, model, make_loop):
+    scripted_openai.script([tool_calls(("searchDocs", {"query": "北京 人口"})), "检索完成"])
+    docs = _BlockingDocs()
+    loop = make_loop(model, docs=docs)
+    cancel = threading.Event()
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            loop.run(question="北京有多少人口？", cancel=cancel)
+        except AgenticCancelled as exc:
+            outcome["stopped"] = (exc, time.monotonic())
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        assert docs.entered.wait(10)
+        pressed = time.monotonic()
+        cancel.set()
+        thread.join(5)
+        assert "stopped" in outcome and "waiting for a tool" in str(outcome["stopped"][0])
+        assert outcome["stopped"][1] - pressed < 1.0
+        assert len(scripted_openai.requests) == 1 and loop.tracker.session_count() == 0
+    finally:
+        docs.release.set()
+        thread.join(10)

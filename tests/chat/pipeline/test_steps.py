@@ -10,6 +10,7 @@ import pytest
 from chat.agentic import AgenticSearchOrchestrator
 from chat.agentic.types import AgenticCancelled
 from chat.pipeline import steps
+from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.turn import TurnCancelled
 
 
@@ -23,8 +24,11 @@ def test_a_cancelled_agentic_loop_logs_one_line_without_a_traceback(monkeypatch,
     cancel = threading.Event()
     cancel.set()
     turn = SimpleNamespace(question="对比一下两篇文档", history=[], log={}, user=SimpleNamespace(pk=1))
-    with caplog.at_level(logging.INFO, logger="chat.pipeline.steps"), pytest.raises(TurnCancelled):
-        list(steps.agentic(stages=SimpleNamespace(snapshot={}), turn=turn, classification=None, cancel=cancel))
+    guard = StageGuard(cancel)
+    with caplog.at_level(logging.INFO, logger="chat.pipeline.steps"):
+        with pytest.raises(TurnCancelled):
+            list(steps.agentic(stages=SimpleNamespace(snapshot={}), turn=turn, classification=None, guard=guard))
+        guard.settle()  # the loop's thread reports its own end after the turn has already stopped
     records = [r for r in caplog.records if r.name == "chat.pipeline.steps"]
     assert len(records) == 1
     assert records[0].levelno == logging.INFO and records[0].exc_info is None
