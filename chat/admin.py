@@ -81,7 +81,7 @@ class MessageUsageAdmin(admin.ModelAdmin):
         for row in rows:
             # A total is only a price when every row in it was priced; otherwise say what is missing.
             row["partial_cost"] = row["priced"] < row["rows"]
-        context = {**self.admin_site.each_context(request), "title": "Token usage: daily totals",
+        context = {**self.admin_site.each_context(request), "title": _("Token usage: daily totals"),
                    "opts": self.model._meta, "rows": rows, "days": days,
                    "choices": (1, 7, 30, 90, 366), **(extra_context or {})}
         return TemplateResponse(request, "admin/chat/usage_daily.html", context)

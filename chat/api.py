@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import NotFound
@@ -50,7 +51,7 @@ class MessageFeedbackView(APIView):
         try:
             return selectors.answer_get(user=request.user, message_id=pk)
         except Message.DoesNotExist:
-            raise NotFound("no such answer") from None  # another user's answer looks exactly like none
+            raise NotFound(_("No such answer.")) from None  # another user's answer looks exactly like none
 
     @extend_schema(request=FeedbackSerializer, responses={200: FeedbackSerializer})
     def put(self, request: Request, pk: int) -> Response:

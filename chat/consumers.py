@@ -5,9 +5,12 @@ import asyncio
 import json
 import logging
 import threading
+from types import SimpleNamespace
 from typing import Any
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from chat.events import error_event
 from chat.pipeline import ChatPipeline
@@ -22,27 +25,39 @@ _OPTIONAL_IDS = ("conversation_id", "document_id")
 def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
     """("ask", fields) / ("cancel", {}) or ValueError with a message fit for the client."""
     if text is None:
-        raise ValueError("binary frames are not supported; send JSON text")
+        raise ValueError(_("Binary frames are not supported; send JSON text."))
     try:
         frame = json.loads(text)
     except json.JSONDecodeError:
-        raise ValueError("frame is not valid JSON") from None
+        raise ValueError(_("The frame is not valid JSON.")) from None
     if not isinstance(frame, dict):
-        raise ValueError("frame must be a JSON object")
+        raise ValueError(_("The frame must be a JSON object."))
     kind = frame.get("type")
     if kind == "cancel":
         return "cancel", {}
     if kind != "ask":
-        raise ValueError('type must be "ask" or "cancel"')
+        raise ValueError(_('"type" must be "ask" or "cancel".'))
     if not isinstance(frame.get("message"), str):
-        raise ValueError("message must be a string")
+        raise ValueError(_("\"message\" must be a string."))
     fields: dict[str, Any] = {"message": frame["message"]}
     for name in _OPTIONAL_IDS:
         value = frame.get(name)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ValueError(f"{name} must be an integer or null")
+            raise ValueError(_("\"%(field)s\" must be an integer or null.") % {"field": name})
         fields[name] = value
     return "ask", fields
+
+
+def scope_language(scope: dict[str, Any]) -> str:
+    """The language the user's pages are in: their chosen one (cookie), else the browser's, else the default.
+
+    LocaleMiddleware does not run for WebSockets, so the consumer picks it the same way from the
+    handshake, with Django's own rules (supported languages, variants, Accept-Language weights).
+    """
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope.get("headers", ())}
+    request = SimpleNamespace(COOKIES=scope.get("cookies") or {},
+                              META={"HTTP_ACCEPT_LANGUAGE": headers.get("accept-language", "")})
+    return translation.get_language_from_request(request)  # type: ignore[arg-type]
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -57,6 +72,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.task: asyncio.Task[None] | None = None
         self.cancel_event: threading.Event | None = None
         self.slot: TurnSlot | None = None
+        self.language = scope_language(self.scope)
         await self.accept()
         if not getattr(self.user, "is_authenticated", False):
             # Accept first so that the client sees a meaningful close code, not a bare 403.
@@ -66,6 +82,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self._stop_turn()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+        with translation.override(self.language):
+            await self._receive(text_data)
+
+    async def _receive(self, text_data: str | None) -> None:
         try:
             kind, fields = parse_frame(text_data)
         except ValueError as exc:
@@ -75,7 +95,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._stop_turn()
             return
         if self.task is not None and not self.task.done():
-            await self.send_json(error_event("busy", "上一个问题还在回答中；请先等待或取消。").to_ws())
+            message = _("The previous question is still being answered; wait or cancel it first.")
+            await self.send_json(error_event("busy", message).to_ws())
             return
         runner = get_turn_runner()
         try:
@@ -94,7 +115,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return pipeline.run(user=self.user, cancel=cancel, **fields)
 
         try:
-            async for item in runner.stream(slot, produce, cancel):
+            async for item in runner.stream(slot, produce, cancel, language=self.language):
                 if item is not HEARTBEAT:
                     await self.send_json(item.to_ws())
         except Exception:  # noqa: BLE001 - the socket may already be gone

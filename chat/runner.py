@@ -21,12 +21,15 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from django.conf import settings
 from django.db import close_old_connections, connections
+from django.utils import translation
+from django.utils.translation import gettext_lazy
 
 from chat.events import ChatEvent, error_event
 from docmind.llm.budget import call_budget
@@ -36,8 +39,10 @@ log = logging.getLogger(__name__)
 # After the deadline the pipeline gets this long to end with its own error event (which names the
 # saved message) before the bridge gives up on it.
 DEADLINE_GRACE_SECONDS = 2.0
-TIMEOUT_MESSAGE = "回答超时：模型在规定时间内没有完成，请稍后重试。你的问题已保存。"
-BUSY_MESSAGE = "服务器繁忙：同时进行的回答已达上限，请稍后重试。"
+TIMEOUT_MESSAGE = gettext_lazy("The answer timed out: the model did not finish in time; try again shortly. "
+                               "Your question is saved.")
+BUSY_MESSAGE = gettext_lazy("The server is busy: the limit of answers at once is reached; try again shortly.")
+CRASH_MESSAGE = gettext_lazy("Internal error: the answer could not be completed.")
 
 
 class ServerBusy(Exception):
@@ -140,8 +145,13 @@ class TurnRunner:
             self._in_flight -= 1
 
     async def stream(self, slot: TurnSlot, produce: Callable[[], Iterator[ChatEvent]], cancel: threading.Event,
-                     *, heartbeat: float | None = None) -> AsyncIterator[ChatEvent | _Heartbeat]:
-        """Run `produce` in the pool and yield its events here; leaving the loop early sets `cancel`."""
+                     *, heartbeat: float | None = None,
+                     language: str | None = None) -> AsyncIterator[ChatEvent | _Heartbeat]:
+        """Run `produce` in the pool and yield its events here; leaving the loop early sets `cancel`.
+
+        `language` is the client's (its page's) language: pool threads do not inherit the caller's
+        activated language, so the turn's messages are produced with it activated explicitly.
+        """
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[object] = asyncio.Queue()
 
@@ -156,8 +166,9 @@ class TurnRunner:
                 close_old_connections()
                 limits = self._limits()
                 put(_Started(loop.time() + limits.deadline_seconds))
-                with call_budget(seconds=limits.deadline_seconds, cancel=cancel, max_retries=1,
-                                 call_timeout=limits.call_timeout_seconds):
+                with (translation.override(language) if language else nullcontext(),
+                      call_budget(seconds=limits.deadline_seconds, cancel=cancel, max_retries=1,
+                                  call_timeout=limits.call_timeout_seconds)):
                     for event in produce():
                         put(event)
             except BaseException as exc:  # noqa: BLE001 - reported to the client as an error event
@@ -183,7 +194,7 @@ class TurnRunner:
                     left = deadline + DEADLINE_GRACE_SECONDS - loop.time()
                     if left <= 0:
                         log.warning("chat turn overran its deadline; ending the stream")
-                        yield error_event("llm_timeout", TIMEOUT_MESSAGE)
+                        yield error_event("llm_timeout", _in(language, TIMEOUT_MESSAGE))
                         return
                     wait = left if wait is None else min(wait, left)
                 try:
@@ -198,12 +209,19 @@ class TurnRunner:
                     deadline = item.deadline
                     continue
                 if isinstance(item, _Crash):
-                    yield error_event("internal", "内部错误，回答未能完成。")
+                    yield error_event("internal", _in(language, CRASH_MESSAGE))
                     return
                 assert isinstance(item, ChatEvent)
                 yield item
         finally:
             cancel.set()
+
+
+def _in(language: str | None, message: Any) -> str:
+    if not language:
+        return str(message)
+    with translation.override(language):
+        return str(message)
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,8 @@ from asgiref.sync import sync_to_async
 from django.core.exceptions import RequestDataTooBig
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.utils import translation
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 from rest_framework import exceptions
@@ -36,7 +38,7 @@ def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     try:
         raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
     except RequestDataTooBig:
-        return JsonResponse({"error": "request body too large", "code": "body_too_large"}, status=413)
+        return JsonResponse({"error": _("The request body is too large."), "code": "body_too_large"}, status=413)
     drf_request = Request(request, authenticators=[TokenAuthentication(), SessionAuthentication()],
                           parsers=[JSONParser()])
     try:
@@ -44,14 +46,14 @@ def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     except exceptions.APIException as exc:
         return JsonResponse({"error": str(exc.detail)}, status=exc.status_code)
     if not user.is_authenticated:
-        return JsonResponse({"error": "authentication required"}, status=401)
+        return JsonResponse({"error": _("Authentication required.")}, status=401)
     try:
         body: Any = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return JsonResponse({"error": "body must be JSON"}, status=400)
+        return JsonResponse({"error": _("The body must be JSON.")}, status=400)
     serializer = ChatRequestSerializer(data=body if isinstance(body, dict) else {})
     if not serializer.is_valid():
-        return JsonResponse({"error": "invalid request", "fields": serializer.errors}, status=400)
+        return JsonResponse({"error": _("Invalid request."), "fields": serializer.errors}, status=400)
     try:
         return pipeline_factory().start_turn(user=user, **serializer.validated_data)
     except ChatInputError as exc:
@@ -64,7 +66,7 @@ def _prepare_or_unavailable(request: HttpRequest) -> ChatTurn | JsonResponse:
     except DatabaseError:
         # The token lookup or saving the question failed: a JSON answer the client can parse.
         log.exception("chat: the database failed before the turn started")
-        return JsonResponse({"error": "the database is unavailable; try again shortly", "code": "unavailable"},
+        return JsonResponse({"error": _("The database is unavailable; try again shortly."), "code": "unavailable"},
                             status=503)
 
 
@@ -101,12 +103,13 @@ async def chat_stream(request: HttpRequest) -> HttpResponse:
         return prepared
     turn = prepared
     cancel = threading.Event()
+    language = translation.get_language()  # LocaleMiddleware's choice for this request
 
     async def body() -> AsyncIterator[bytes]:
         # Django cancels this generator when the client disconnects; the runner then sets
         # `cancel`, and the turn's model call and steps stop.
         async for item in runner.stream(slot, lambda: pipeline_factory().answer(turn, cancel=cancel), cancel,
-                                        heartbeat=HEARTBEAT_SECONDS):
+                                        heartbeat=HEARTBEAT_SECONDS, language=language):
             yield SSE_HEARTBEAT if item is HEARTBEAT else item.to_sse()
 
     response = _TurnResponse(body(), slot=slot, content_type="text/event-stream; charset=utf-8")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
@@ -38,8 +39,8 @@ class TokenView(APIView):
         # middleware (which only sees the Django request) then answers 429 instead of 401.
         user = authenticate(request._request, **creds.validated_data)
         if user is None:
-            return Response({"error": "wrong username or password"}, status=status.HTTP_401_UNAUTHORIZED)
-        token, _ = Token.objects.get_or_create(user=user)
+            return Response({"error": _("Wrong username or password.")}, status=status.HTTP_401_UNAUTHORIZED)
+        token, _created = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 
 

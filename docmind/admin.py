@@ -61,16 +61,16 @@ class McpServerAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "transport"]
     fieldsets = [
         (None, {"fields": ["name", "enabled", "transport"]}),
-        ("Where", {"fields": ["url", "header_env", "command", "args", "env_names"]}),
-        ("What the agentic loop may use", {"fields": ["allowed_tools", "timeout_seconds", "result_max_tokens",
-                                                      "tool_limits"]}),
+        (_("Where"), {"fields": ["url", "header_env", "command", "args", "env_names"]}),
+        (_("What the agentic loop may use"), {"fields": ["allowed_tools", "timeout_seconds", "result_max_tokens",
+                                                         "tool_limits"]}),
     ]
 
-    @admin.display(description="URL / command")
+    @admin.display(description=_("URL / command"))
     def endpoint(self, obj: McpServer) -> str:
         return obj.url if obj.transport == "http" else obj.command
 
-    @admin.display(description="allowed tools")
+    @admin.display(description=_("allowed tools"))
     def tool_count(self, obj: McpServer) -> int:
         return len(obj.allowed_tools or [])
 

@@ -5,6 +5,7 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -20,12 +21,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(response.data, dict) and "detail" in response.data and len(response.data) == 1:
             response.data = {"error": str(response.data["detail"])}
         elif not (isinstance(response.data, dict) and "error" in response.data):
-            response.data = {"error": "invalid request", "fields": response.data}
+            response.data = {"error": _("Invalid request."), "fields": response.data}
         return response
     if isinstance(exc, (UnknownConfigKey, ConfigValueError, ValidationError)):
         message = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)
         return Response({"error": message}, status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, PermissionDenied):
-        return Response({"error": str(exc) or "permission denied"}, status=status.HTTP_403_FORBIDDEN)
+        return Response({"error": str(exc) or _("Permission denied.")}, status=status.HTTP_403_FORBIDDEN)
     log.exception("unhandled API error")
-    return Response({"error": "internal error; the request was not applied"}, status=500)
+    return Response({"error": _("Internal error; the request was not applied.")}, status=500)

@@ -5,6 +5,7 @@ import re
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
@@ -43,7 +44,8 @@ class McpServer(models.Model):
 
     class Meta:
         ordering = ["name"]
-        verbose_name = "external MCP server"
+        verbose_name = _("external MCP server")
+        verbose_name_plural = _("external MCP servers")
 
     def __str__(self) -> str:
         return self.name

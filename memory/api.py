@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -60,7 +61,7 @@ class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         data = MemoryEditSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         if not data.validated_data:
-            raise ValidationError({"detail": ["nothing to change: send content and/or memory_type"]})
+            raise ValidationError({"detail": [_("Nothing to change: send content and/or memory_type.")]})
         try:
             row = services.memory_update(user_id=request.user.pk, memory_id=memory.pk, **data.validated_data)
         except services.MemoryInputError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 from django.db import close_old_connections, connections, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from memory.conflicts import Action, ConflictResolver, Resolution
 from memory.eviction import EvictionPlanner
@@ -58,15 +59,15 @@ def _params(params: MemoryParams | None) -> MemoryParams:
 def normalise_content(content: str) -> str:
     text = _SPACES.sub(" ", str(content or "")).strip()
     if not text:
-        raise MemoryInputError("memory content is empty")
+        raise MemoryInputError(_("The memory is empty."))
     if len(text) > MAX_CONTENT_CHARS:
-        raise MemoryInputError(f"a memory holds at most {MAX_CONTENT_CHARS} characters")
+        raise MemoryInputError(_("A memory holds at most %(limit)d characters.") % {"limit": MAX_CONTENT_CHARS})
     return text
 
 
 def _check_type(memory_type: str) -> str:
     if memory_type not in TYPES:
-        raise MemoryInputError(f"memory type must be one of {', '.join(TYPES)}")
+        raise MemoryInputError(_("The memory type must be one of: %(types)s.") % {"types": ", ".join(TYPES)})
     return memory_type
 
 

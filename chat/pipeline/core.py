@@ -7,6 +7,9 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from chat.answer_cache import CachedAnswer
 from chat.events import ChatEvent, error_event
 from chat.models import MessageStatus
@@ -21,6 +24,15 @@ from docmind.telemetry import span
 from kb.retrieval.types import Evidence
 
 log = logging.getLogger(__name__)
+
+# Shown to the user in the language of their page (the turn runs with it activated).
+FAILURES = {
+    "llm_timeout": gettext_lazy("The model took too long to answer; try again shortly. Your question is saved."),
+    "llm_unavailable": gettext_lazy("The model service is unavailable right now; try again shortly. "
+                                    "Your question is saved."),
+    "llm_error": gettext_lazy("The model returned an error; try again shortly. Your question is saved."),
+    "internal": gettext_lazy("Internal error: the answer could not be completed. Your question is saved."),
+}
 
 class ChatPipeline:
     """validate → save question → understand → (meta answer | route → cache? → retrieve → assess →
@@ -58,17 +70,17 @@ class ChatPipeline:
             yield from self._answer(turn, guard)
         except (TurnCancelled, LlmCancelled):
             saved = finish_turn(turn, status=MessageStatus.CANCELLED, error="cancelled")
-            yield error_event("cancelled", "已取消。", message_id=saved.pk, **turn.ids())
+            yield error_event("cancelled", _("Cancelled."), message_id=saved.pk, **turn.ids())
         except LlmTimeout:
-            yield self._failed(turn, "llm_timeout", "模型响应超时，请稍后重试。你的问题已保存。")
+            yield self._failed(turn, "llm_timeout")
         except LlmUnavailable:
-            yield self._failed(turn, "llm_unavailable", "模型服务暂时不可用，请稍后重试。你的问题已保存。")
+            yield self._failed(turn, "llm_unavailable")
         except LlmError as exc:
             log.warning("chat turn: model error: %s", exc)
-            yield self._failed(turn, "llm_error", "模型返回了错误，请稍后重试。你的问题已保存。")
+            yield self._failed(turn, "llm_error")
         except Exception:
             log.exception("chat turn failed")
-            yield self._failed(turn, "internal", "内部错误，回答未能完成。你的问题已保存。")
+            yield self._failed(turn, "internal")
 
     def _answer(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
         stages = self._stages_factory(turn.snapshot)
@@ -191,7 +203,8 @@ class ChatPipeline:
                              timings_ms=turn.record.timings_ms, trace_id=turn.record.trace_id,
                              usage=turn.record.usage or None)
 
-    def _failed(self, turn: ChatTurn, code: str, message: str) -> ChatEvent:
+    def _failed(self, turn: ChatTurn, code: str) -> ChatEvent:
+        message = str(FAILURES[code])
         saved = finish_turn(turn, status=MessageStatus.ERROR, error=f"{code}: {message}")
         return error_event(code, message, message_id=saved.pk, **turn.ids())
 

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from chat import selectors, services
 from chat.models import Conversation, Message, MessageStatus
 from chat.pipeline.record import TurnRecord
@@ -54,13 +56,15 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
                snapshot: Mapping[str, Any]) -> ChatTurn:
     """Validate the request and save the question; raises ChatInputError before anything is written."""
     if not getattr(user, "is_authenticated", False):
-        raise ChatInputError("unauthenticated", "请先登录。", status=401)
+        raise ChatInputError("unauthenticated", _("Please sign in first."), status=401)
     if not isinstance(message, str) or not message.strip():
-        raise ChatInputError("empty_message", "问题不能为空。")
+        raise ChatInputError("empty_message", _("The question must not be empty."))
     limit = int(snapshot["chat.max_message_chars"])
     question = message.strip()
     if len(question) > limit:
-        raise ChatInputError("message_too_long", f"问题太长了：最多 {limit} 个字符，当前 {len(question)} 个。")
+        raise ChatInputError("message_too_long",
+                             _("The question is too long: at most %(limit)d characters, this one has %(length)d.")
+                             % {"limit": limit, "length": len(question)})
     conversation = _conversation(user, conversation_id)
     document_title = ""
     if document_id is not None:
@@ -94,11 +98,11 @@ def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: 
 def _id(value: Any, what: str) -> int:
     # bool is an int subclass; `true` is never a valid id.
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ChatInputError(f"invalid_{what}", f"{what} 必须是整数。")
+        raise ChatInputError(f"invalid_{what}", _("%(field)s must be an integer.") % {"field": what})
     try:
         return int(value)
     except ValueError:
-        raise ChatInputError(f"invalid_{what}", f"{what} 必须是整数。") from None
+        raise ChatInputError(f"invalid_{what}", _("%(field)s must be an integer.") % {"field": what}) from None
 
 
 def _conversation(user: Any, conversation_id: Any) -> Conversation | None:
@@ -108,7 +112,7 @@ def _conversation(user: Any, conversation_id: Any) -> Conversation | None:
         return selectors.conversation_get(user=user, conversation_id=_id(conversation_id, "conversation_id"))
     except Conversation.DoesNotExist:
         # Same answer for "someone else's" and "unknown": never reveal that an id exists.
-        raise ChatInputError("conversation_not_found", "找不到这个对话。", status=404) from None
+        raise ChatInputError("conversation_not_found", _("No such conversation."), status=404) from None
 
 
 def _document(document_id: Any) -> tuple[int, str]:
@@ -118,5 +122,6 @@ def _document(document_id: Any) -> tuple[int, str]:
     try:
         document = selectors.ready_document(document_id=pk)
     except Document.DoesNotExist:
-        raise ChatInputError("document_not_found", "找不到这个文档，或它还没有处理完成。", status=404) from None
+        raise ChatInputError("document_not_found", _("No such document, or it has not finished processing."),
+                             status=404) from None
     return document.pk, document.title

@@ -25,10 +25,18 @@ def _session_cookie(user) -> bytes:
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}".encode()
 
 
-async def _socket(user=None, origin: tuple[bytes, bytes] = ORIGIN) -> WebsocketCommunicator:
+async def _socket(user=None, origin: tuple[bytes, bytes] = ORIGIN, *, accept_language: str = "",
+                  language_cookie: str = "") -> WebsocketCommunicator:
     headers = [origin, (b"host", b"localhost")]
+    cookies = []
     if user is not None:
-        headers.append((b"cookie", await sync_to_async(_session_cookie)(user)))
+        cookies.append(await sync_to_async(_session_cookie)(user))
+    if language_cookie:
+        cookies.append(f"{settings.LANGUAGE_COOKIE_NAME}={language_cookie}".encode())
+    if cookies:
+        headers.append((b"cookie", b"; ".join(cookies)))
+    if accept_language:
+        headers.append((b"accept-language", accept_language.encode()))
     return WebsocketCommunicator(application, "/ws/chat/", headers=headers)
 
 
@@ -124,5 +132,25 @@ async def test_cancel_stops_the_turn_and_saves_it_as_cancelled(member):
         if last["type"] == "error":
             statuses = [s async for s in Message.objects.values_list("status", flat=True)]
             assert statuses == ["complete", "cancelled"]
+    finally:
+        await ws.disconnect()
+
+
+@pytest.mark.parametrize(("accept", "cookie", "bad_frame", "empty"), [
+    ("en-US,en;q=0.9", "", "The frame is not valid JSON.", "The question must not be empty."),
+    ("zh-CN,zh;q=0.9", "", "这一帧不是有效的 JSON。", "问题不能为空。"),
+    ("zh-CN,zh;q=0.9", "en", "The frame is not valid JSON.", "The question must not be empty."),
+])
+async def test_messages_follow_the_users_language_from_the_handshake(member, accept, cookie, bad_frame, empty):
+    ws = await _socket(member, accept_language=accept, language_cookie=cookie)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_to(text_data="{not json")
+        reply = await ws.receive_json_from(timeout=10)
+        assert reply["data"]["message"] == bad_frame
+        # This one is written by the turn's worker thread, which does not inherit the socket's language.
+        await ws.send_json_to({"type": "ask", "message": "   "})
+        reply = await ws.receive_json_from(timeout=30)
+        assert reply["data"]["code"] == "empty_message" and reply["data"]["message"] == empty
     finally:
         await ws.disconnect()

@@ -15,10 +15,13 @@ def test_token_for_right_credentials_authenticates_the_api(member):
     assert me["username"] == "alice" and me["roles"] == ["member"]
 
 
-def test_wrong_credentials_get_401_with_a_message(member):
-    response = APIClient().post("/api/auth/token/", {"username": "alice", "password": "nope"}, format="json")
+@pytest.mark.parametrize(("accept", "message"), [("en", "Wrong username or password."),
+                                                 ("zh-CN", "用户名或密码不正确。")])
+def test_wrong_credentials_get_401_with_a_message_in_the_clients_language(member, accept, message):
+    response = APIClient().post("/api/auth/token/", {"username": "alice", "password": "nope"}, format="json",
+                                HTTP_ACCEPT_LANGUAGE=accept)
     assert response.status_code == 401
-    assert "wrong username or password" in response.json()["error"]
+    assert response.json()["error"] == message
 
 
 def test_malformed_token_request_gets_400(member):
