@@ -69,6 +69,8 @@ class ChatPipeline:
         try:
             yield from self._answer(turn, guard)
         except (TurnCancelled, LlmCancelled):
+            # Stop is a normal end of a turn: one line, no traceback.
+            log.info("chat turn cancelled by the client (conversation %s)", turn.conversation.pk)
             saved = finish_turn(turn, status=MessageStatus.CANCELLED, error="cancelled")
             yield error_event("cancelled", _("Cancelled."), message_id=saved.pk, **turn.ids())
         except LlmTimeout:

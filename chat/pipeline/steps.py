@@ -116,8 +116,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,
                                                                                snapshot=stages.snapshot))
-        except AgenticCancelled as exc:  # the user pressed Stop or left: normal, not a failure
-            log.info("agentic loop stopped: %s", exc)
+        except AgenticCancelled as exc:  # the user pressed Stop or left: the turn logs that once
+            log.debug("agentic loop stopped: %s", exc)
             outcome["error"] = exc
         except Exception as exc:  # noqa: BLE001 - the design says: any failure → one-shot
             log.warning("agentic loop failed, falling back to one-shot", exc_info=True)

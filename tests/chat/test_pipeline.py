@@ -1,6 +1,7 @@
 """ChatPipeline end to end in offline mode over a tiny ingested KB, plus its bad-input and failure paths."""
 from __future__ import annotations
 
+import logging
 import threading
 import time
 
@@ -182,7 +183,7 @@ class _StuckRetriever:
         raise AssertionError("a cancelled turn must not use this result")
 
 
-def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second(member, kb):
+def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second_and_logs_one_line(member, kb, caplog):
     from chat.pipeline.stages import build_stages
 
     stuck = _StuckRetriever()
@@ -200,6 +201,7 @@ def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second(member, kb):
             received.append((time.monotonic(), event))
 
     thread = threading.Thread(target=run)
+    caplog.set_level(logging.INFO)
     thread.start()
     try:
         assert stuck.entered.wait(30)
@@ -216,3 +218,6 @@ def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second(member, kb):
         thread.join(15)
     assert not thread.is_alive()
     assert list(Message.objects.values_list("role", "status")) == [("user", "complete"), ("assistant", "cancelled")]
+    turn_lines = [r for r in caplog.records if r.name.startswith("chat.") and r.levelno >= logging.INFO]
+    assert [r.getMessage().startswith("chat turn cancelled") for r in turn_lines] == [True]
+    assert turn_lines[0].exc_info is None

@@ -19,17 +19,17 @@ class _StoppedLoop:
         raise AgenticCancelled("client left during the agentic loop")
 
 
-def test_a_cancelled_agentic_loop_logs_one_line_without_a_traceback(monkeypatch, caplog):
+def test_a_cancelled_agentic_loop_logs_no_traceback_and_leaves_the_turn_line_to_the_pipeline(monkeypatch, caplog):
     monkeypatch.setattr(AgenticSearchOrchestrator, "from_stages", classmethod(lambda cls, stages: _StoppedLoop()))
     cancel = threading.Event()
     cancel.set()
     turn = SimpleNamespace(question="对比一下两篇文档", history=[], log={}, user=SimpleNamespace(pk=1))
     guard = StageGuard(cancel)
-    with caplog.at_level(logging.INFO, logger="chat.pipeline.steps"):
+    with caplog.at_level(logging.DEBUG, logger="chat.pipeline.steps"):
         with pytest.raises(TurnCancelled):
             list(steps.agentic(stages=SimpleNamespace(snapshot={}), turn=turn, classification=None, guard=guard))
         guard.settle()  # the loop's thread reports its own end after the turn has already stopped
     records = [r for r in caplog.records if r.name == "chat.pipeline.steps"]
     assert len(records) == 1
-    assert records[0].levelno == logging.INFO and records[0].exc_info is None
+    assert records[0].levelno == logging.DEBUG and records[0].exc_info is None
     assert "client left" in records[0].getMessage()

@@ -1,0 +1,94 @@
+"""Stop latency: how long after the client's `cancel` frame the `error: cancelled` event arrives.
+
+Run: .venv/bin/python bench/cancel_bench.py [--data-dir /tmp/bench-cancel] [--trials 20]
+
+Starts daphne on loopback over a fresh data dir holding the six demo documents, then, per trial,
+asks a long comparison question (the agentic route: planner rounds, several searches, one
+rerank of the union) over /ws/chat/ and sends `cancel` after a delay that sweeps the turn
+(0.05 s to 1.5 s after the question, so Stop lands in understanding, retrieval, the loop and
+generation alike). Reports, for the trials that were still running when Stop arrived, the time
+from sending `cancel` to receiving `error: cancelled` (p50, p95, max); the target is under 1 s.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.chat_bench import MiniWebSocket, login, pct  # noqa: E402
+
+QUESTIONS = [
+    "对比一下支付失败的排查步骤和基础设施故障的处理流程，分别有哪些步骤？两者在升级和回滚上有什么区别？",
+    "Compare how payment webhook retries work with how a Kubernetes CrashLoopBackOff is handled: "
+    "which steps does each take, and how do their escalation rules differ?",
+]
+
+
+async def one_trial(port: int, cookie: str, question: str, delay: float) -> tuple[str, float]:
+    ws = await asyncio.wait_for(MiniWebSocket.connect(
+        "127.0.0.1", port, "/ws/chat/", {"Origin": f"http://127.0.0.1:{port}", "Cookie": cookie}), 10)
+    try:
+        await ws.send_json({"type": "ask", "message": question})
+        sent = None
+        loop = asyncio.get_running_loop()
+        stop_at = loop.time() + delay
+        while True:
+            wait = None if sent is not None else max(0.0, stop_at - loop.time())
+            try:
+                frame = await asyncio.wait_for(ws.recv_json(), wait if wait is not None else 60)
+            except TimeoutError:
+                if sent is None:
+                    await ws.send_json({"type": "cancel"})
+                    sent = time.perf_counter()
+                    continue
+                return "timeout", float("nan")
+            if frame["type"] == "done":
+                return "finished first", float("nan")
+            if frame["type"] == "error":
+                if frame["data"].get("code") == "cancelled" and sent is not None:
+                    return "cancelled", time.perf_counter() - sent
+                return frame["data"].get("code", "error"), float("nan")
+    finally:
+        await ws.close()
+
+
+def main() -> None:
+    from tests.browser.live_server import LiveServer
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-cancel"))
+    parser.add_argument("--trials", type=int, default=20)
+    args = parser.parse_args()
+    demo = ROOT / "kb" / "demo_docs"
+    texts = [{"title": p.stem, "text": p.read_text(encoding="utf-8"), "domain": p.parent.name}
+             for p in sorted(demo.rglob("*.md"))]
+    server = LiveServer(data_dir=args.data_dir, username="bench-cancel", password="bench-cancel-pass-123")
+    server.prepare(texts=texts)
+    server.start()
+    try:
+        cookie = login(server.url, server.username, server.password)
+        outcomes: list[tuple[str, float]] = []
+        for i in range(args.trials):
+            delay = 0.05 + (1.45 * i / max(1, args.trials - 1))
+            outcomes.append(asyncio.run(one_trial(server.port, cookie, QUESTIONS[i % len(QUESTIONS)], delay)))
+    finally:
+        server.stop()
+    latencies = [t for kind, t in outcomes if kind == "cancelled"]
+    kinds: dict[str, int] = {}
+    for kind, _ in outcomes:
+        kinds[kind] = kinds.get(kind, 0) + 1
+    print(json.dumps({"trials": args.trials, "outcomes": kinds,
+                      "stop_to_cancelled_ms": {"p50": round(pct(latencies, .5) * 1000, 1),
+                                               "p95": round(pct(latencies, .95) * 1000, 1),
+                                               "max": round(max(latencies, default=float("nan")) * 1000, 1)}},
+                     ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
