@@ -34,6 +34,7 @@ FAILURES = {
     "internal": gettext_lazy("Internal error: the answer could not be completed. Your question is saved."),
 }
 
+
 class ChatPipeline:
     """validate → save question → understand → (meta answer | route → cache? → retrieve → assess →
     (abstain | prompt → generate → cite)) → save answer → done. Every exit saves the assistant message."""
