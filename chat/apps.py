@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ChatConfig(AppConfig):
     name = "chat"
-    verbose_name = "Chat"
+    verbose_name = _("Chat")

@@ -13,34 +13,41 @@ SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,23}$")
 
 
 class McpTransport(models.TextChoices):
-    HTTP = "http", "Streamable HTTP (URL)"
-    STDIO = "stdio", "Local command (stdio)"
+    HTTP = "http", _("Streamable HTTP (URL)")
+    STDIO = "stdio", _("Local command (stdio)")
 
 
 class McpServer(models.Model):
-    name = models.CharField(max_length=24, unique=True,
-                            help_text="Short id (a-z, 0-9, _); the loop sees its tools as mcp_<name>_<tool>.")
-    enabled = models.BooleanField(default=False, help_text="Off until switched on: nothing is called before.")
-    transport = models.CharField(max_length=8, choices=McpTransport.choices, default=McpTransport.HTTP)
-    url = models.URLField(blank=True, help_text="Streamable HTTP endpoint, e.g. https://tools.example/mcp")
-    command = models.CharField(max_length=512, blank=True, help_text="Executable for a stdio server.")
-    args = models.JSONField(default=list, blank=True, help_text='Command arguments, a JSON list: ["--flag", "x"].')
+    name = models.CharField(_("name"), max_length=24, unique=True,
+                            help_text=_("Short id (a-z, 0-9, _); the loop sees its tools as mcp_<name>_<tool>."))
+    enabled = models.BooleanField(_("enabled"), default=False,
+                                  help_text=_("Off until switched on: nothing is called before."))
+    transport = models.CharField(_("transport"), max_length=8, choices=McpTransport.choices,
+                                 default=McpTransport.HTTP)
+    url = models.URLField(_("URL"), blank=True,
+                          help_text=_("Streamable HTTP endpoint, e.g. https://tools.example/mcp"))
+    command = models.CharField(_("command"), max_length=512, blank=True,
+                               help_text=_("Executable for a stdio server."))
+    args = models.JSONField(_("arguments"), default=list, blank=True,
+                            help_text=_('Command arguments, a JSON list: ["--flag", "x"].'))
     header_env = models.JSONField(
-        default=dict, blank=True,
-        help_text='HTTP headers whose values come from DocMind\'s environment, by variable NAME only: '
-                  '{"Authorization": "MY_TOOLS_AUTH"}. The value itself is never stored here.')
-    env_names = models.JSONField(default=list, blank=True,
-                                 help_text="Environment variable NAMES passed to a stdio command (values are "
-                                           "read from DocMind's environment at call time).")
-    allowed_tools = models.JSONField(default=list, blank=True,
-                                     help_text="Allowlist of the server's tool names; any other tool is ignored.")
-    timeout_seconds = models.FloatField(default=10.0, help_text="Per tool call; a slower call is dropped.")
-    result_max_tokens = models.PositiveIntegerField(default=800, help_text="Longer results are truncated.")
+        _("headers from the environment"), default=dict, blank=True,
+        help_text=_('HTTP headers whose values come from DocMind\'s environment, by variable NAME only: '
+                    '{"Authorization": "MY_TOOLS_AUTH"}. The value itself is never stored here.'))
+    env_names = models.JSONField(_("environment variables"), default=list, blank=True,
+                                 help_text=_("Environment variable NAMES passed to a stdio command (values are "
+                                             "read from DocMind's environment at call time)."))
+    allowed_tools = models.JSONField(_("allowed tools"), default=list, blank=True,
+                                     help_text=_("Allowlist of the server's tool names; any other tool is ignored."))
+    timeout_seconds = models.FloatField(_("timeout (seconds)"), default=10.0,
+                                        help_text=_("Per tool call; a slower call is dropped."))
+    result_max_tokens = models.PositiveIntegerField(_("result limit (tokens)"), default=800,
+                                                    help_text=_("Longer results are truncated."))
     tool_limits = models.JSONField(
-        default=dict, blank=True,
-        help_text='Per-tool overrides of the two limits above: {"search": {"timeout_seconds": 3, '
-                  '"result_max_tokens": 400}}.')
-    updated_at = models.DateTimeField(auto_now=True)
+        _("per-tool limits"), default=dict, blank=True,
+        help_text=_('Per-tool overrides of the two limits above: {"search": {"timeout_seconds": 3, '
+                    '"result_max_tokens": 400}}.'))
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
         ordering = ["name"]
