@@ -9,6 +9,12 @@ pytestmark = pytest.mark.django_db
 ADD_URL = "/admin/kb/document/add/"
 
 
+@pytest.fixture(autouse=True)
+def english(client):
+    """The messages are asserted in English: the default language is Chinese (zh-hans has its own test)."""
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+
+
 def _upload(client, name: str, content: bytes, **fields):
     return client.post(ADD_URL, {"file": SimpleUploadedFile(name, content), "title": "", "domain": "general",
                                  **fields})
@@ -157,3 +163,12 @@ def test_the_document_page_shows_the_live_progress_bar(client, admin_user, kb_in
                                   progress=30)
     body = client.get(f"/admin/kb/document/{doc.pk}/change/").content.decode()
     assert f'data-document-id="{doc.pk}" data-status="processing"' in body and "admin-progress.js" in body
+
+
+def test_the_upload_message_is_in_chinese_for_a_chinese_browser(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    response = client.post(ADD_URL, {"file": SimpleUploadedFile("guide.md", "# 指南\n正文。".encode()),
+                                     "title": "指南", "domain": "general"}, follow=True,
+                           HTTP_ACCEPT_LANGUAGE="zh-CN")
+    [message] = _messages(response)
+    assert message == "“指南” 已接收，正在建立索引，进度见下方列表。"
