@@ -66,8 +66,8 @@ def test_the_finished_answer_is_in_view_with_its_actions(server, browser):
     for _ in range(3):  # enough turns to overflow the view
         answer = _ask(page)
     expect(answer.locator(".copy-btn")).to_be_in_viewport()
-    # Settles at the bottom (layout after `done` may take a frame or two), and stays there. Polled from
-    # here: wait_for_function evaluates its predicate with eval, which the page's CSP rightly refuses.
+    # Settles at the bottom (layout after `done` may take a frame or two), and stays there.
+    # Polled from here: the page's Content-Security-Policy forbids the eval behind wait_for_function.
     gap_js = ("(() => { const b = document.getElementById('messages');"
               " return b.scrollHeight - b.scrollTop - b.clientHeight; })()")
     for _ in range(30):
