@@ -116,7 +116,7 @@ class ChatPipeline:
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
                                                                      sides=sides), cancel)
         with span("chat.citations"):
-            report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
+            report = steps.cite(stages, turn.answer, prompt, evidence, assessment, question)
         done = self._done(turn, report.as_dict())
         with span("chat.cache.store"):
             steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,

@@ -195,11 +195,12 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
 
 
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
-         assessment: Assessment) -> CitationReport:
-    """Citations and coverage from the parser; score and band from the calibrated assessment."""
+         assessment: Assessment, question: str = "") -> CitationReport:
+    """Citations and coverage from the parser; score and band from the calibrated assessment of the answer."""
     report = stages.citations.run(answer=answer, chunks=list(prompt.chunks), rerank_top1=evidence.grade.rerank_top1,
                                   grade=evidence.grade)
-    score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage)
+    score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage,
+                                           answer=answer, question=question, chunks=evidence.chunks)
     return replace(report, confidence_score=score, confidence_band=band)
 
 
