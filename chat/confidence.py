@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 
 from chat.citations import REF, split_sentences
@@ -76,7 +77,8 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
     return {"rerank_top1": float(grade.rerank_top1), "lex_coverage": float(grade.lex_coverage),
             "entity_coverage": float(entity), "best_sentence": float(best),
             "sentence_margin": float(best - second), "best_in_top": 1.0 if best_rank == 0 else 0.0,
-            "focus_match": float(focus), "rerank_margin": reranked[0] - reranked[1] if len(reranked) > 1 else 0.0,
+            "focus_match": float(focus),
+            "rerank_margin": max(0.0, reranked[0] - reranked[1]) if len(reranked) > 1 else 0.0,
             "branches_agree": agree, "open_ended": 1.0 if _OPEN_ENDED.search(question) else 0.0,
             # Until the answer exists, the best sentence stands for it: it is what the offline answer quotes.
             "answer_focus": float(focus)}
@@ -132,20 +134,25 @@ class ConfidenceCalibrator:
         features = {**features, "p_answerable": answerable}
         return Assessment(score=score, verdict=verdict, features=MappingProxyType(features))
 
-    def finish(self, *, assessment: Assessment, citation_coverage: float | None, answer: str | None = None,
-               question: str = "", chunks: Sequence[ScoredChunk] = ()) -> tuple[float, str]:
-        """The answer's final (score, band). P(right) is re-estimated on the written answer when there is one;
-        an answer that cites little of what it says is trusted less; it is never trusted more than its
-        evidence, so a LOW start never ends in a better band."""
+    def on_answer(self, *, assessment: Assessment, answer: str, question: str,
+                  chunks: Sequence[ScoredChunk]) -> Assessment:
+        """The assessment re-estimated on the written answer: P(right) from what the answer actually says
+        instead of the best evidence sentence. P(answerable) and the verdict do not change."""
+        features = assessment.features
+        if assessment.verdict is Verdict.ABSTAIN or not answer or not {*FEATURES, "p_answerable"} <= set(features):
+            return assessment
+        written = {**features, "answer_focus": answer_focus(question=question, chunks=chunks, answer=answer)}
+        score = written["p_answerable"] * self.probability(self.right, written)
+        if assessment.verdict is Verdict.LOW:
+            score = min(score, written["p_answerable"])
+        return replace(assessment, score=score, features=MappingProxyType(written))
+
+    def finish(self, *, assessment: Assessment, citation_coverage: float | None) -> tuple[float, str]:
+        """The answer's final (score, band). An answer that cites little of what it says is trusted less;
+        it is never trusted more than its evidence, so a LOW start never ends in a better band."""
         if assessment.verdict is Verdict.ABSTAIN:
             return assessment.score, "none"
         score = assessment.score
-        features = assessment.features
-        if answer and chunks and {*FEATURES, "p_answerable"} <= set(features):
-            written = {**features, "answer_focus": answer_focus(question=question, chunks=chunks, answer=answer)}
-            score = features["p_answerable"] * self.probability(self.right, written)
-            if assessment.verdict is Verdict.LOW:
-                score = min(score, features["p_answerable"])
         if citation_coverage is not None:
             score *= 0.5 + 0.5 * min(1.0, max(0.0, citation_coverage))
         if assessment.verdict is Verdict.LOW:

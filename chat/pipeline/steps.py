@@ -194,13 +194,19 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
     return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
 
 
+def reassess(stages: TurnStages, assessment: Assessment, answer: str, question: str,
+             evidence: Evidence) -> Assessment:
+    """The assessment of the written answer (what it says about what was asked), not only of its evidence."""
+    return stages.calibrator.on_answer(assessment=assessment, answer=answer, question=question,
+                                       chunks=evidence.chunks)
+
+
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
-         assessment: Assessment, question: str = "") -> CitationReport:
-    """Citations and coverage from the parser; score and band from the calibrated assessment of the answer."""
+         assessment: Assessment) -> CitationReport:
+    """Citations and coverage from the parser; score and band from the calibrated assessment."""
     report = stages.citations.run(answer=answer, chunks=list(prompt.chunks), rerank_top1=evidence.grade.rerank_top1,
                                   grade=evidence.grade)
-    score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage,
-                                           answer=answer, question=question, chunks=evidence.chunks)
+    score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage)
     return replace(report, confidence_score=score, confidence_band=band)
 
 

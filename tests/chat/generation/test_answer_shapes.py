@@ -81,7 +81,8 @@ def test_a_passage_belongs_to_the_side_its_section_names_and_is_quoted_once():
 
 HISTORY = chunk("h", "阿若是他的名字，意译为初解。他在五人之中最早开悟，因此被称为阿若。憍陈如出家前是一位婆罗门。",
                 title="阿若憍陈如", rerank=0.9)
-TRAITS = chunk("f", "在沧龙类中，浮龙具有数个独有特征。牠们的鳍状肢狭窄、尾鳍大。其眼睛也相当大。浮龙生活在白垩纪晚期。",
+TRAITS = chunk("f", "在沧龙类中，浮龙具有数个独有特征。牠们的鳍状肢狭窄、尾鳍大。其眼睛也相当大。"
+                    "浮龙生活在白垩纪晚期。",
                title="浮龙", rerank=0.9)
 
 
