@@ -24,12 +24,17 @@ from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
 TOP_N = 3
 FEATURES = ("rerank_top1", "lex_coverage", "entity_coverage", "best_sentence", "sentence_margin", "best_in_top",
-            "focus_match", "rerank_margin", "branches_agree", "open_ended", "answer_focus")
+            "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus")
 # Questions whose answer is an explanation, a description or a list (why, how, what is it like, which ones):
 # their answer spans several sentences, so any answer — quoted or written — is more often incomplete.
 _OPEN_ENDED = re.compile(r"为什么|为何|何以|因何|原因|怎么|怎样|如何|什么样|哪些|哪几|特点|特征|特色|影响|"
                          r"作用|意义|过程|经历|经过|评价|表现|背景|区别|分别|异同|有什么|\bwhy\b|\bhow\b|\bdescribe\b|\bexplain\b|"
                          r"\bwhat (?:are|were) the\b", re.IGNORECASE)
+# Questions asking for a number, a size or a date: one short fact, which a sentence that matches the
+# question states whole far more often than it states a whole explanation.
+_QUANTITY = re.compile(r"多少|几[个年月日天岁次种名位人本部条座届]|多大|多高|多长|多重|多远|多久|多深|多宽|"
+                       r"哪一?年|何时|什么时候|哪一?天|年份|日期|面积|人口|"
+                       r"\bhow (?:many|much|long|old|big|far|high)\b|\bwhen\b|\bwhat year\b", re.IGNORECASE)
 # Fitted by bench/fit_confidence.py on the trial set, two logistic regressions: "answerable" (the KB holds
 # the answer: answerable against held-back questions; --sample 0.5) and "right" (among answerable questions,
 # the extractive answer contains the gold answer; --sample 0.34). The score is P(answerable) × P(right |
@@ -37,12 +42,12 @@ _OPEN_ENDED = re.compile(r"为什么|为何|何以|因何|原因|怎么|怎样|�
 ANSWERABLE_WEIGHTS: Mapping[str, float] = MappingProxyType({
     "rerank_top1": 17.34, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 8.76,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": 0.0, "answer_focus": 0.0, "bias": -11.91,
+    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "bias": -11.91,
 })
 RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "rerank_top1": 3.29, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
+    "rerank_top1": 3.28, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": -0.53, "answer_focus": 4.60, "bias": -3.10,
+    "open_ended": -0.35, "asks_quantity": 1.87, "answer_focus": 4.35, "bias": -3.18,
 })
 
 
@@ -80,6 +85,7 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
             "focus_match": float(focus),
             "rerank_margin": max(0.0, reranked[0] - reranked[1]) if len(reranked) > 1 else 0.0,
             "branches_agree": agree, "open_ended": 1.0 if _OPEN_ENDED.search(question) else 0.0,
+            "asks_quantity": 1.0 if _QUANTITY.search(question) else 0.0,
             # Until the answer exists, the best sentence stands for it: it is what the offline answer quotes.
             "answer_focus": float(focus)}
 
