@@ -28,9 +28,12 @@ sys.path.insert(0, str(ROOT / "bench"))
 from conversation_bench import auroc, load, sample  # noqa: E402
 
 # The signals each model keeps: a fit on all of them put large opposite-signed weights on correlated
-# signals (rerank score and lexical coverage), which would not transfer to other data.
+# signals (rerank score and lexical coverage), which would not transfer to other data. "right" uses the
+# written answer's `answer_focus` (the pipeline stores it once the answer exists) and what the question
+# asks for (an explanation or list, or a number or date); on held-out questions that ranked answers better
+# than the best evidence sentence alone.
 ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence")
-RIGHT_FEATURES = ("rerank_top1", "focus_match")
+RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity")
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:

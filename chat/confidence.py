@@ -11,10 +11,12 @@ set by `bench/fit_confidence.py` (see bench/README.md).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from types import MappingProxyType
 
-from chat.citations import split_sentences
+from chat.citations import REF, split_sentences
 from chat.generation.extractive import beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
 from docmind.text import coverage, salient_terms
@@ -22,18 +24,30 @@ from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
 TOP_N = 3
 FEATURES = ("rerank_top1", "lex_coverage", "entity_coverage", "best_sentence", "sentence_margin", "best_in_top",
-            "focus_match")
-# Fitted by bench/fit_confidence.py on the trial set (--sample 0.5), two logistic regressions:
-# "answerable" (the KB holds the answer: answerable against held-back questions) and "right" (among
-# answerable questions, the extractive answer contains the gold answer). The score is
-# P(answerable) × P(right | answerable). Each model keeps only the signals that carried it (see the script).
+            "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus")
+# Questions whose answer is an explanation, a description or a list (why, how, what is it like, which ones):
+# their answer spans several sentences, so any answer — quoted or written — is more often incomplete.
+_OPEN_ENDED = re.compile(r"为什么|为何|何以|因何|原因|怎么|怎样|如何|什么样|哪些|哪几|特点|特征|特色|影响|"
+                         r"作用|意义|过程|经历|经过|评价|表现|背景|区别|分别|异同|有什么|\bwhy\b|\bhow\b|\bdescribe\b|\bexplain\b|"
+                         r"\bwhat (?:are|were) the\b", re.IGNORECASE)
+# Questions asking for a number, a size or a date: one short fact, which a sentence that matches the
+# question states whole far more often than it states a whole explanation.
+_QUANTITY = re.compile(r"多少|几[个年月日天岁次种名位人本部条座届]|多大|多高|多长|多重|多远|多久|多深|多宽|"
+                       r"哪一?年|何时|什么时候|哪一?天|年份|日期|面积|人口|"
+                       r"\bhow (?:many|much|long|old|big|far|high)\b|\bwhen\b|\bwhat year\b", re.IGNORECASE)
+# Fitted by bench/fit_confidence.py on the trial set, two logistic regressions: "answerable" (the KB holds
+# the answer: answerable against held-back questions; --sample 0.5) and "right" (among answerable questions,
+# the extractive answer contains the gold answer; --sample 0.34). The score is P(answerable) × P(right |
+# answerable). Each model keeps only the signals that carried it on held-out questions (see the script).
 ANSWERABLE_WEIGHTS: Mapping[str, float] = MappingProxyType({
     "rerank_top1": 17.34, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 8.76,
-    "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "bias": -11.91,
+    "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
+    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "bias": -11.91,
 })
 RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "rerank_top1": 3.08, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
-    "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 2.80, "bias": -2.17,
+    "rerank_top1": 3.28, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
+    "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
+    "open_ended": -0.35, "asks_quantity": 1.87, "answer_focus": 4.35, "bias": -3.18,
 })
 
 
@@ -62,10 +76,31 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
         rest = beyond_context(wanted, c)
         focus = max(focus, 1.0 if rest is None else max((overlap(rest, s) for s in split_sentences(c.content)),
                                                          default=0.0))
+    reranked = [float(c.stage_scores.get("rerank", c.score)) for c in chunks[:2]]
+    # Both retrieval branches (dense and lexical) found the best chunk: two independent kinds of evidence.
+    agree = 1.0 if {"vector", "bm25"} <= set(chunks[0].stage_scores) else 0.0
     return {"rerank_top1": float(grade.rerank_top1), "lex_coverage": float(grade.lex_coverage),
             "entity_coverage": float(entity), "best_sentence": float(best),
             "sentence_margin": float(best - second), "best_in_top": 1.0 if best_rank == 0 else 0.0,
-            "focus_match": float(focus)}
+            "focus_match": float(focus),
+            "rerank_margin": max(0.0, reranked[0] - reranked[1]) if len(reranked) > 1 else 0.0,
+            "branches_agree": agree, "open_ended": 1.0 if _OPEN_ENDED.search(question) else 0.0,
+            "asks_quantity": 1.0 if _QUANTITY.search(question) else 0.0,
+            # Until the answer exists, the best sentence stands for it: it is what the offline answer quotes.
+            "answer_focus": float(focus)}
+
+
+def answer_focus(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -> float:
+    """How much of what the question asks (beyond what the top chunks' titles and sections name) the written
+    answer says, in [0, 1]; 1 when a title names the whole question. Quoted or written, an answer that does
+    not mention what was asked is less likely to answer it."""
+    wanted = terms(question)
+    text = REF.sub("", answer)
+    best = 0.0
+    for chunk in chunks[:TOP_N]:
+        rest = beyond_context(wanted, chunk)
+        best = max(best, 1.0 if rest is None else overlap(rest, text))
+    return best
 
 
 class ConfidenceCalibrator:
@@ -104,6 +139,19 @@ class ConfidenceCalibrator:
             score = min(score, answerable)
         features = {**features, "p_answerable": answerable}
         return Assessment(score=score, verdict=verdict, features=MappingProxyType(features))
+
+    def on_answer(self, *, assessment: Assessment, answer: str, question: str,
+                  chunks: Sequence[ScoredChunk]) -> Assessment:
+        """The assessment re-estimated on the written answer: P(right) from what the answer actually says
+        instead of the best evidence sentence. P(answerable) and the verdict do not change."""
+        features = assessment.features
+        if assessment.verdict is Verdict.ABSTAIN or not answer or not {*FEATURES, "p_answerable"} <= set(features):
+            return assessment
+        written = {**features, "answer_focus": answer_focus(question=question, chunks=chunks, answer=answer)}
+        score = written["p_answerable"] * self.probability(self.right, written)
+        if assessment.verdict is Verdict.LOW:
+            score = min(score, written["p_answerable"])
+        return replace(assessment, score=score, features=MappingProxyType(written))
 
     def finish(self, *, assessment: Assessment, citation_coverage: float | None) -> tuple[float, str]:
         """The answer's final (score, band). An answer that cites little of what it says is trusted less;

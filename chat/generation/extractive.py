@@ -32,6 +32,14 @@ _MARKUP = re.compile(r"^[\s#>*\-•|]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 _STEP = re.compile(r"^\s*(\d{1,2})[.)、．]\s*(\S.*)$")
 _NON_WORD = re.compile(r"\W+")
+# A sentence that opens by pointing back ("因此…", "他在…", "These…") leans on the one before it: the cause, the
+# subject or the list it continues. Quoting it without that sentence drops what it refers to.
+_POINTS_BACK = re.compile(r"^(?:因此|因而|所以|故|于是|从而|由此|这|此|该|其|它|牠|他|她|彼|并|且|而|但|然而|"
+                          r"不过|此外|另外|同时|后来|之后|随后|最终|其中|包括|例如|如|即|亦|也|又|还|"
+                          r"(?:this|these|that|those|it|its|they|their|he|she|his|her|so|thus|therefore|hence|"
+                          r"however|but|also|then|later)\b)", re.IGNORECASE)
+# How many neighbouring sentences one quoted sentence may pull in through such references.
+CONTINUATION = 2
 # Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
 MIN_SENTENCE_CHARS = 6
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
@@ -310,8 +318,39 @@ class ExtractiveAnswerer:
             own = [c for c in ranked if c.chunk_index == first]
             if own:
                 picked = [*picked[:limit - 1], own[0]]
+        picked = self._with_references(picked, candidates, limit)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
+
+    @staticmethod
+    def _with_references(picked: list[_Candidate], candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:
+        """Adds the sentences a quoted sentence cannot be read without: the one before it when it opens by
+        pointing back, and the ones after it that open by pointing back at it (its continuation)."""
+        at = {(c.chunk_index, c.position): c for c in candidates}
+        have = {(c.chunk_index, c.position) for c in picked}
+        out = list(picked)
+        for c in picked:
+            if len(out) >= limit + CONTINUATION:
+                break
+            position = c.position
+            while _POINTS_BACK.match(at[(c.chunk_index, position)].text) and position - c.position > -CONTINUATION:
+                before = at.get((c.chunk_index, position - 1))
+                if before is None:
+                    break
+                position -= 1
+                if (c.chunk_index, position) not in have:
+                    have.add((c.chunk_index, position))
+                    out.append(before)
+            position = c.position
+            while position - c.position < CONTINUATION:
+                after = at.get((c.chunk_index, position + 1))
+                if after is None or not _POINTS_BACK.match(after.text):
+                    break
+                position += 1
+                if (c.chunk_index, position) not in have:
+                    have.add((c.chunk_index, position))
+                    out.append(after)
+        return out
 
     @staticmethod
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:

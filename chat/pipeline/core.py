@@ -138,6 +138,8 @@ class ChatPipeline:
         sides = steps.comparison_sides(shape, question)
         yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
                                                                      sides=sides), guard)
+        assessment = steps.reassess(stages, assessment, turn.answer, question, evidence)
+        record.assessment = assessment
         with span("chat.citations"):
             report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
         done = self._done(turn, report.as_dict())

@@ -217,6 +217,13 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
     return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
 
 
+def reassess(stages: TurnStages, assessment: Assessment, answer: str, question: str,
+             evidence: Evidence) -> Assessment:
+    """The assessment of the written answer (what it says about what was asked), not only of its evidence."""
+    return stages.calibrator.on_answer(assessment=assessment, answer=answer, question=assessed_question(question),
+                                       chunks=evidence.chunks)
+
+
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
          assessment: Assessment) -> CitationReport:
     """Citations and coverage from the parser; score and band from the calibrated assessment."""

@@ -67,3 +67,28 @@ def test_a_low_verdict_never_ends_in_a_better_band():
     # Even a LOW verdict whose score alone would read "high" stays low: label and band must agree.
     _, band = calibrator().finish(assessment=Assessment(score=0.95, verdict=Verdict.LOW), citation_coverage=1.0)
     assert band == "low"
+
+
+def test_an_answer_that_says_what_was_asked_scores_above_one_that_does_not():
+    assessed = calibrator().run(question="星河公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.8))
+    on_point = calibrator().on_answer(assessment=assessed, answer="星河公司的年假为每年十五天[1]",
+                                      question="星河公司的年假有多少天？", chunks=[ANSWER])
+    beside = calibrator().on_answer(assessment=assessed, answer="入职手续在人事部办理[1]",
+                                    question="星河公司的年假有多少天？", chunks=[ANSWER])
+    assert on_point.verdict is beside.verdict is assessed.verdict
+    assert on_point.features["answer_focus"] > beside.features["answer_focus"]
+    assert on_point.score > beside.score
+
+
+def test_an_abstention_is_not_reassessed_by_its_text():
+    abstained = calibrator().run(question="公司的股票期权怎么行权？", chunks=[ANSWER], grade=grade(0.1, 0.0))
+    again = calibrator().on_answer(assessment=abstained, answer="知识库中没有找到。",
+                                   question="公司的股票期权怎么行权？", chunks=[ANSWER])
+    assert again == abstained
+
+
+@pytest.mark.parametrize("question,open_ended", [("为什么年假要按月折算？", 1.0), ("年假有哪些规定？", 1.0),
+                                                 ("How is annual leave counted?", 1.0), ("年假有多少天？", 0.0),
+                                                 ("Who approves annual leave?", 0.0)])
+def test_questions_asking_for_an_explanation_or_a_list_are_open_ended(question, open_ended):
+    assert evidence_features(question=question, chunks=[ANSWER], grade=grade(0.8))["open_ended"] == open_ended

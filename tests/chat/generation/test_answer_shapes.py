@@ -77,3 +77,22 @@ def test_a_passage_belongs_to_the_side_its_section_names_and_is_quoted_once():
     assert "部分退款" in refund_part and "T+1" not in refund_part
     assert "T+1" in duplicate_part and answer.count("T+1") == 1
     assert "未到账时" not in answer  # a lead-in says nothing on its own
+
+
+HISTORY = chunk("h", "阿若是他的名字，意译为初解。他在五人之中最早开悟，因此被称为阿若。憍陈如出家前是一位婆罗门。",
+                title="阿若憍陈如", rerank=0.9)
+TRAITS = chunk("f", "在沧龙类中，浮龙具有数个独有特征。牠们的鳍状肢狭窄、尾鳍大。其眼睛也相当大。"
+                    "浮龙生活在白垩纪晚期。",
+               title="浮龙", rerank=0.9)
+
+
+def test_a_sentence_that_points_back_is_quoted_with_the_sentence_it_refers_to():
+    answer = ExtractiveAnswerer().run(question="阿若憍陈如为什么被称为阿若？", chunks=[HISTORY])
+    assert "阿若是他的名字，意译为初解。他在五人之中最早开悟，因此被称为阿若。[1]" in answer
+    assert "婆罗门" not in answer
+
+
+def test_sentences_that_continue_the_quoted_one_follow_it_and_unrelated_ones_do_not():
+    answer = ExtractiveAnswerer().run(question="浮龙有哪些独有特征？", chunks=[TRAITS])
+    assert "浮龙具有数个独有特征。牠们的鳍状肢狭窄、尾鳍大。其眼睛也相当大。[1]" in answer
+    assert "白垩纪" not in answer
