@@ -81,12 +81,6 @@ class AgenticSearchOrchestrator:
         self.tools: tuple[ToolSpec, ...] = (*builtin, *(t for t in extra_tools if t.name not in names))
         self.notes = tuple(notes)
 
-    @classmethod
-    def from_stages(cls, stages: Any) -> AgenticSearchOrchestrator:
-        from chat.agentic.factory import build_orchestrator
-
-        return build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
-
     def system_prompt(self) -> str:
         return build_system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,
                                    max_iterations=self.max_iterations)

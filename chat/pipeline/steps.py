@@ -96,7 +96,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
     Returns the loop's evidence, or None (any exception, empty result) so the caller falls back
     to one-shot retrieval, as the design requires.
     """
-    from chat.agentic import AgenticSearchOrchestrator
+    from chat.agentic import factory
     from chat.agentic.types import AgenticCancelled
 
     emitted: queue.Queue[ChatEvent] = queue.Queue()
@@ -105,7 +105,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
     def work() -> None:
         try:
             with span("agentic.loop"):
-                orchestrator = AgenticSearchOrchestrator.from_stages(stages)
+                orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
                 outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,

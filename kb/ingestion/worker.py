@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from docmind.telemetry import metrics
 from kb.ingestion.parsers import ParseError
+from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,6 @@ POLL_SECONDS = 2.0
 # A processing job whose row has not moved for this long belongs to a process that died.
 LEASE = timedelta(minutes=5)
 
-_wake = threading.Event()
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 
@@ -29,11 +29,11 @@ _thread: threading.Thread | None = None
 def build_ingester():
     """The pipeline wired to the configured backends and the current chunk sizes."""
     from config_admin.conf import ai_config
-    from docmind.backends import get_ingest_embedder, get_vector_store
+    from docmind.backends import get_ingest_embedder
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
     from kb.ingestion.chunker import TextChunker
     from kb.ingestion.parsers.isolated import IsolatedParser
     from kb.ingestion.pipeline import DocumentIngester
-    from kb.search import get_lexical_index
     from kb.services import document_set_progress
 
     snap = ai_config.snapshot()
@@ -166,11 +166,6 @@ def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
     return recovered
 
 
-def wake_worker() -> None:
-    """Called after an upload commits so the worker starts at once instead of at its next poll."""
-    _wake.set()
-
-
 def _single_process_store() -> bool:
     # A Milvus Lite file can only be open in one process, so any processing row at start-up is ours, and dead.
     from docmind.indexes.vectorstore import is_lite_uri
@@ -202,8 +197,7 @@ def run_worker(*, stop: threading.Event, sole_worker: bool, poll_seconds: float 
             close_old_connections()
         if until_idle and not drained:
             break
-        _wake.wait(poll_seconds)
-        _wake.clear()
+        wait_for_work(poll_seconds)
     return taken
 
 

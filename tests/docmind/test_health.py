@@ -101,7 +101,7 @@ def test_healthz_is_down_with_a_corrupt_milvus_lite_file(client, settings, tmp_p
 
 
 def test_healthz_is_down_when_the_vector_store_refuses_writes(client):
-    from docmind.backends import get_vector_store
+    from docmind.indexes.stores import get_vector_store
     from docmind.indexes.vectorstore import VectorStoreError
 
     store = get_vector_store()

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
 from docmind.indexes.bm25 import Bm25Index
 from docmind.indexes.dense_index import DenseIndex
 from docmind.indexes.lexical import MilvusLexicalIndex, term_ids
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from docmind.indexes.vectorstore import is_lite_uri
-from kb.search import get_lexical_index
 
 
 def _milvus_vector_hits(store, vector, k, **filters):
