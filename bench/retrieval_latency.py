@@ -86,7 +86,7 @@ def run_one(size: int, queries: int) -> dict:
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_reranker
     from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from kb.retrieval.params import RetrievalParams
+    from kb.retrieval.compose import retrieval_params
     from kb.retrieval.pipeline import OneShotRetriever
     from kb.search import get_searcher
 
@@ -94,7 +94,7 @@ def run_one(size: int, queries: int) -> dict:
     words, load_s = build(size, rng)
     embedder = get_embedder()
     store, lexical = get_vector_store(), get_lexical_index()
-    params = RetrievalParams.from_config(ai_config.snapshot())
+    params = retrieval_params(ai_config.snapshot())
     retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
     query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
     started = time.perf_counter()

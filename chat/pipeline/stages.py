@@ -64,14 +64,10 @@ class TurnStages:
 
 
 def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
-    from chat.generation.hyde import HypotheticalAnswerWriter
-    from docmind.backends import get_chat_model, get_embedder, get_web_search
+    from docmind.backends import get_chat_model, get_embedder
     from kb.retrieval.compose import build_one_shot_retriever
 
     chat_model = get_chat_model()
-    # HyDE is one-shot only and needs a model to write the hypothetical passage.
-    hyde = (HypotheticalAnswerWriter(chat_model, str(snapshot["llm.small_model"]))
-            if chat_model is not None and snapshot["retrieval.hyde.enabled"] else None)
     return TurnStages(
         snapshot=snapshot,
         chat_model=chat_model,
@@ -86,8 +82,8 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
             threshold=float(snapshot["cache.semantic.threshold"]),
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot, web=get_web_search(),
-                                                                     hyde_writer=hyde),
+        # The same retriever as the retrieve API's, so the API shows the evidence a chat answer sees.
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot),
         _direct_reader_factory=lambda: DocumentDirectReader.from_config(snapshot),
         _meta_factory=lambda: _meta_answerer(chat_model, snapshot),
     )
