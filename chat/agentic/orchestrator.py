@@ -20,7 +20,7 @@ from chat.events import AGENTIC, CODE_EXEC, ChatEvent
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
-from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 from docmind.websearch import WebSearch
 from kb.retrieval.types import Evidence, ScoredChunk, Source
 
@@ -211,17 +211,11 @@ class AgenticSearchOrchestrator:
 
     def _computation_blocks(self, computations: list[dict[str, Any]]) -> tuple[str, ...]:
         """Sandbox runs as prompt blocks, whole entries only, within the computations budget."""
-        blocks: list[str] = []
-        used = 0
-        for comp in computations:
-            block = (f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
-                     f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}")
-            cost = estimate_tokens(block, code_like=True)
-            if used + cost > self.computations_max_tokens:
-                continue
-            blocks.append(block)
-            used += cost
-        return tuple(blocks)
+        blocks = [f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
+                  f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}" for comp in computations]
+        kept, _ = pack_greedily(blocks, self.computations_max_tokens,
+                                lambda block, _kept: estimate_tokens(block, code_like=True))
+        return tuple(kept)
 
 
 def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],

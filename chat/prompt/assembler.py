@@ -9,7 +9,7 @@ from chat.prompt.budget import block_cost, fit_head, fit_items
 from chat.prompt.history import HistoryFitter, Summarizer
 from chat.prompt.params import PromptParams
 from chat.types import PromptParts
-from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 
@@ -82,17 +82,9 @@ class PromptAssembler:
 
     def _fit_chunks(self, chunks: Sequence[ScoredChunk], budget: int,
                     notes: list[str]) -> tuple[list[ScoredChunk], str, int]:
-        used: list[ScoredChunk] = []
-        blocks: list[str] = []
-        spent = 0
-        for chunk in chunks:
-            # Skip rather than stop: a shorter, lower-ranked chunk may still fit.
-            block = t.evidence_block(len(used) + 1, chunk)
-            cost = estimate_tokens(block + "\n\n")
-            if spent + cost <= budget:
-                used.append(chunk)
-                blocks.append(block)
-                spent += cost
+        used, spent = pack_greedily(chunks, budget,
+                                    lambda chunk, n: estimate_tokens(t.evidence_block(n + 1, chunk) + "\n\n"))
+        blocks = [t.evidence_block(i, chunk) for i, chunk in enumerate(used, 1)]
         if not used and chunks:
             # Not even the best chunk fits whole: its head beats no evidence at all.
             room = budget - estimate_tokens(t.evidence_header(1, chunks[0]) + "\n\n")
