@@ -1,7 +1,7 @@
 """ScoredChunk and Source: one piece of evidence as every layer passes it (retrieval, rerank, web search, chat)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
@@ -64,3 +64,13 @@ class ScoredChunk:
             "source": self.source.value,
             "url": self.url,
         }
+
+
+def unique_best(chunks: Sequence[ScoredChunk]) -> list[ScoredChunk]:
+    """One copy per dedupe key, the best-scored one, in first-seen order (tool and web results overlap)."""
+    best: dict[str, ScoredChunk] = {}
+    for chunk in chunks:
+        key = chunk.dedupe_key()
+        if key not in best or chunk.score > best[key].score:
+            best[key] = chunk
+    return list(best.values())

@@ -17,6 +17,7 @@ from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_too
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
+from docmind.evidence import unique_best
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
@@ -142,18 +143,13 @@ class AgenticSearchOrchestrator:
 
     def finalize(self, *, question: str, chunks: Sequence[ScoredChunk], used_web: bool,
                  trace: Sequence[str] = ()) -> Evidence:
-        """Union of every call's chunks → copies deduped by key → the shared tail, once.
+        """Union of every call's chunks → deduped by key (best score wins) → the shared tail, once.
 
         Rerank scores from different calls (and KB vs web) are not comparable, so the union is
         reranked on one scale. Web compensation only when the loop never touched the web: the
         model could have searched it and chose not to (the seed's deliberate asymmetry).
         """
-        best: dict[str, ScoredChunk] = {}
-        for chunk in chunks:
-            key = chunk.dedupe_key()
-            if key not in best or chunk.score > best[key].score:
-                best[key] = replace(chunk)
-        pool = list(best.values())
+        pool = unique_best(chunks)  # chunks are frozen: the pool shares them without any risk of mutation
         kb = sum(1 for c in pool if c.source == Source.KB)
         notes = [*trace, f"finalize: union {len(chunks)} → {len(pool)} unique (KB {kb}, web {len(pool) - kb})"]
         if used_web:
