@@ -33,10 +33,6 @@ class PromptAssembler:
         self._history = HistoryFitter(message_max_chars=p.message_max_chars, rolling_summary=p.rolling_summary,
                                       summary_max_tokens=p.summary_max_tokens)
 
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, Any]) -> PromptAssembler:
-        return cls(PromptParams.from_config(snapshot))
-
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], grade: GradeResult | Grade | None,
             history: Sequence[dict], memories: Sequence[Any] = (), computations: Sequence[Any] = (),
             profile: str | None = "", history_summarizer: Summarizer | None = None,
