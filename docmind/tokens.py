@@ -1,4 +1,4 @@
-"""Conservative token estimator: never under-estimate (seed #33). CJK-aware, whitespace counted."""
+"""Conservative token estimator: an under-estimate lets a prompt overflow its budget, so round up. CJK-aware."""
 from __future__ import annotations
 
 import math

@@ -176,7 +176,7 @@ def _purge_index(document_id: int, file) -> None:
 
 
 def _knowledge_map_changed(domain_id: str) -> None:
-    # Re-aggregate the domain's when_to_retrieve (seed 003); the map is an aid, so never fail the delete.
+    # Re-aggregate the domain's when_to_retrieve; the map is an aid, so never fail the delete.
     try:
         from kb.domains import on_document_deleted
 

@@ -147,7 +147,7 @@ class AgenticSearchOrchestrator:
 
         Rerank scores from different calls (and KB vs web) are not comparable, so the union is
         reranked on one scale. Web compensation only when the loop never touched the web: the
-        model could have searched it and chose not to (the seed's deliberate asymmetry).
+        model could have searched it and chose not to, so a second web search would override its judgement.
         """
         pool = unique_best(chunks)  # chunks are frozen: the pool shares them without any risk of mutation
         kb = sum(1 for c in pool if c.source == Source.KB)

@@ -91,7 +91,7 @@ def _direct_read(stages: TurnStages, document_id: int) -> Evidence:
 
 def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassification,
             cancel: threading.Event) -> Generator[ChatEvent, None, Evidence | None]:
-    """The agentic hook (engineer E): runs the loop in a helper thread and streams what it emits.
+    """The agentic hook: runs the loop in a helper thread and streams what it emits.
 
     Returns the loop's evidence, or None (any exception, empty result) so the caller falls back
     to one-shot retrieval, as the design requires.

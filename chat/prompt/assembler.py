@@ -1,4 +1,4 @@
-"""`PromptAssembler`: the prompt under one global token budget (seed #32/#33, I-perf-5)."""
+"""`PromptAssembler`: the prompt under one global token budget (evidence first, then computations, memory, history)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

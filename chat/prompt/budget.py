@@ -8,7 +8,7 @@ from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 
 
 def fit_head(text: str, budget: int, *, code_like: bool = False) -> str:
-    """The head of `text` within `budget`; empty when budget <= 0 (the #33 leak was "<= 0 lets it through")."""
+    """The head of `text` within `budget`; empty when budget <= 0 (a spent budget must not let text through)."""
     if budget <= 0:
         return ""
     return truncate_to_tokens(text, budget, code_like=code_like, keep="head")

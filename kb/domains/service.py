@@ -18,7 +18,7 @@ PROFILE_INPUT_CHARS = 6000
 
 
 class KnowledgeDomainService:
-    """Profile at upload, aggregate on change, generate missing rows at start-up (seed 003, Part B)."""
+    """Profile at upload, aggregate on change, generate missing rows at start-up (so the planner's map is complete)."""
 
     def __init__(self, *, profiler: DocumentProfiler, aggregator: DomainAggregator) -> None:
         self.profiler = profiler

@@ -56,7 +56,7 @@ def _finish_ready(document: Document, count: int) -> None:
 
     _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
-        # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
+        # knowledge map: profile the document, re-aggregate its domain; never raises
         from kb.domains import on_document_ingested
 
         on_document_ingested(document)

@@ -49,7 +49,7 @@ class Evidence:
 
     @property
     def needs_fallback(self) -> bool:
-        # Only "no evidence at all": LOW-but-present evidence is still cited (seed #28).
+        # Only "no evidence at all": weak evidence still beats none, so LOW-but-present evidence is still cited.
         return not self.chunks
 
     @property
