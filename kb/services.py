@@ -199,6 +199,12 @@ def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
     return updated == 1
 
 
+def document_requeue_interrupted(*, document_id: int) -> None:
+    """A document a dead process left in `processing` goes back to the queue (unless it moved on meanwhile)."""
+    Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
+        status=DocumentStatus.PENDING, progress=0)
+
+
 def document_mark_failed(*, document_id: int, reason: str) -> None:
     """Fail a document with a reason members may read, dropping whatever it had indexed so far.
 

@@ -148,7 +148,7 @@ def process_pending_documents(*, limit: int | None = None, stop: threading.Event
 
 def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
     """Documents left in `processing` by a dead process go back to pending, or fail after MAX_ATTEMPTS."""
-    from kb.services import document_mark_failed
+    from kb.services import document_mark_failed, document_requeue_interrupted
 
     cutoff = timezone.now() - stale_after
     stuck = Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lte=cutoff)
@@ -158,8 +158,7 @@ def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
             document_mark_failed(document_id=document_id,
                                  reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
         else:
-            Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
-                status=DocumentStatus.PENDING, progress=0)
+            document_requeue_interrupted(document_id=document_id)
         recovered += 1
     if recovered:
         log.info("recovered %d interrupted ingestion job(s)", recovered)
