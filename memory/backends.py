@@ -40,8 +40,3 @@ def get_memory_cache() -> MemoryCache:
         # The cache framework's own prefix and version, so that `cache.clear()` style tooling sees these keys.
         return RedisMemoryCache(client=get_redis_connection("default"), key_prefix=cache.make_key(""))
     return LocalMemoryCache()
-
-
-def reset_memory_backends() -> None:
-    get_memory_index.cache_clear()
-    get_memory_cache.cache_clear()
