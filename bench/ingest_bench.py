@@ -165,7 +165,7 @@ def latency(chars: int, idle_queries: int) -> None:
     from docmind.backends import get_embedder, get_ingest_embedder, get_reranker
     from kb.ingestion.worker import process_pending_documents
     from kb.models import Chunk, ChunkLevel
-    from kb.retrieval.params import RetrievalParams
+    from kb.retrieval.compose import retrieval_params
     from kb.retrieval.pipeline import OneShotRetriever
     from kb.search import get_searcher
     from kb.services import document_ingest_text
@@ -175,7 +175,7 @@ def latency(chars: int, idle_queries: int) -> None:
     process_pending_documents()
     get_ingest_embedder().embed_passages(["warm-up"])
     retriever = OneShotRetriever(searcher=get_searcher(), embedder=get_embedder(), reranker=get_reranker(),
-                                 params=RetrievalParams.from_config(ai_config.snapshot()))
+                                 params=retrieval_params(ai_config.snapshot()))
     retriever.run(query="预热查询")
 
     idle_stages: dict[str, list[float]] = {}

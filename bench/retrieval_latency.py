@@ -40,9 +40,9 @@ def build(size: int, rng) -> tuple[list[str], float]:
     """Write `size` synthetic child chunks (random unit vectors) into the database and both stores."""
     import numpy as np
 
-    from docmind.backends import get_embedder, get_vector_store
+    from docmind.backends import get_embedder
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
     from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
-    from kb.search import get_lexical_index
 
     words = _words(size * 40, seed=size)
     texts = ["".join(words[i * 40:(i + 1) * 40]) + "。" for i in range(size)]
@@ -84,16 +84,17 @@ def run_one(size: int, queries: int) -> dict:
 
     call_command("migrate", verbosity=0)
     from config_admin.conf import ai_config
-    from docmind.backends import get_embedder, get_reranker, get_vector_store
-    from kb.retrieval.params import RetrievalParams
+    from docmind.backends import get_embedder, get_reranker
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
+    from kb.retrieval.compose import retrieval_params
     from kb.retrieval.pipeline import OneShotRetriever
-    from kb.search import get_lexical_index, get_searcher
+    from kb.search import get_searcher
 
     rng = np.random.default_rng(7)
     words, load_s = build(size, rng)
     embedder = get_embedder()
     store, lexical = get_vector_store(), get_lexical_index()
-    params = RetrievalParams.from_config(ai_config.snapshot())
+    params = retrieval_params(ai_config.snapshot())
     retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
     query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
     started = time.perf_counter()
@@ -135,8 +136,7 @@ def startup_build(size: int) -> dict:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from docmind.backends import get_vector_store
-    from kb.search import get_lexical_index
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     _, build_s = build(size, np.random.default_rng(7))
     store, lexical = get_vector_store(), get_lexical_index()
@@ -163,8 +163,7 @@ def startup_open(use_snapshot: bool) -> dict:
     if not use_snapshot:
         for path in Path(str(settings.MILVUS_URI) + ".snapshots").glob("*.npz"):
             path.unlink()
-    from docmind.backends import get_vector_store
-    from kb.search import get_lexical_index
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     store, lexical = get_vector_store(), get_lexical_index()
     opened_s = since_start()

@@ -1,11 +1,11 @@
 """Semantic answer cache: reuse an answer when a new question's embedding is near-identical.
 
 Entries live in the Django cache framework (local memory by default, Redis when REDIS_URL is
-set). The key holds the user id (answers never leak between users, seed 000 "userId
-isolation") and the knowledge-base version (any document change makes every old entry
-unreachable, so no explicit purge is needed); within one key the entries are compared by
-cosine similarity of their query embeddings, plus a lexical guard: small embedding models
-rate "1992年4月，X担任什么职务？" and "2017年4月，X担任什么职务？" above 0.97, so a hit also
+set). The key holds the user id (answers never leak between users) and the knowledge-base
+version (any document change makes every old entry unreachable, so no explicit purge is needed);
+within one key the entries are compared by cosine similarity of their query embeddings, plus a
+lexical guard: small embedding models rate "1992年4月，X担任什么职务？" and
+"2017年4月，X担任什么职务？" above 0.97, so a hit also
 needs the same numbers and a high character-bigram overlap (measured on CMRC 2018: 3 false
 hits in 100 questions without the guard).
 """

@@ -66,7 +66,7 @@ class CitationParser:
         level = grade.grade if isinstance(grade, GradeResult) else grade
         ungrounded = coverage == 0.0 and level is Grade.LOW
         if ungrounded:
-            # Observability only (#28 P1-B): the low-confidence template already told the user.
+            # Observability only: the low-confidence template already told the user.
             logger.warning("low confidence answer (ungrounded: zero citation coverage)")
         return CitationReport(citations=citations, citation_coverage=coverage, invalid_refs=invalid,
                               confidence_score=score, confidence_band=band, ungrounded=ungrounded)

@@ -115,12 +115,6 @@ class ConfidenceCalibrator:
         self.abstain_below, self.medium_from, self.high_from = abstain_below, medium_from, high_from
         self.answerable, self.right = dict(answerable), dict(right)
 
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, object]) -> ConfidenceCalibrator:
-        return cls(abstain_below=float(snapshot["answer.abstain_below"]),
-                   medium_from=float(snapshot["answer.confidence_medium"]),
-                   high_from=float(snapshot["answer.confidence_high"]))
-
     @staticmethod
     def probability(weights: Mapping[str, float], features: Mapping[str, float]) -> float:
         return _sigmoid(weights["bias"] + sum(weights[name] * features[name] for name in FEATURES))

@@ -1,9 +1,8 @@
 """`DocumentDirectReader`: uniform sampling of one document's chunks for SELECTED_DOC (no retrieval)."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from kb.retrieval.types import ScoredChunk
@@ -22,12 +21,6 @@ class DocumentDirectReader:
             raise ValueError("budget_tokens must be positive")
         self.max_chunks = max_chunks
         self.budget_tokens = budget_tokens
-
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, Any]) -> DocumentDirectReader:
-        """Built from one per-turn config snapshot: the evidence budget is the prompt's chunk budget."""
-        return cls(max_chunks=int(snapshot["chat.direct_read.max_chunks"]),
-                   budget_tokens=int(snapshot["rag.context_max_tokens"]))
 
     def run(self, *, chunks: Sequence[ScoredChunk]) -> tuple[ScoredChunk, ...]:
         """`chunks` in document order (the caller loads them); returns the sample, trimmed to the budget."""

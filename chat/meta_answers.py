@@ -5,8 +5,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chat.generation.language import is_chinese
 from chat.types import QueryClassification, Scope
+from docmind.language import is_chinese
 
 _THANKS = re.compile(r"谢|感谢|thank|thx", re.IGNORECASE)
 _BYE = re.compile(r"再见|拜拜|晚安|\bbye\b|goodbye|see you|good night", re.IGNORECASE)

@@ -1,4 +1,4 @@
-"""`PathRouter`: routePath of the seed — SELECTED_DOC, RULE_PLANNER or AGENTIC."""
+"""`PathRouter`: which answer path a turn takes — SELECTED_DOC, RULE_PLANNER or AGENTIC."""
 from __future__ import annotations
 
 import re

@@ -70,7 +70,7 @@ class QueryClassification:
     scope: Scope = Scope.KNOWLEDGE
     scope_confidence: float = 1.0
     memory_write_hints: tuple[str, ...] = ()
-    # Which tier decided ("meta-rules", "llm", "heuristic"): for the trace, not part of the seed's 10.
+    # Which tier decided ("meta-rules", "llm", "heuristic"): for the trace, not one of the classification fields.
     source: str = "heuristic"
     # What the rewrite filled in from the conversation ("它 → 乍都节公园"), for the trace.
     resolved: tuple[str, ...] = ()

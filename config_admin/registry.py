@@ -108,7 +108,7 @@ def _budget(key: str, default: int, description: str, category: str = "prompt") 
 
 
 KEYS: tuple[ConfigKey, ...] = (
-    # Prompt budget (seed #32/#33)
+    # Prompt budget: one global cap, evidence first, aux streams share the rest
     _budget("rag.context_max_tokens", 3000, "Token budget for the evidence chunks in the prompt.", "rag"),
     _budget("prompt.budget.aux_max_tokens", 2500, "Shared budget of computations, memory and history."),
     _budget("prompt.budget.computations_max_tokens", 1500, "Cap for sandbox computation output."),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from django.conf import settings
 
@@ -11,7 +11,6 @@ if TYPE_CHECKING:
     from docmind.embeddings import Embedder
     from docmind.llm.base import ChatModel
     from docmind.rerank import Reranker
-    from docmind.vectorstore import VectorStore
     from docmind.websearch import WebSearch
 
 
@@ -23,7 +22,11 @@ class built_once[T]:  # noqa: N801 - used as a decorator, like functools.lru_cac
     collection several times at once (and failed those turns).
     """
 
+    # Every one built so far, whichever app defines it: reset_backends() forgets them all without importing the apps.
+    instances: ClassVar[list[built_once]] = []
+
     def __init__(self, build: Callable[[], T]) -> None:
+        built_once.instances.append(self)
         self._build = build
         self._lock = threading.Lock()
         self._built = False
@@ -78,14 +81,6 @@ def get_ingest_embedder() -> Embedder:
 
 
 @built_once
-def get_vector_store() -> VectorStore:
-    from docmind.vectorstore import MilvusVectorStore
-
-    embedder = get_embedder()
-    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
-
-
-@built_once
 def get_reranker() -> Reranker:
     from docmind.rerank import build_reranker
 
@@ -117,16 +112,11 @@ def get_web_search() -> WebSearch | None:
 
 
 def reset_backends() -> None:
-    """Forget built backends (tests switch settings)."""
-    from kb.search import get_lexical_index, get_searcher
-    from memory.backends import reset_memory_backends
-
-    # The lexical index, the searcher and the memory index hold the vector store's client: forget them with it.
+    """Forget every built backend, the indexes, searchers and memory stores built on them included (tests switch
+    settings)."""
     if get_ingest_embedder.is_built:
         close = getattr(get_ingest_embedder(), "close", None)
         if close is not None:
             close()
-    for factory in (get_embedder, get_ingest_embedder, get_vector_store, get_reranker, get_chat_model, get_web_search,
-                    get_lexical_index, get_searcher):
+    for factory in built_once.instances:
         factory.cache_clear()
-    reset_memory_backends()

@@ -66,7 +66,7 @@ def _check_cache() -> dict[str, Any]:
 
 
 def _check_vector_store() -> dict[str, Any]:
-    from docmind.backends import get_vector_store
+    from docmind.indexes.stores import get_vector_store
 
     try:
         store = get_vector_store()

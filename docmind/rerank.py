@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx
 import numpy as np
 
+from docmind.evidence import ScoredChunk
 from docmind.text import coverage, salient_terms
-from kb.retrieval.types import ScoredChunk
 
 if TYPE_CHECKING:
     from docmind.env import ServiceEndpoint

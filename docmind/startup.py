@@ -24,8 +24,7 @@ def _warm_up_indexes() -> None:
 
     def work() -> None:
         try:
-            from docmind.backends import get_vector_store
-            from kb.search import get_lexical_index
+            from docmind.indexes.stores import get_lexical_index, get_vector_store
 
             get_vector_store().warm_up()
             get_lexical_index().warm_up()

@@ -1,8 +1,9 @@
-"""Conservative token estimator: never under-estimate (seed #33). CJK-aware, whitespace counted."""
+"""Conservative token estimator: an under-estimate lets a prompt overflow its budget, so round up. CJK-aware."""
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Iterable
 
 # Rough upper bounds on characters per token for the model families DocMind talks to.
 CJK_CHARS_PER_TOKEN = 1.0
@@ -38,3 +39,22 @@ def truncate_to_tokens(text: str, budget: int, *, code_like: bool = False, keep:
         else:
             hi = mid - 1
     return text[:lo] if keep == "head" else text[len(text) - lo:]
+
+
+def pack_greedily[T](items: Iterable[T], budget: int, cost: Callable[[T, int], int]) -> tuple[list[T], int]:
+    """Items in order while they fit in `budget` tokens, and the tokens they take.
+
+    An item that does not fit is skipped, not a reason to stop: a shorter, later one may still fit; items
+    are never cut. `cost(item, kept)` is told how many items are already in, for costs that depend on it
+    (a separator before every item but the first, a block numbered by its place). Nothing fits a budget <= 0.
+    """
+    kept: list[T] = []
+    used = 0
+    if budget <= 0:
+        return kept, used
+    for item in items:
+        item_cost = cost(item, len(kept))
+        if used + item_cost <= budget:
+            kept.append(item)
+            used += item_cost
+    return kept, used

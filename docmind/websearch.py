@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
-from kb.retrieval.ports import WebSearcher
-from kb.retrieval.types import ScoredChunk, Source
+from docmind.evidence import ScoredChunk, Source
 
-# The stages' port under the name the design uses: `search(query, *, k) -> list[ScoredChunk]`,
-# chunks with source WEB, best first; raises `WebSearchError` on failure or timeout.
-WebSearch = WebSearcher
+
+class WebSearch(Protocol):
+    """Searches the web; returns chunks with source WEB, best first. Raises `WebSearchError` on failure or timeout."""
+
+    def search(self, query: str, *, k: int) -> list[ScoredChunk]: ...
 
 
 class WebSearchError(Exception):

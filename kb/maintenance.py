@@ -6,9 +6,10 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.resume import CHUNKING_KEY
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
-from kb.services import IngestError, _validate_domain, kb_version_bump, knowledge_domain_refresh
+from kb.services import IngestError, _validate_domain, kb_version_bump
 
 log = logging.getLogger(__name__)
 
@@ -78,8 +79,7 @@ def document_move(*, document: Document, domain: str) -> bool:
 
 
 def _rewrite_index_domain(document_id: int, domain: str) -> None:
-    from docmind.backends import get_vector_store
-    from kb.search import get_lexical_index
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     document = Document.objects.filter(pk=document_id).first()
     if document is None or document.status != DocumentStatus.READY:
@@ -117,6 +117,6 @@ def _reaggregate(domain_ids: tuple[str, ...]) -> None:
 
 def _queue_changed() -> None:
     kb_version_bump()
-    from kb.ingestion.worker import wake_worker
+    from kb.ingestion.wakeup import wake_worker
 
     wake_worker()

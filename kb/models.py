@@ -80,7 +80,7 @@ class Chunk(models.Model):
 
 
 class KnowledgeDomain(models.Model):
-    """One row per domain (seed 003 `knowledge_domain`), with the live document count."""
+    """One row per domain (`knowledge_domain`), with the live document count."""
 
     domain_id = models.CharField(_("domain"), max_length=64, unique=True)
     description = models.CharField(_("description"), max_length=256, null=True, blank=True)

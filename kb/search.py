@@ -5,9 +5,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from docmind.backends import built_once
-from docmind.vectorstore import VectorStore
-from kb.lexical import LexicalIndex, MilvusLexicalIndex
+from docmind.indexes.lexical import LexicalIndex
+from docmind.indexes.stores import get_lexical_index, get_vector_store
+from docmind.indexes.vectorstore import VectorStore
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from kb.retrieval.types import ScoredChunk, Source
 
@@ -87,18 +87,6 @@ def _int_ids(chunk_ids: Sequence[str]) -> list[int]:
     return [int(c) for c in chunk_ids if str(c).isdigit()]
 
 
-@built_once
-def get_lexical_index() -> MilvusLexicalIndex:
-    from docmind.backends import get_vector_store
-
-    store = get_vector_store()
-    # Same MilvusClient as the vectors: a Milvus Lite file is opened once per process.
-    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite,
-                              lite_path=store.uri if store.is_lite else None)
-
-
-@built_once
 def get_searcher() -> KbSearcher:
-    from docmind.backends import get_vector_store
-
+    """A searcher over the process's stores (cheap: it only holds them, so it never outlives a reset)."""
     return KbSearcher(vectors=get_vector_store(), lexical=get_lexical_index())

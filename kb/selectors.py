@@ -53,12 +53,6 @@ def children_without_vectors() -> QuerySet[Chunk]:
             .exclude(document__status=DocumentStatus.FAILED).select_related("document"))
 
 
-def document_chunks_for_read(*, document_id: int) -> QuerySet[Chunk]:
-    """Child chunks of one ready document, in reading order (for the selected-document path)."""
-    return Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD,
-                                document__status=DocumentStatus.READY).order_by("ordinal")
-
-
 def document_sections(*, document: Document) -> list[Chunk]:
     """The document's parent chunks in reading order: together they hold its whole parsed text."""
     return list(Chunk.objects.filter(document=document, level=ChunkLevel.PARENT).order_by("ordinal"))

@@ -16,8 +16,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from docmind.redact import without_paths
+from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Chunk, Document, DocumentStatus, KnowledgeDomain
+from kb.models import Chunk, Document, DocumentStatus
 from kb.selectors import KB_VERSION_KEY
 
 log = logging.getLogger(__name__)
@@ -161,8 +162,7 @@ def document_delete(*, document: Document) -> None:
 
 
 def _purge_index(document_id: int, file) -> None:
-    from docmind.backends import get_vector_store
-    from kb.search import get_lexical_index
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     # Search joins hits back to the database, so a failure here never shows a deleted or failed
     # document; the leftovers are what `kb_reconcile --repair` removes.
@@ -176,24 +176,13 @@ def _purge_index(document_id: int, file) -> None:
 
 
 def _knowledge_map_changed(domain_id: str) -> None:
-    # Re-aggregate the domain's when_to_retrieve (seed 003); the map is an aid, so never fail the delete.
+    # Re-aggregate the domain's when_to_retrieve; the map is an aid, so never fail the delete.
     try:
         from kb.domains import on_document_deleted
 
         on_document_deleted(domain_id)
     except Exception:
         log.exception("knowledge map update failed for domain %s", domain_id)
-
-
-def knowledge_domain_refresh(*, domain_id: str) -> KnowledgeDomain:
-    """Recount a domain's live documents (everything not failed), creating its row when missing."""
-    count = Document.objects.filter(domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
-    domain, created = KnowledgeDomain.objects.get_or_create(domain_id=domain_id,
-                                                            defaults={"document_count": count})
-    if not created and domain.document_count != count:
-        KnowledgeDomain.objects.filter(pk=domain.pk).update(document_count=count)
-        domain.document_count = count
-    return domain
 
 
 def document_set_progress(*, document_id: int, progress: int) -> None:
@@ -208,6 +197,12 @@ def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
             status=DocumentStatus.READY, progress=100, error="", updated_at=timezone.now())
         transaction.on_commit(kb_version_bump, robust=True)
     return updated == 1
+
+
+def document_requeue_interrupted(*, document_id: int) -> None:
+    """A document a dead process left in `processing` goes back to the queue (unless it moved on meanwhile)."""
+    Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
+        status=DocumentStatus.PENDING, progress=0)
 
 
 def document_mark_failed(*, document_id: int, reason: str) -> None:
@@ -239,7 +234,7 @@ def document_claim(*, document_id: int) -> bool:
 
 def _after_change() -> None:
     kb_version_bump()
-    from kb.ingestion.worker import wake_worker
+    from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
 

@@ -2,19 +2,20 @@
 from __future__ import annotations
 
 import logging
-from functools import lru_cache
 
 from django.conf import settings
 
+from docmind.backends import built_once
 from memory.cache import LocalMemoryCache, MemoryCache, RedisMemoryCache
 from memory.vectors import MilvusMemoryIndex
 
 log = logging.getLogger(__name__)
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_memory_index() -> MilvusMemoryIndex:
-    from docmind.backends import get_embedder, get_vector_store
+    from docmind.backends import get_embedder
+    from docmind.indexes.stores import get_vector_store
 
     store = get_vector_store()
     embedder = get_embedder()
@@ -22,14 +23,14 @@ def get_memory_index() -> MilvusMemoryIndex:
     index = MilvusMemoryIndex(client=store.client, dim=embedder.dim, embedder_name=embedder.name,
                               in_process=store.is_lite)
     if index.emptied_for_new_embedder:
-        from memory.services import memory_vectors_rebuild
+        from memory.vector_writes import memory_vectors_rebuild
 
         count = memory_vectors_rebuild(index=index)
         log.info("memory vectors rebuilt for %s: %d active memories", embedder.name, count)
     return index
 
 
-@lru_cache(maxsize=1)
+@built_once
 def get_memory_cache() -> MemoryCache:
     """Redis (one hash per user) when REDIS_URL is set, else the in-process implementation of the same contract."""
     if settings.REDIS_URL:
@@ -39,8 +40,3 @@ def get_memory_cache() -> MemoryCache:
         # The cache framework's own prefix and version, so that `cache.clear()` style tooling sees these keys.
         return RedisMemoryCache(client=get_redis_connection("default"), key_prefix=cache.make_key(""))
     return LocalMemoryCache()
-
-
-def reset_memory_backends() -> None:
-    get_memory_index.cache_clear()
-    get_memory_cache.cache_clear()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from chat.generation.language import is_chinese
+from docmind.language import is_chinese
 
 
 class Command(StrEnum):

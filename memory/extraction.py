@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field, ValidationError
 
 from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.replies import json_object_text
 from memory.style import parse_answer_style
 from memory.types import TYPES, MemoryCandidate, MemoryItem
 
@@ -130,7 +131,6 @@ class _Reply(BaseModel):
     memories: list[_Extracted] = Field(default_factory=list)
 
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class MemoryExtractor:
@@ -149,11 +149,9 @@ class MemoryExtractor:
         reply = self.chat_model.complete([{"role": "system", "content": SYSTEM_PROMPT},
                                           {"role": "user", "content": user}],
                                          model=self.model, temperature=0.0, max_tokens=400)
-        found = _JSON_OBJECT.search(reply.content or "")
-        if not found:
-            raise ValueError("no JSON object in the extractor reply")
+        text = json_object_text(reply.content, what="extractor reply")
         try:
-            parsed = _Reply.model_validate_json(found.group(0))
+            parsed = _Reply.model_validate_json(text)
         except ValidationError as exc:
             raise ValueError(f"extractor reply does not fit the schema: {exc.error_count()} error(s)") from None
         ids = {m.id for m in existing}

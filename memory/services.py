@@ -21,6 +21,13 @@ from memory.eviction import EvictionPlanner
 from memory.models import MemorySource, UserMemory
 from memory.selectors import memory_items_from_db
 from memory.types import TYPES, MemoryCandidate, MemoryParams
+from memory.vector_writes import (
+    delete_vectors,
+    embed_memory,
+    embedder_or_default,
+    params_or_config,
+    upsert_vector,
+)
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +55,6 @@ class SaveOutcome:
     reason: str = ""
 
 
-def _params(params: MemoryParams | None) -> MemoryParams:
-    if params is not None:
-        return params
-    from config_admin.conf import ai_config
-
-    return MemoryParams.from_config(ai_config.snapshot())
 
 
 def normalise_content(content: str) -> str:
@@ -85,49 +86,11 @@ def _stores(index: Any = None, cache: Any = None) -> tuple[Any, Any]:
     return index, cache
 
 
-def _embedder(embedder: Any = None) -> Any:
-    if embedder is not None:
-        return embedder
-    from docmind.backends import get_embedder
-
-    return get_embedder()
-
-
-def _embed(embedder: Any, text: str, params: MemoryParams) -> Any:
-    try:
-        return embedder.embed_passages([text[:params.vector_max_chars]])[0]
-    except Exception as exc:  # EmbeddingError or a broken model: the row is kept, recall degrades
-        log.warning("memory embedding failed, the row is stored without a vector: %s", exc)
-        return None
-
-
 def _drop_cache(cache: Any, user_id: int) -> None:
     try:
         cache.invalidate(user_id)
     except Exception:
         log.exception("memory cache invalidation failed for user %s", user_id)
-
-
-def _delete_vectors(index: Any, ids: Sequence[int]) -> None:
-    if index is None or not ids:
-        return
-    try:
-        index.delete(list(ids))
-    except Exception:
-        # Recall checks every hit against the database, so a vector left behind is never recalled.
-        log.exception("memory vectors %s could not be deleted", list(ids))
-
-
-def _upsert_vector(index: Any, row: UserMemory, vector: Any, params: MemoryParams) -> bool:
-    if index is None or vector is None:
-        return False
-    try:
-        index.upsert(memory_id=row.pk, user_id=row.user_id, memory_type=row.memory_type,
-                     text=row.content[:params.vector_max_chars], vector=vector)
-        return True
-    except Exception:
-        log.exception("memory vector for #%s could not be written; recall of it is degraded", row.pk)
-        return False
 
 
 def _neighbours(index: Any, embedder: Any, vector: Any, *, user_id: int, memory_type: str,
@@ -152,17 +115,17 @@ def memory_save(*, user_id: int, candidate: MemoryCandidate, source: str = Memor
                 params: MemoryParams | None = None, index: Any = None, cache: Any = None,
                 embedder: Any = None) -> SaveOutcome:
     """Save one memory with two-layer conflict handling (embedding neighbours + explicit supersedes)."""
-    params = _params(params)
+    params = params_or_config(params)
     content = normalise_content(candidate.content)
     memory_type = _check_type(candidate.memory_type)
     index, cache = _stores(index, cache)
-    embedder = _embedder(embedder)
+    embedder = embedder_or_default(embedder)
     with _user_locks[int(user_id) % len(_user_locks)]:
         exact = (UserMemory.objects.filter(user_id=user_id, invalidated_at__isnull=True, content=content)
                  .order_by("-created_at").first())
         if exact is not None:
             return SaveOutcome(memory=exact, action="exact-duplicate", reason=f"same text as #{exact.pk}")
-        vector = _embed(embedder, content, params)
+        vector = embed_memory(embedder, content, params)
         explicit = list(UserMemory.objects.filter(pk__in=list(candidate.supersedes), user_id=user_id,
                                                   invalidated_at__isnull=True).values_list("id", flat=True))
         resolution: Resolution = ConflictResolver(
@@ -178,8 +141,8 @@ def memory_save(*, user_id: int, candidate: MemoryCandidate, source: str = Memor
                                           invalidated_at__isnull=True).update(
                     invalidated_at=timezone.now(), invalidated_reason=reason, superseded_by=row,
                     updated_at=timezone.now())
-        written = _upsert_vector(index, row, vector, params)
-        _delete_vectors(index, resolution.replaced)
+        written = upsert_vector(index, row, vector, params)
+        delete_vectors(index, resolution.replaced)
         _drop_cache(cache, user_id)
         evicted = _evict(user_id=user_id, params=params, index=index, cache=cache)
     return SaveOutcome(memory=row, action=resolution.action.value, replaced=resolution.replaced,
@@ -194,7 +157,7 @@ def _evict(*, user_id: int, params: MemoryParams, index: Any, cache: Any) -> lis
         return []
     UserMemory.objects.filter(pk__in=doomed, invalidated_at__isnull=True).update(
         invalidated_at=timezone.now(), invalidated_reason="evicted", updated_at=timezone.now())
-    _delete_vectors(index, doomed)
+    delete_vectors(index, doomed)
     _drop_cache(cache, user_id)
     return doomed
 
@@ -203,9 +166,9 @@ def memory_update(*, user_id: int, memory_id: int, content: str | None = None, m
                   params: MemoryParams | None = None, index: Any = None, cache: Any = None,
                   embedder: Any = None) -> UserMemory:
     """The user corrects one of their memories; it is theirs to word, so no conflict handling applies."""
-    params = _params(params)
+    params = params_or_config(params)
     index, cache = _stores(index, cache)
-    embedder = _embedder(embedder)
+    embedder = embedder_or_default(embedder)
     with transaction.atomic():
         row = UserMemory.objects.select_for_update().get(pk=memory_id, user_id=user_id, invalidated_at__isnull=True)
         if content is not None:
@@ -214,7 +177,7 @@ def memory_update(*, user_id: int, memory_id: int, content: str | None = None, m
             row.memory_type = _check_type(memory_type)
         row.source = MemorySource.USER
         row.save(update_fields=["content", "memory_type", "source", "updated_at"])
-    _upsert_vector(index, row, _embed(embedder, row.content, params), params)
+    upsert_vector(index, row, embed_memory(embedder, row.content, params), params)
     _drop_cache(cache, user_id)
     return row
 
@@ -223,7 +186,7 @@ def _invalidate(*, user_id: int, ids: Sequence[int], reason: str, index: Any, ca
     with transaction.atomic():
         changed = UserMemory.objects.filter(pk__in=list(ids), user_id=user_id, invalidated_at__isnull=True).update(
             invalidated_at=timezone.now(), invalidated_reason=reason, updated_at=timezone.now())
-    _delete_vectors(index, ids)
+    delete_vectors(index, ids)
     _drop_cache(cache, user_id)
     return changed
 
@@ -253,9 +216,9 @@ def memory_invalidate(*, memories: Sequence[UserMemory], reason: str = "admin") 
 
 def memory_restore(*, memories: Sequence[UserMemory], params: MemoryParams | None = None) -> int:
     """Admin action: make invalidated memories active again (vector rewritten, cache dropped, cap kept)."""
-    params = _params(params)
+    params = params_or_config(params)
     index, cache = _stores()
-    embedder = _embedder()
+    embedder = embedder_or_default()
     restored = 0
     for row in memories:
         if row.invalidated_at is None:
@@ -267,7 +230,7 @@ def memory_restore(*, memories: Sequence[UserMemory], params: MemoryParams | Non
             continue
         row.refresh_from_db()
         restored += 1
-        _upsert_vector(index, row, _embed(embedder, row.content, params), params)
+        upsert_vector(index, row, embed_memory(embedder, row.content, params), params)
         _drop_cache(cache, row.user_id)
         _evict(user_id=row.user_id, params=params, index=index, cache=cache)
     return restored
@@ -304,14 +267,3 @@ def memory_touch(*, user_id: int, memory_ids: Sequence[int], cache: Any = None, 
         work()
     else:
         _touch_pool.submit(on_worker)
-
-
-def memory_vectors_rebuild(*, index: Any, embedder: Any = None, params: MemoryParams | None = None) -> int:
-    """Re-embed every active memory into an emptied index (another embedder, or a lost collection)."""
-    params = _params(params)
-    embedder = _embedder(embedder)
-    count = 0
-    for row in UserMemory.objects.filter(invalidated_at__isnull=True).iterator():
-        if _upsert_vector(index, row, _embed(embedder, row.content, params), params):
-            count += 1
-    return count

@@ -19,17 +19,14 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     """Real backends: KB searcher, embedder, reranker; web search and the sandbox only when enabled.
     Without a chat model the offline planner drives the same loop."""
     from docmind.backends import get_embedder, get_web_search
-    from kb.retrieval.compose import build_evidence_finisher
-    from kb.retrieval.params import RetrievalParams
+    from kb.retrieval.compose import build_evidence_finisher, build_hybrid_search, retrieval_params
     from kb.search import get_searcher
 
     _warm_imports()
-    params = RetrievalParams.from_config(snapshot)
+    params = retrieval_params(snapshot)
     web = get_web_search()
-    embedder = get_embedder()
-    docs = KbDocSearch(searcher=get_searcher(), embed_query=embedder.embed_query, candidate_k=params.candidate_k,
-                       vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
-                       on_worker_thread=close_old_connections)
+    docs = KbDocSearch(hybrid=build_hybrid_search(params, embed_query=get_embedder().embed_query),
+                       searcher=get_searcher())
     sandbox = None
     if snapshot["sandbox.enabled"]:
         try:
@@ -44,7 +41,7 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
         extra_tools=extra_tools, notes=notes,
         on_worker_thread=close_old_connections,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
-        finisher=build_evidence_finisher(snapshot, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
+        finisher=build_evidence_finisher(params, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
         knowledge_map=_knowledge_map(), web=web, sandbox=sandbox, k=params.top_k,
         computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]))
 

@@ -17,10 +17,11 @@ from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_too
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
+from docmind.evidence import unique_best
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
-from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 from docmind.websearch import WebSearch
 from kb.retrieval.types import Evidence, ScoredChunk, Source
 
@@ -103,12 +104,6 @@ class AgenticSearchOrchestrator:
         self.tools: tuple[ToolSpec, ...] = (*builtin, *(t for t in extra_tools if t.name not in names))
         self.notes = tuple(notes)
 
-    @classmethod
-    def from_stages(cls, stages: Any) -> AgenticSearchOrchestrator:
-        from chat.agentic.factory import build_orchestrator
-
-        return build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
-
     def system_prompt(self) -> str:
         return build_system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,
                                    max_iterations=self.max_iterations)
@@ -170,18 +165,13 @@ class AgenticSearchOrchestrator:
 
     def finalize(self, *, question: str, chunks: Sequence[ScoredChunk], used_web: bool,
                  trace: Sequence[str] = ()) -> Evidence:
-        """Union of every call's chunks → copies deduped by key → the shared tail, once.
+        """Union of every call's chunks → deduped by key (best score wins) → the shared tail, once.
 
         Rerank scores from different calls (and KB vs web) are not comparable, so the union is
         reranked on one scale. Web compensation only when the loop never touched the web: the
-        model could have searched it and chose not to (the seed's deliberate asymmetry).
+        model could have searched it and chose not to, so a second web search would override its judgement.
         """
-        best: dict[str, ScoredChunk] = {}
-        for chunk in chunks:
-            key = chunk.dedupe_key()
-            if key not in best or chunk.score > best[key].score:
-                best[key] = replace(chunk)
-        pool = list(best.values())
+        pool = unique_best(chunks)  # chunks are frozen: the pool shares them without any risk of mutation
         kb = sum(1 for c in pool if c.source == Source.KB)
         notes = [*trace, f"finalize: union {len(chunks)} → {len(pool)} unique (KB {kb}, web {len(pool) - kb})"]
         if used_web:
@@ -241,17 +231,11 @@ class AgenticSearchOrchestrator:
 
     def _computation_blocks(self, computations: list[dict[str, Any]]) -> tuple[str, ...]:
         """Sandbox runs as prompt blocks, whole entries only, within the computations budget."""
-        blocks: list[str] = []
-        used = 0
-        for comp in computations:
-            block = (f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
-                     f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}")
-            cost = estimate_tokens(block, code_like=True)
-            if used + cost > self.computations_max_tokens:
-                continue
-            blocks.append(block)
-            used += cost
-        return tuple(blocks)
+        blocks = [f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
+                  f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}" for comp in computations]
+        kept, _ = pack_greedily(blocks, self.computations_max_tokens,
+                                lambda block, _kept: estimate_tokens(block, code_like=True))
+        return tuple(kept)
 
 
 def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],

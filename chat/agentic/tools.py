@@ -109,7 +109,7 @@ def _never(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:  # pragma: no
 
 
 # The full registry, as the rest of the system knows it. The loop offers a FILTERED view of it
-# (seed: Spring AI's toolNames *adds*, so the original filtered the callbacks instead).
+# (filtering, not adding: a tool missing from the view can never be called, whatever the model asks for).
 REGISTRY: tuple[ToolSpec, ...] = (
     ToolSpec("searchDocs", "在知识库中混合检索（语义 + 关键词）。多焦点问题每个焦点调用一次；"
                            "多跳问题先查到中间实体再查下一跳。",

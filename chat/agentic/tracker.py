@@ -14,14 +14,14 @@ T = TypeVar("T", bound=ScoredChunk)
 
 
 def doc_key(chunk: ScoredChunk) -> str:
-    """A document's identity: its id for KB chunks, its URL for web pages (seed 003 used the file path)."""
+    """A document's identity: its id for KB chunks (stable across renames and moves), its URL for web pages."""
     if chunk.document_id is not None:
         return f"doc:{chunk.document_id}"
     return f"{chunk.source.value.lower()}:{chunk.url or chunk.chunk_id}"
 
 
 class RetrievedDocTracker:
-    """Per-session sets of returned documents (seed 003, Part A).
+    """Per-session sets of returned documents, so later tool rounds bring new documents instead of repeats.
 
     A session is one chat turn: every tool round answering one question. Use `session()` so the
     set is dropped when the turn ends, also on error or cancellation. Bounded: at most

@@ -1,6 +1,5 @@
-"""Answer generation: remote streaming, the offline extractive answerer, and HyDE's hypothetical answer."""
+"""Answer generation: remote streaming and the offline extractive answerer."""
 from chat.generation.answer_generator import AnswerGenerator
 from chat.generation.extractive import ExtractiveAnswerer
-from chat.generation.hyde import HypotheticalAnswerWriter
 
-__all__ = ["AnswerGenerator", "ExtractiveAnswerer", "HypotheticalAnswerWriter"]
+__all__ = ["AnswerGenerator", "ExtractiveAnswerer"]

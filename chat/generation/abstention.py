@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chat.generation.language import is_chinese
+from docmind.language import is_chinese
 
 ABSTAIN_ZH = "知识库中没有找到能回答这个问题的内容。"
 ABSTAIN_EN = "The knowledge base does not contain an answer to this question."

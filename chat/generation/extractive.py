@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from chat.citations import REF, split_sentences
-from chat.generation.language import is_chinese
 from chat.types import AnswerShape
+from docmind.language import is_chinese
 from docmind.text import ANSWER_STOP_WORDS, char_bigrams, coverage, salient_terms, words
 from kb.retrieval.types import ScoredChunk
 from memory.style import AnswerStyle

@@ -100,7 +100,7 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
 
 
 def evidence_log(evidence: Evidence) -> dict[str, Any]:
-    """KB and web evidence kept apart, so "answered from the web only" is visible afterwards (seed #28)."""
+    """KB and web evidence kept apart, so "answered from the web only" is visible afterwards."""
     return {
         "kb_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.kb_chunks],
         "web_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.web_chunks],

@@ -13,7 +13,7 @@ from chat.confidence import ConfidenceCalibrator
 from chat.direct_read import DocumentDirectReader
 from chat.generation import AnswerGenerator
 from chat.path import PathRouter
-from chat.prompt import HistorySummarizer, PromptAssembler
+from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding
 from docmind.llm.base import ChatModel
 
@@ -64,32 +64,46 @@ class TurnStages:
 
 
 def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
-    from chat.generation.hyde import HypotheticalAnswerWriter
-    from docmind.backends import get_chat_model, get_embedder, get_web_search
+    from docmind.backends import get_chat_model, get_embedder
     from kb.retrieval.compose import build_one_shot_retriever
 
     chat_model = get_chat_model()
-    # HyDE is one-shot only and needs a model to write the hypothetical passage.
-    hyde = (HypotheticalAnswerWriter(chat_model, str(snapshot["llm.small_model"]))
-            if chat_model is not None and snapshot["retrieval.hyde.enabled"] else None)
     return TurnStages(
         snapshot=snapshot,
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
-        assembler=PromptAssembler.from_config(snapshot),
+        assembler=PromptAssembler(prompt_params(snapshot)),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
         citations=CitationParser(),
-        calibrator=ConfidenceCalibrator.from_config(snapshot),
+        calibrator=ConfidenceCalibrator(abstain_below=float(snapshot["answer.abstain_below"]),
+                                        medium_from=float(snapshot["answer.confidence_medium"]),
+                                        high_from=float(snapshot["answer.confidence_high"])),
         answer_cache=SemanticAnswerCache(
             embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
             threshold=float(snapshot["cache.semantic.threshold"]),
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot, web=get_web_search(),
-                                                                     hyde_writer=hyde),
-        _direct_reader_factory=lambda: DocumentDirectReader.from_config(snapshot),
+        # The same retriever as the retrieve API's, so the API shows the evidence a chat answer sees.
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot),
+        # The sample is the prompt's evidence, so it gets the prompt's evidence budget.
+        _direct_reader_factory=lambda: DocumentDirectReader(max_chunks=int(snapshot["chat.direct_read.max_chunks"]),
+                                                            budget_tokens=int(snapshot["rag.context_max_tokens"])),
         _meta_factory=lambda: _meta_answerer(chat_model, snapshot),
+    )
+
+
+def prompt_params(snapshot: Mapping[str, Any]) -> PromptParams:
+    return PromptParams(
+        context_max_tokens=int(snapshot["rag.context_max_tokens"]),
+        aux_max_tokens=int(snapshot["prompt.budget.aux_max_tokens"]),
+        computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]),
+        memory_max_tokens=int(snapshot["prompt.budget.memory_max_tokens"]),
+        history_max_tokens=int(snapshot["prompt.budget.history_max_tokens"]),
+        total_max_tokens=int(snapshot["prompt.budget.total_max_tokens"]),
+        rolling_summary=bool(snapshot["prompt.history.rolling_summary"]),
+        summary_max_tokens=int(snapshot["prompt.history.summary_max_tokens"]),
+        message_max_chars=int(snapshot["prompt.history.message_max_chars"]),
     )
 
 

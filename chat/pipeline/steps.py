@@ -102,7 +102,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
     to one-shot retrieval, as the design requires. Stop raises TurnCancelled at once; the loop
     notices the flag at its next check and ends on its own.
     """
-    from chat.agentic import AgenticSearchOrchestrator
+    from chat.agentic import factory
     from chat.agentic.types import AgenticCancelled
 
     emitted: queue.Queue[ChatEvent] = queue.Queue()
@@ -112,7 +112,7 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
     def work() -> None:
         try:
             with span("agentic.loop"):
-                orchestrator = AgenticSearchOrchestrator.from_stages(stages)
+                orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
                 outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,

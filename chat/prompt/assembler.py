@@ -1,4 +1,4 @@
-"""`PromptAssembler`: the prompt under one global token budget (seed #32/#33, I-perf-5)."""
+"""`PromptAssembler`: the prompt under one global token budget (evidence first, then computations, memory, history)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -9,7 +9,7 @@ from chat.prompt.budget import block_cost, fit_head, fit_items
 from chat.prompt.history import HistoryFitter, Summarizer
 from chat.prompt.params import PromptParams
 from chat.types import PromptParts
-from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 
@@ -32,10 +32,6 @@ class PromptAssembler:
         p = self.params
         self._history = HistoryFitter(message_max_chars=p.message_max_chars, rolling_summary=p.rolling_summary,
                                       summary_max_tokens=p.summary_max_tokens)
-
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, Any]) -> PromptAssembler:
-        return cls(PromptParams.from_config(snapshot))
 
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], grade: GradeResult | Grade | None,
             history: Sequence[dict], memories: Sequence[Any] = (), computations: Sequence[Any] = (),
@@ -82,17 +78,9 @@ class PromptAssembler:
 
     def _fit_chunks(self, chunks: Sequence[ScoredChunk], budget: int,
                     notes: list[str]) -> tuple[list[ScoredChunk], str, int]:
-        used: list[ScoredChunk] = []
-        blocks: list[str] = []
-        spent = 0
-        for chunk in chunks:
-            # Skip rather than stop: a shorter, lower-ranked chunk may still fit.
-            block = t.evidence_block(len(used) + 1, chunk)
-            cost = estimate_tokens(block + "\n\n")
-            if spent + cost <= budget:
-                used.append(chunk)
-                blocks.append(block)
-                spent += cost
+        used, spent = pack_greedily(chunks, budget,
+                                    lambda chunk, n: estimate_tokens(t.evidence_block(n + 1, chunk) + "\n\n"))
+        blocks = [t.evidence_block(i, chunk) for i, chunk in enumerate(used, 1)]
         if not used and chunks:
             # Not even the best chunk fits whole: its head beats no evidence at all.
             room = budget - estimate_tokens(t.evidence_header(1, chunks[0]) + "\n\n")

@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docmind.tokens import estimate_tokens, truncate_to_tokens
+from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
 
 
 def fit_head(text: str, budget: int, *, code_like: bool = False) -> str:
-    """The head of `text` within `budget`; empty when budget <= 0 (the #33 leak was "<= 0 lets it through")."""
+    """The head of `text` within `budget`; empty when budget <= 0 (a spent budget must not let text through)."""
     if budget <= 0:
         return ""
     return truncate_to_tokens(text, budget, code_like=code_like, keep="head")
@@ -30,14 +30,9 @@ class FittedItems:
 def fit_items(items: Sequence[str], budget: int, *, code_like: bool = True, separator: str = "\n\n") -> FittedItems:
     """Whole items in order while they fit; an item that does not fit is dropped, never cut (a code block
     cut in half misleads more than a missing one). Later, shorter items may still fit."""
-    kept: list[str] = []
-    used = 0
     sep_cost = estimate_tokens(separator, code_like=code_like)
-    for item in items:
-        cost = estimate_tokens(item, code_like=code_like) + (sep_cost if kept else 0)
-        if budget > 0 and used + cost <= budget:
-            kept.append(item)
-            used += cost
+    kept, used = pack_greedily(items, budget,
+                               lambda item, n: estimate_tokens(item, code_like=code_like) + (sep_cost if n else 0))
     return FittedItems(kept=tuple(kept), dropped=len(items) - len(kept), tokens=used)
 
 

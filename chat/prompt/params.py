@@ -1,9 +1,7 @@
-"""`PromptParams`: the budget layer's numbers, validated once, built from a per-turn config snapshot."""
+"""`PromptParams`: the budget layer's numbers, validated once (chat.pipeline.stages reads them from the config)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -27,17 +25,3 @@ class PromptParams:
                      "summary_max_tokens"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
-
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, Any]) -> PromptParams:
-        return cls(
-            context_max_tokens=int(snapshot["rag.context_max_tokens"]),
-            aux_max_tokens=int(snapshot["prompt.budget.aux_max_tokens"]),
-            computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]),
-            memory_max_tokens=int(snapshot["prompt.budget.memory_max_tokens"]),
-            history_max_tokens=int(snapshot["prompt.budget.history_max_tokens"]),
-            total_max_tokens=int(snapshot["prompt.budget.total_max_tokens"]),
-            rolling_summary=bool(snapshot["prompt.history.rolling_summary"]),
-            summary_max_tokens=int(snapshot["prompt.history.summary_max_tokens"]),
-            message_max_chars=int(snapshot["prompt.history.message_max_chars"]),
-        )

@@ -1,4 +1,4 @@
-"""`HistorySummarizer`: the cheap model condenses the dropped head of a long conversation (I-perf-5)."""
+"""`HistorySummarizer`: the cheap model condenses the dropped head of a long conversation, so it is not lost."""
 from __future__ import annotations
 
 from docmind.llm.base import ChatModel, LlmError

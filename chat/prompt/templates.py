@@ -12,7 +12,7 @@ _RULES = """规则：
 
 SYSTEM_NORMAL = "你是 DocMind 知识库问答助手，根据编号的参考资料回答用户的问题。\n" + _RULES
 
-# LOW grade but evidence present (seed #28): answer from it, say it is weakly related, still cite.
+# LOW grade but evidence present: answer from it, say it is weakly related, still cite (weak evidence beats none).
 SYSTEM_LOW_CONFIDENCE = (
     "你是 DocMind 知识库问答助手。本次检索到的参考资料与问题的相关性偏低。\n"
     "请先用一句话说明：以下回答基于有限的参考内容，相关性偏低，请谨慎参考（英文提问则用英文说明）。"

@@ -1,8 +1,6 @@
 """`LlmQueryClassifier`: Tier-1 classification by the small model, returning JSON we validate field by field."""
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from enum import StrEnum
@@ -10,6 +8,7 @@ from typing import Any
 
 from chat.types import Complexity, ConversationContext, Intent, QueryClassification, Scope, Specificity
 from docmind.llm.base import ChatModel
+from docmind.llm.replies import json_object_from_reply
 
 SYSTEM_PROMPT = """你是 DocMind 的查询理解器。只输出一个 JSON 对象，不要任何其它文字。字段：
 - rewritten: 结合对话历史补全指代后的独立问题（保持用户的语言）。代词（它、这个、it…）换成所指的对象，\
@@ -25,20 +24,6 @@ SYSTEM_PROMPT = """你是 DocMind 的查询理解器。只输出一个 JSON 对�
 | MEMORY（问助手记得用户什么）| OUT_OF_SCOPE（与知识问答无关）
 - scopeConfidence: 0 到 1
 - memoryWriteHints: 用户要求记住的个人事实，字符串数组（没有则为 []）"""
-
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
-def parse_json_object(raw: str) -> dict[str, Any]:
-    """The first JSON object in a model reply (code fences and chatter around it tolerated)."""
-    found = _JSON_OBJECT.search(raw or "")
-    if not found:
-        raise ValueError("no JSON object in the classifier reply")
-    data = json.loads(found.group(0))
-    if not isinstance(data, dict):
-        raise ValueError("classifier reply is not a JSON object")
-    return data
-
 
 def _enum[E: StrEnum](kind: type[E], value: Any, default: E) -> E:
     try:
@@ -84,7 +69,7 @@ class LlmQueryClassifier:
             {"role": "user", "content": f"对话历史：\n{turns}{sources}\n\n当前问题：{message}"},
         ]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=400)
-        data = parse_json_object(reply.content)
+        data = json_object_from_reply(reply.content, what="classifier reply")
         rewritten = data.get("rewritten")
         confidence = data.get("scopeConfidence", baseline.scope_confidence)
         try:

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import re
 
-from chat.generation.language import is_chinese
 from chat.types import Rewrite
 from chat.understanding.rewriter import ORDINAL_EN, ORDINAL_ZH
+from docmind.language import is_chinese
 
 _MARKERS = re.compile(r"\[\d{1,4}\]|[\r\n]")
 

@@ -20,7 +20,7 @@ def has_multi_focus(message: str) -> bool:
 
 
 class DeterministicSignals:
-    """applyDeterministicSignals of the seed: complexity upgrades only."""
+    """Deterministic signals (对比, 分别, vs, several questions) only ever raise the complexity, never lower it."""
 
     def run(self, *, classification: QueryClassification, message: str) -> QueryClassification:
         if not has_multi_focus(message):

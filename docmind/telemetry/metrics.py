@@ -2,15 +2,13 @@
 
 Each server process keeps its own counters (prometheus_client's default registry): scrape
 every worker, as usual for several processes behind one address. The ingestion queue depth
-is read from the database at scrape time, so any worker reports the shared queue.
+is read from the database at scrape time (docmind.telemetry.collectors), so any worker reports the shared queue.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 
-from prometheus_client import REGISTRY, Counter, Histogram
-from prometheus_client.core import GaugeMetricFamily
-from prometheus_client.registry import Collector
+from prometheus_client import Counter, Histogram
 
 # Seconds: a chat turn spans from a cached answer (tens of ms) to an agentic turn with a slow model.
 _TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
@@ -43,33 +41,3 @@ def observe_turn(*, path: str, outcome: str, timings_ms: Mapping[str, float]) ->
             TURN_SECONDS.labels(path=label).observe(float(ms) / 1000)
         elif isinstance(ms, int | float):
             STAGE_SECONDS.labels(stage=stage).observe(float(ms) / 1000)
-
-
-class IngestionQueueCollector(Collector):
-    """Documents per status right now (pending + processing is the queue depth)."""
-
-    def collect(self) -> Iterator[GaugeMetricFamily]:
-        from django.db import DatabaseError
-        from django.db.models import Count
-
-        from kb.models import Document, DocumentStatus
-
-        family = GaugeMetricFamily("docmind_ingestion_queue_depth", "Documents per ingestion status.",
-                                   labels=["status"])
-        try:
-            counts = dict(Document.objects.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
-        except DatabaseError:
-            return  # a scrape during a database outage reports the process metrics only
-        for status in DocumentStatus.values:
-            family.add_metric([status], counts.get(status, 0))
-        yield family
-
-
-_registered = False
-
-
-def register_collectors() -> None:
-    global _registered
-    if not _registered:
-        REGISTRY.register(IngestionQueueCollector())
-        _registered = True

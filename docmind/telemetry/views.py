@@ -14,7 +14,7 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from docmind.telemetry import metrics
+from docmind.telemetry import collectors, metrics
 
 
 class IsStaff(BasePermission):
@@ -45,7 +45,7 @@ class MetricsView(APIView):
     renderer_classes = [_PrometheusRenderer]
 
     def get(self, request: Request) -> HttpResponse:
-        metrics.register_collectors()
+        collectors.register_collectors()
         return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
 
 

@@ -1,4 +1,4 @@
-"""Knowledge-domain map (seed 003, Part B): document profiles, domain aggregation and the planner's YAML map."""
+"""Knowledge-domain map: document profiles, domain aggregation and the planner's YAML map."""
 from __future__ import annotations
 
 import logging

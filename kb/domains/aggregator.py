@@ -1,19 +1,17 @@
 """`DomainAggregator`: one domain's `when_to_retrieve` (and a default description) from its documents'."""
 from __future__ import annotations
 
-import json
 import logging
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.replies import json_object_from_reply
 from kb.domains.markup import clean_phrase, clean_tags, strip_markup
 
 log = logging.getLogger(__name__)
 
-_JSON = re.compile(r"\{.*\}", re.S)
 _SYSTEM = ("你为知识库的一个知识域写检索说明。根据各文档的检索时机，只输出 JSON："
            "{\"description\": \"不超过 30 字的域描述\", \"when_to_retrieve\": \"一两句话：用户问到什么时检索本域；"
            "优先检索一次，勿重复\"}。不要输出其它内容。")
@@ -59,10 +57,7 @@ class DomainAggregator:
         messages = [{"role": "system", "content": _SYSTEM},
                     {"role": "user", "content": f"知识域：{domain_id}\n文档：\n{lines}"}]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
-        found = _JSON.search(reply.content or "")
-        if not found:
-            raise ValueError("no JSON object in the reply")
-        data = json.loads(found.group(0))
+        data = json_object_from_reply(reply.content)
         when = clean_phrase(str(data.get("when_to_retrieve", "")))[:500]
         if not when:
             raise ValueError("when_to_retrieve missing")

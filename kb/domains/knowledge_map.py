@@ -1,4 +1,4 @@
-"""The planner's knowledge map: YAML in seed 003's shape, built from knowledge_domain and document metadata."""
+"""The planner's knowledge map: YAML (domain → description, when to retrieve), from knowledge_domain and documents."""
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -1,12 +1,12 @@
 """`DocumentProfiler`: a document's `covers` (scenario tags) and `when_to_retrieve`, by LLM or offline."""
 from __future__ import annotations
 
-import json
 import logging
 import re
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.replies import json_object_from_reply
 from docmind.text import keywords
 from kb.domains.markup import clean_phrase, clean_tag, clean_tags, strip_markup
 
@@ -16,7 +16,6 @@ MAX_COVERS = 6
 # Markdown headings, 第一章 / 第2节, 1.2. / 3、 and 一、 style numbered headings.
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|第[一二三四五六七八九十百\d]+[章节部分条]\s*|\d+(?:\.\d+)*[.、]\s*"
                       r"|[一二三四五六七八九十]+、\s*)(.+?)\s*$")
-_JSON = re.compile(r"\{.*\}", re.S)
 
 _SYSTEM = ("你为知识库文档生成检索元数据。只输出 JSON：{\"covers\": [2-6 个简短的业务场景标签], "
            "\"when_to_retrieve\": \"一句话：用户问到什么时应检索这篇文档\"}。不要输出其它内容。")
@@ -55,10 +54,7 @@ class DocumentProfiler:
         messages = [{"role": "system", "content": _SYSTEM},
                     {"role": "user", "content": f"标题：{title}\n\n正文：\n{text[:self.max_input_chars]}"}]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
-        found = _JSON.search(reply.content or "")
-        if not found:
-            raise ValueError("no JSON object in the reply")
-        data = json.loads(found.group(0))
+        data = json_object_from_reply(reply.content)
         covers = clean_tags(data.get("covers", []), limit=MAX_COVERS)
         when = clean_phrase(str(data.get("when_to_retrieve", "")))[:300]
         if not covers or not when:

@@ -18,7 +18,7 @@ PROFILE_INPUT_CHARS = 6000
 
 
 class KnowledgeDomainService:
-    """Profile at upload, aggregate on change, generate missing rows at start-up (seed 003, Part B)."""
+    """Profile at upload, aggregate on change, generate missing rows at start-up (so the planner's map is complete)."""
 
     def __init__(self, *, profiler: DocumentProfiler, aggregator: DomainAggregator) -> None:
         self.profiler = profiler
@@ -26,16 +26,11 @@ class KnowledgeDomainService:
 
     def profile_document(self, document: Document) -> None:
         """Write `covers` and `when_to_retrieve` into the document's metadata (other keys kept)."""
-        from kb.models import Document
+        from kb.domains.records import document_profile_save
 
         profile = self.profiler.run(title=document.title, text=document_text(document))
-        # Re-read: ingestion wrote chunk counts into the row after this object was loaded.
-        stored = Document.objects.filter(pk=document.pk).values_list("metadata", flat=True).first()
-        metadata = dict(stored or document.metadata or {})
-        metadata.update(profile.as_metadata())
-        metadata["profile_source"] = profile.source
-        Document.objects.filter(pk=document.pk).update(metadata=metadata)
-        document.metadata = metadata
+        document.metadata = document_profile_save(
+            document=document, profile={**profile.as_metadata(), "profile_source": profile.source})
 
     def on_document_ingested(self, document: Document) -> None:
         # Profiling is an enhancement: a failure here must never fail the document's ingestion.
@@ -47,8 +42,8 @@ class KnowledgeDomainService:
 
     def on_document_change(self, domain_id: str) -> KnowledgeDomain:
         """Re-aggregate this domain only; an admin-written description is never overwritten."""
+        from kb.domains.records import knowledge_domain_refresh, knowledge_domain_texts_save
         from kb.models import Document, DocumentStatus
-        from kb.services import knowledge_domain_refresh
 
         docs = list(Document.objects.filter(domain=domain_id, status=DocumentStatus.READY)
                     .order_by("title").values_list("title", "metadata"))
@@ -56,19 +51,16 @@ class KnowledgeDomainService:
                                 when_to_retrieve=str((meta or {}).get("when_to_retrieve") or ""))
                      for title, meta in docs]
         summary = self.aggregator.run(domain_id=domain_id, docs=summaries)
-        # kb.services owns the row's document_count (and creates missing rows); we own the texts.
+        # The recount owns the row's document_count (and creates missing rows); this owns the texts.
         row = knowledge_domain_refresh(domain_id=domain_id)
-        row.when_to_retrieve = summary.when_to_retrieve
-        fields = ["when_to_retrieve", "updated_at"]
         # Blank, or in the offline template's "<domain>：tags" shape, means "not written by an admin": only
         # then is a generated description filled in. An admin's text is kept, only stripped of markup.
         description = (row.description or "").strip()
         if not description or description.startswith(f"{domain_id}："):
-            row.description = summary.description or None
+            description = summary.description or None
         else:
-            row.description = clean_phrase(description)[:256] or None
-        fields.append("description")
-        row.save(update_fields=fields)
+            description = clean_phrase(description)[:256] or None
+        knowledge_domain_texts_save(domain=row, when_to_retrieve=summary.when_to_retrieve, description=description)
         return row
 
     def regenerate(self, domain_id: str) -> KnowledgeDomain:

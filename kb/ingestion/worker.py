@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from docmind.telemetry import metrics
 from kb.ingestion.parsers import ParseError
+from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,6 @@ POLL_SECONDS = 2.0
 # A processing job whose row has not moved for this long belongs to a process that died.
 LEASE = timedelta(minutes=5)
 
-_wake = threading.Event()
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 
@@ -29,11 +29,11 @@ _thread: threading.Thread | None = None
 def build_ingester():
     """The pipeline wired to the configured backends and the current chunk sizes."""
     from config_admin.conf import ai_config
-    from docmind.backends import get_ingest_embedder, get_vector_store
+    from docmind.backends import get_ingest_embedder
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
     from kb.ingestion.chunker import TextChunker
     from kb.ingestion.parsers.isolated import IsolatedParser
     from kb.ingestion.pipeline import DocumentIngester
-    from kb.search import get_lexical_index
     from kb.services import document_set_progress
 
     snap = ai_config.snapshot()
@@ -56,7 +56,7 @@ def _finish_ready(document: Document, count: int) -> None:
 
     _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
-        # knowledge map (seed 003): profile the document, re-aggregate its domain; never raises
+        # knowledge map: profile the document, re-aggregate its domain; never raises
         from kb.domains import on_document_ingested
 
         on_document_ingested(document)
@@ -98,7 +98,7 @@ def failure_reason(exc: Exception) -> str:
     The exception itself (file paths, service URLs, backend messages) goes to the server log.
     """
     from docmind.embeddings import EmbeddingError
-    from docmind.vectorstore import VectorStoreError
+    from docmind.indexes.vectorstore import VectorStoreError
 
     if isinstance(exc, EmbeddingError):
         what = "the embedding service failed"
@@ -148,7 +148,7 @@ def process_pending_documents(*, limit: int | None = None, stop: threading.Event
 
 def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
     """Documents left in `processing` by a dead process go back to pending, or fail after MAX_ATTEMPTS."""
-    from kb.services import document_mark_failed
+    from kb.services import document_mark_failed, document_requeue_interrupted
 
     cutoff = timezone.now() - stale_after
     stuck = Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lte=cutoff)
@@ -158,22 +158,16 @@ def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
             document_mark_failed(document_id=document_id,
                                  reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
         else:
-            Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
-                status=DocumentStatus.PENDING, progress=0)
+            document_requeue_interrupted(document_id=document_id)
         recovered += 1
     if recovered:
         log.info("recovered %d interrupted ingestion job(s)", recovered)
     return recovered
 
 
-def wake_worker() -> None:
-    """Called after an upload commits so the worker starts at once instead of at its next poll."""
-    _wake.set()
-
-
 def _single_process_store() -> bool:
     # A Milvus Lite file can only be open in one process, so any processing row at start-up is ours, and dead.
-    from docmind.vectorstore import is_lite_uri
+    from docmind.indexes.vectorstore import is_lite_uri
 
     return is_lite_uri(str(settings.MILVUS_URI))
 
@@ -202,8 +196,7 @@ def run_worker(*, stop: threading.Event, sole_worker: bool, poll_seconds: float 
             close_old_connections()
         if until_idle and not drained:
             break
-        _wake.wait(poll_seconds)
-        _wake.clear()
+        wait_for_work(poll_seconds)
     return taken
 
 

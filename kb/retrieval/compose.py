@@ -1,42 +1,90 @@
-"""Wires the retrieval path to the real backends; the one place that turns a config snapshot into stages."""
+"""Wires the retrieval path to the real backends; the one place that turns a config snapshot into stages.
+
+The chat turn, the agentic tools, the retrieve API and the MCP search tool all build their retrieval here,
+so they run the same stages with the same flags (HyDE, web compensation) from one snapshot.
+"""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from django.db import close_old_connections
 
 from kb.retrieval.finisher import EvidenceFinisher
-from kb.retrieval.hyde import AnswerWriter, HydeExpander
+from kb.retrieval.hybrid import HybridSearch
+from kb.retrieval.hyde import HydeExpander
+from kb.retrieval.hyde_writer import HypotheticalAnswerWriter
+from kb.retrieval.mmr import clamp_lambda
 from kb.retrieval.params import RetrievalParams
 from kb.retrieval.pipeline import OneShotRetriever, build_finisher
 from kb.retrieval.ports import WebSearcher
 
 
-def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None = None,
-                             web: WebSearcher | None = None,
-                             hyde_writer: AnswerWriter | None = None) -> OneShotRetriever:
-    """The RULE_PLANNER retriever for one request. `web` (None = no web compensation) and
-    `hyde_writer` (an LLM call writing a hypothetical answer; used only when retrieval.hyde.enabled)
-    come from the chat layer, which owns those integrations."""
-    from docmind.backends import get_embedder, get_reranker
+def retrieval_params(snapshot: Mapping[str, Any], *, top_k: int | None = None) -> RetrievalParams:
+    """Every retrieval tunable from one config snapshot; an explicit `top_k` (the caller's request) wins."""
+    k = int(top_k) if top_k is not None else int(snapshot["retrieval.top_k"])
+    return RetrievalParams(
+        top_k=k,
+        # Never fetch fewer candidates than the answer needs.
+        candidate_k=max(int(snapshot["retrieval.candidate_k"]), k),
+        vector_weight=float(snapshot["retrieval.vector_weight"]),
+        bm25_weight=float(snapshot["retrieval.bm25_weight"]),
+        rrf_k=int(snapshot["retrieval.rrf_k"]),
+        hyde_enabled=bool(snapshot["retrieval.hyde.enabled"]),
+        web_on_low=bool(snapshot["retrieval.web_compensation_on_low"]),
+        mmr_lambda=clamp_lambda(_read_or_none(snapshot, "mmr.lambda")),
+        mmr_similarity=str(snapshot["mmr.similarity"]),
+        near_dup_jaccard=float(snapshot["compress.near_dup_jaccard"]),
+        window_chars=int(snapshot["compress.window_chars"]),
+        grader_mode=str(snapshot["grader.mode"]),
+        web_on_ambiguous=bool(snapshot["grader.web_fallback_on_ambiguous"]),
+        high_threshold=float(snapshot["grader.high_threshold"]),
+        low_threshold=float(snapshot["grader.low_threshold"]),
+        context_max_tokens=int(snapshot["rag.context_max_tokens"]),
+    )
+
+
+def _read_or_none(snapshot: Mapping[str, Any], key: str) -> Any:
+    # A value that cannot be read must not stop retrieval; the stage substitutes its default.
+    try:
+        return snapshot[key]
+    except Exception:
+        return None
+
+
+def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None = None) -> OneShotRetriever:
+    """The RULE_PLANNER retriever for one request: web compensation when a web search is configured,
+    HyDE when retrieval.hyde.enabled and a model is there to write the hypothetical answer."""
+    from docmind.backends import get_chat_model, get_embedder, get_reranker, get_web_search
     from kb.search import get_searcher
 
-    params = RetrievalParams.from_config(snapshot, top_k=top_k)
+    params = retrieval_params(snapshot, top_k=top_k)
     embedder = get_embedder()
-    hyde = HydeExpander(embedder=embedder, write_answer=hyde_writer) if hyde_writer is not None else None
+    chat_model = get_chat_model()
+    hyde = None
+    if params.hyde_enabled and chat_model is not None:
+        writer = HypotheticalAnswerWriter(chat_model, str(snapshot["llm.small_model"]))
+        hyde = HydeExpander(embedder=embedder, write_answer=writer)
     # Pool threads outlive requests: around each branch, drop the thread's DB connection (CONN_MAX_AGE=0),
     # so an idle pool holds none and a server-side close (MySQL wait_timeout) is never met.
     return OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params,
-                            web=web, hyde=hyde, on_worker_thread=close_old_connections)
+                            web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections)
 
 
-def build_evidence_finisher(snapshot: Mapping[str, Any], *, top_k: int | None = None,
-                            web: WebSearcher | None = None) -> EvidenceFinisher:
+def build_hybrid_search(params: RetrievalParams, *, embed_query: Callable[[str], np.ndarray]) -> HybridSearch:
+    """The hybrid search of the agentic searchDocs tool, configured like the one-shot path's."""
+    from kb.search import get_searcher
+
+    return HybridSearch(searcher=get_searcher(), embed_query=embed_query, candidate_k=params.candidate_k,
+                        vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
+                        on_worker_thread=close_old_connections)
+
+
+def build_evidence_finisher(params: RetrievalParams, *, web: WebSearcher | None = None) -> EvidenceFinisher:
     """The shared tail for the agentic finalize(): pass it the union of all tool results."""
     from docmind.backends import get_embedder, get_reranker
     from kb.search import get_searcher
 
-    params = RetrievalParams.from_config(snapshot, top_k=top_k)
     return build_finisher(params=params, searcher=get_searcher(), embedder=get_embedder(),
                           reranker=get_reranker(), web=web)

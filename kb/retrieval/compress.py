@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from docmind.text import SENTENCE_ENDS, bigrams, jaccard, normalise, salient_terms
-from docmind.tokens import estimate_tokens
+from docmind.tokens import estimate_tokens, pack_greedily
 from kb.retrieval.outcome import StageOutcome
 from kb.retrieval.types import ScoredChunk
 
@@ -28,16 +28,8 @@ class ContextCompressor:
         """`chunks` best first; the better chunk wins every dedupe and gets the budget first."""
         kept = self._drop_near_duplicates(self._drop_exact_duplicates(chunks))
         windowed = [self.window(query, c) for c in kept]
-        packed: list[ScoredChunk] = []
-        used = 0
-        skipped = 0
-        for chunk in windowed:
-            cost = estimate_tokens(chunk.content)
-            if used + cost > self._budget:
-                skipped += 1  # skip, don't stop: a shorter, lower-ranked chunk may still fit
-                continue
-            packed.append(chunk)
-            used += cost
+        packed, _ = pack_greedily(windowed, self._budget, lambda chunk, _kept: estimate_tokens(chunk.content))
+        skipped = len(windowed) - len(packed)
         notes = (f"compress: {skipped} chunk(s) over the token budget skipped",) if skipped else ()
         return StageOutcome(tuple(packed), notes)
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from docmind.embeddings import Embedder
+from docmind.evidence import unique_best
 from docmind.telemetry import record_span
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.grader import RetrievalGrader
@@ -51,7 +52,7 @@ class EvidenceFinisher:
             trace: Sequence[str] = ()) -> Evidence:
         """`allow_web=False` when the caller already searched the web (the agentic loop)."""
         clock = _Clock(dict(timings_ms or {}), list(trace))
-        pool = _dedupe(candidates)
+        pool = unique_best(candidates)
         if query_vector is None and self._embedder is not None:
             start = time.perf_counter()
             try:
@@ -70,7 +71,7 @@ class EvidenceFinisher:
             clock.time("web", start)
             if web_chunks:
                 clock.trace.append(f"web compensation ({evidence.grade.grade.value}): {len(web_chunks)} results")
-                return self._finish(query, _dedupe([*pool, *web_chunks]), query_vector, clock)
+                return self._finish(query, unique_best([*pool, *web_chunks]), query_vector, clock)
             evidence = replace(evidence, timings_ms=dict(clock.timings), trace=tuple(clock.trace))
         return evidence
 
@@ -117,13 +118,3 @@ class EvidenceFinisher:
             except Exception as exc:
                 clock.trace.append(f"web chunk embedding failed: {exc}")
         return vectors
-
-
-def _dedupe(chunks: Sequence[ScoredChunk]) -> list[ScoredChunk]:
-    """One copy per dedupe key, the best-scored one, in first-seen order (tool results overlap)."""
-    best: dict[str, ScoredChunk] = {}
-    for chunk in chunks:
-        key = chunk.dedupe_key()
-        if key not in best or chunk.score > best[key].score:
-            best[key] = chunk
-    return list(best.values())

@@ -7,7 +7,7 @@ import numpy as np
 
 from docmind.embeddings import Embedder
 
-# Writes a short hypothetical answer to the question (engineer C's LLM); may raise.
+# Writes a short hypothetical answer to the question (a small-model call); may raise.
 AnswerWriter = Callable[[str], str]
 
 

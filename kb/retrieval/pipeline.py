@@ -1,4 +1,4 @@
-"""OneShotRetriever: embed → vector ∥ BM25 → RRF → EvidenceFinisher (the RULE_PLANNER path)."""
+"""OneShotRetriever: HybridSearch (embed → vector ∥ BM25 → RRF) → EvidenceFinisher (the RULE_PLANNER path)."""
 from __future__ import annotations
 
 import time
@@ -9,18 +9,16 @@ import numpy as np
 
 from docmind.embeddings import Embedder
 from docmind.rerank import Reranker
-from docmind.telemetry import record_span
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.finisher import EvidenceFinisher
-from kb.retrieval.gather import HybridGatherer
 from kb.retrieval.grader import RetrievalGrader
+from kb.retrieval.hybrid import HybridSearch
 from kb.retrieval.hyde import HydeExpander
 from kb.retrieval.mmr import MmrSelector
 from kb.retrieval.params import RetrievalParams
 from kb.retrieval.parents import ParentExpander
 from kb.retrieval.ports import ChunkSearcher, ParentLookup, VectorLookup, WebSearcher
 from kb.retrieval.rerank import RerankStage
-from kb.retrieval.rrf import RrfFuser
 from kb.retrieval.types import Evidence
 
 
@@ -55,11 +53,12 @@ class OneShotRetriever:
         self._reranker = reranker
         self._params = params or RetrievalParams()
         self._web = web
-        self._on_worker_thread = on_worker_thread
         # HyDE only when the flag is on and a writer was given (offline there is none).
         self._hyde = hyde if self._params.hyde_enabled else None
-        self._fuser = RrfFuser(weights={"vector": self._params.vector_weight, "bm25": self._params.bm25_weight},
-                               rrf_k=self._params.rrf_k)
+        self._hybrid = HybridSearch(searcher=searcher, embed_query=self._embed_query,
+                                    candidate_k=self._params.candidate_k, vector_weight=self._params.vector_weight,
+                                    bm25_weight=self._params.bm25_weight, rrf_k=self._params.rrf_k,
+                                    on_worker_thread=on_worker_thread)
 
     @property
     def params(self) -> RetrievalParams:
@@ -71,20 +70,16 @@ class OneShotRetriever:
             raise ValueError("top_k must be positive")
         begin = time.perf_counter()
         k = top_k or self._params.top_k
-        gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
-                                  candidate_k=max(self._params.candidate_k, k), on_worker_thread=self._on_worker_thread)
-        gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
-        start = time.perf_counter()
-        fused = self._fuser.run(lists={"vector": gathered.vector, "bm25": gathered.lexical})
-        record_span("retrieval.rrf", start)
-        timings = {**gathered.timings_ms, "rrf": round((time.perf_counter() - start) * 1000, 2)}
-        trace = [*gathered.notes, f"candidates: vector {len(gathered.vector)}, bm25 {len(gathered.lexical)}, "
-                                  f"fused {len(fused)}"]
+        found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
+                                 document_ids=document_ids)
+        timings = dict(found.timings_ms)
+        trace = [*found.notes, f"candidates: vector {found.vector_count}, bm25 {found.lexical_count}, "
+                               f"fused {len(found.chunks)}"]
         if self._hyde is not None and self._hyde.last_note:
             trace.append(self._hyde.last_note)
         finisher = build_finisher(params=self._params, searcher=self._searcher, embedder=self._embedder,
                                   reranker=self._reranker, web=self._web, top_k=k)
-        evidence = finisher.run(query=query, candidates=fused, query_vector=gathered.query_vector,
+        evidence = finisher.run(query=query, candidates=found.chunks, query_vector=found.query_vector,
                                 timings_ms=timings, trace=trace)
         total = round((time.perf_counter() - begin) * 1000, 2)
         return Evidence(chunks=evidence.chunks, grade=evidence.grade,

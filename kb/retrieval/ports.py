@@ -6,6 +6,7 @@ from typing import Protocol
 
 import numpy as np
 
+from docmind.websearch import WebSearch
 from kb.retrieval.types import ScoredChunk
 
 
@@ -35,7 +36,5 @@ class ParentLookup(Protocol):
     def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str]]: ...
 
 
-class WebSearcher(Protocol):
-    """Searches the web; returns chunks with source WEB, best first. Raises on failure or timeout."""
-
-    def search(self, query: str, *, k: int) -> list[ScoredChunk]: ...
+# The web search port is infrastructure's own protocol; the stages know it under this name.
+WebSearcher = WebSearch

@@ -36,3 +36,31 @@ def test_cache_clear_makes_the_next_call_build_again():
     assert backend() == backend() == 0
     backend.cache_clear()
     assert backend() == 1
+
+
+def test_reset_backends_forgets_every_backend_built_once_wherever_it_is_defined():
+    from docmind.backends import reset_backends
+
+    builds: list[int] = []
+
+    @built_once
+    def app_backend() -> object:  # stands for one an app defines (the KB lexical index, the memory cache…)
+        builds.append(1)
+        return object()
+
+    first = app_backend()
+    reset_backends()
+    assert not app_backend.is_built
+    assert app_backend() is not first and len(builds) == 2
+
+
+def test_reset_indexes_forgets_only_the_stores():
+    from docmind.backends import get_embedder
+    from docmind.indexes.stores import get_lexical_index, get_vector_store, reset_indexes
+
+    embedder = get_embedder()
+    store, lexical = get_vector_store(), get_lexical_index()
+    reset_indexes()
+    assert not get_vector_store.is_built and not get_lexical_index.is_built
+    assert get_embedder() is embedder
+    assert get_vector_store() is not store and get_lexical_index() is not lexical

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 from django.core.files.base import ContentFile
 
-from docmind.backends import get_embedder, get_vector_store
-from kb.search import get_lexical_index, get_searcher
+from docmind.backends import get_embedder
+from docmind.indexes.stores import get_lexical_index, get_vector_store
+from kb.search import get_searcher
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
 """Retry, re-index and move: what the admin's document actions do, against the real stores."""
 import pytest
 
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
 from kb.maintenance import document_move, document_reindex, document_retry
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
-from kb.search import get_lexical_index
 from kb.services import IngestError, document_ingest_text, document_mark_failed
 
 pytestmark = pytest.mark.django_db

@@ -2,10 +2,9 @@
 import pytest
 from django.core.files.base import ContentFile
 
-from docmind.backends import get_vector_store
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
 from kb.models import Chunk, Document, DocumentStatus, KnowledgeDomain
-from kb.search import get_lexical_index
 from kb.selectors import kb_version
 from kb.services import IngestError, document_create, document_delete, document_ingest_text
 

@@ -9,7 +9,7 @@ from memory.vectors import MilvusMemoryIndex
 
 @pytest.fixture
 def milvus_only():
-    from docmind.backends import get_vector_store
+    from docmind.indexes.stores import get_vector_store
 
     store = get_vector_store()
     index = MilvusMemoryIndex(client=store.client, dim=4, embedder_name="probe", in_process=False,
@@ -36,7 +36,7 @@ def test_search_filters_by_user_and_type_and_delete_is_physical(milvus_only):
 
 
 def test_vectors_of_another_embedder_are_dropped_for_a_rebuild(milvus_only):
-    from docmind.backends import get_vector_store
+    from docmind.indexes.stores import get_vector_store
 
     milvus_only.upsert(memory_id=1, user_id=7, memory_type="fact", text="x", vector=v(1, 0, 0, 0))
     again = MilvusMemoryIndex(client=get_vector_store().client, dim=4, embedder_name="another", in_process=False,

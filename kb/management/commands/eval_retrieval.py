@@ -67,7 +67,7 @@ class Command(BaseCommand):
         from config_admin.registry import spec
         from docmind.backends import get_embedder, get_reranker
         from docmind.rerank import IdentityReranker, LocalReranker
-        from kb.retrieval.params import RetrievalParams
+        from kb.retrieval.compose import retrieval_params
         from kb.retrieval.pipeline import OneShotRetriever
         from kb.search import get_searcher
 
@@ -78,7 +78,7 @@ class Command(BaseCommand):
                 values[key] = spec(key).parse(raw)
             except Exception as exc:
                 raise CommandError(f"--set {item}: {exc}") from exc
-        params = RetrievalParams.from_config(values, top_k=options["top_k"])
+        params = retrieval_params(values, top_k=options["top_k"])
         reranker = {"configured": get_reranker, "local": LocalReranker, "identity": IdentityReranker}[
             options["reranker"]]()
         return OneShotRetriever(searcher=get_searcher(), embedder=get_embedder(), reranker=reranker, params=params)

@@ -23,8 +23,9 @@ class Command(BaseCommand):
                             help="seconds between queue checks (default DOCMIND_INGEST_POLL_SECONDS)")
 
     def handle(self, *args, until_idle: bool, poll: float | None, **options) -> None:
-        from docmind.vectorstore import is_lite_uri
-        from kb.ingestion.worker import run_worker, wake_worker
+        from docmind.indexes.vectorstore import is_lite_uri
+        from kb.ingestion.wakeup import wake_worker
+        from kb.ingestion.worker import run_worker
 
         if is_lite_uri(str(settings.MILVUS_URI)):
             self.stderr.write(f"note: MILVUS_URI is the Milvus Lite file {settings.MILVUS_URI}, which only one "

@@ -6,9 +6,9 @@ import pytest
 from chat.agentic.factory import build_orchestrator
 from chat.agentic.tools import offered_tools
 from config_admin.conf import ai_config
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
-from kb.search import get_lexical_index
 from kb.services import document_ingest_text
 
 # Tool calls run on pool threads with their own connections: the data must be committed.

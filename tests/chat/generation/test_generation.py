@@ -6,10 +6,10 @@ import re
 import pytest
 
 from chat.citations import REF, CitationParser, split_sentences
-from chat.generation import AnswerGenerator, ExtractiveAnswerer, HypotheticalAnswerWriter
+from chat.generation import AnswerGenerator, ExtractiveAnswerer
 from chat.generation.extractive import LEAD_EN, LEAD_LOW_ZH, LEAD_ZH, NO_EVIDENCE_EN, NO_EVIDENCE_ZH
 from chat.types import PromptParts
-from docmind.llm.base import LlmError, LlmTimeout
+from docmind.llm.base import LlmTimeout
 from docmind.llm.openai_model import OpenAIChatModel
 from kb.retrieval.types import ScoredChunk
 from tests.fakes.openai_server import delayed
@@ -120,19 +120,6 @@ def test_remote_generator_raises_the_port_errors(scripted_openai):
 def test_generator_rejects_bad_configuration(kwargs):
     with pytest.raises(ValueError):
         AnswerGenerator(None, "m", **{"temperature": 0.2, **kwargs})
-
-
-def test_hyde_writer_returns_a_passage(scripted_openai):
-    scripted_openai.script(["年假一般为五到十五天。"], model="qwen-turbo")
-    writer = HypotheticalAnswerWriter(_remote(scripted_openai), "qwen-turbo")
-    assert writer("年假几天") == "年假一般为五到十五天。"
-    assert "年假几天" in scripted_openai.requests[0]["messages"][0]["content"]
-
-
-def test_hyde_writer_raises_on_an_empty_reply(scripted_openai):
-    scripted_openai.script(["  "])
-    with pytest.raises(LlmError):
-        HypotheticalAnswerWriter(_remote(scripted_openai), "m")("q")
 
 
 def _handbook_chunk():

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from chat.agentic import AgenticSearchOrchestrator
+from chat.agentic import factory
 from chat.agentic.types import AgenticCancelled
 from chat.pipeline import steps
 from chat.pipeline.interrupt import StageGuard
@@ -20,14 +20,15 @@ class _StoppedLoop:
 
 
 def test_a_cancelled_agentic_loop_logs_no_traceback_and_leaves_the_turn_line_to_the_pipeline(monkeypatch, caplog):
-    monkeypatch.setattr(AgenticSearchOrchestrator, "from_stages", classmethod(lambda cls, stages: _StoppedLoop()))
+    monkeypatch.setattr(factory, "build_orchestrator", lambda **kwargs: _StoppedLoop())
     cancel = threading.Event()
     cancel.set()
     turn = SimpleNamespace(question="对比一下两篇文档", history=[], log={}, user=SimpleNamespace(pk=1))
     guard = StageGuard(cancel)
     with caplog.at_level(logging.DEBUG, logger="chat.pipeline.steps"):
         with pytest.raises(TurnCancelled):
-            list(steps.agentic(stages=SimpleNamespace(snapshot={}), turn=turn, classification=None, guard=guard))
+            list(steps.agentic(stages=SimpleNamespace(snapshot={}, chat_model=None), turn=turn, classification=None,
+                               guard=guard))
         guard.settle()  # the loop's thread reports its own end after the turn has already stopped
     records = [r for r in caplog.records if r.name == "chat.pipeline.steps"]
     assert len(records) == 1

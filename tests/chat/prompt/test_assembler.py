@@ -5,7 +5,6 @@ import pytest
 
 from chat.prompt import PromptAssembler, PromptParams
 from chat.prompt.history import OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
-from config_admin.registry import KEYS
 from docmind.tokens import estimate_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk, Source
 
@@ -198,11 +197,6 @@ def test_inputs_are_not_mutated():
     snapshot = [dict(m) for m in history]
     _run(PromptParams(history_max_tokens=300), history=history)
     assert history == snapshot
-
-
-def test_from_config_uses_the_registry_keys():
-    snapshot = {k.key: k.default for k in KEYS}
-    assert PromptAssembler.from_config(snapshot).params == PromptParams()
 
 
 @pytest.mark.parametrize("kwargs", [{"context_max_tokens": 0}, {"aux_max_tokens": -1}, {"message_max_chars": 0}])

@@ -1,4 +1,4 @@
-"""render_knowledge_map: the seed's YAML shape, bounded by a token budget."""
+"""render_knowledge_map: the planner's YAML shape, bounded by a token budget."""
 from __future__ import annotations
 
 import yaml

@@ -3,7 +3,8 @@ import threading
 
 import pytest
 
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
+from docmind.indexes.stores import get_vector_store
 from kb.ingestion.conveyor import IngestionConveyor
 from kb.ingestion.parsers import ParseError
 from kb.ingestion.pipeline import STORED, DocumentGone

@@ -4,13 +4,13 @@ from datetime import timedelta
 import pytest
 
 from config_admin.conf import ai_config
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion import worker
 from kb.ingestion.chunker import TextChunker
 from kb.ingestion.parsers import parse_document
 from kb.ingestion.pipeline import DocumentIngester
 from kb.models import Chunk, ChunkLevel, DocumentStatus
-from kb.search import get_lexical_index
 from kb.services import document_claim, document_ingest_text
 
 pytestmark = pytest.mark.django_db

@@ -4,12 +4,12 @@ from datetime import timedelta
 import pytest
 from django.core.files.base import ContentFile
 
-from docmind.backends import get_embedder, get_vector_store
+from docmind.backends import get_embedder
 from docmind.embeddings import EmbeddingError
-from docmind.vectorstore import VectorStoreError
+from docmind.indexes.stores import get_lexical_index, get_vector_store
+from docmind.indexes.vectorstore import VectorStoreError
 from kb.ingestion import worker
 from kb.models import Chunk, Document, DocumentStatus
-from kb.search import get_lexical_index
 from kb.services import document_claim, document_create, document_ingest_text
 from tests.kb.ingestion.files import docx_with_paragraphs
 

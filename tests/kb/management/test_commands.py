@@ -2,9 +2,8 @@
 import pytest
 from django.core.management import CommandError, call_command
 
-from docmind.backends import get_vector_store
+from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
-from kb.search import get_lexical_index
 
 pytestmark = pytest.mark.django_db
 

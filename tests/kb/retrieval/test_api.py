@@ -50,7 +50,7 @@ def tiny_kb(transactional_db):
     return docs
 
 
-def test_it_returns_graded_evidence_from_the_knowledge_base(member_client, tiny_kb):
+def test_it_returns_graded_evidence_from_the_knowledge_base(member_client, tiny_kb, monkeypatch):
     response = member_client.post(URL, {"query": "珠穆朗玛峰有多高？", "top_k": 2}, format="json")
     assert response.status_code == 200, response.content
     body = response.json()
@@ -64,3 +64,18 @@ def test_it_returns_graded_evidence_from_the_knowledge_base(member_client, tiny_
     # One test for both questions: a transactional database is flushed (roles too) after each test.
     unrelated = member_client.post(URL, {"query": "量子纠缠的原理是什么"}, format="json").json()
     assert unrelated["grade"]["grade"] != "HIGH"
+    # The API runs the chat turn's retriever: with a web search configured, weak KB evidence is compensated.
+    from docmind import backends
+
+    monkeypatch.setattr(backends, "get_web_search", lambda: _OneResultWeb())
+    compensated = member_client.post(URL, {"query": "量子纠缠的原理是什么"}, format="json").json()
+    web = [c for c in compensated["chunks"] if c["source"] == "WEB"]
+    assert [c["url"] for c in web] == ["https://example.org/entanglement"]
+
+
+class _OneResultWeb:
+    def search(self, query, *, k):
+        from docmind.evidence import ScoredChunk, Source
+
+        return [ScoredChunk(chunk_id="w1", content="量子纠缠是两个粒子的量子态相互关联的现象。", score=1.0,
+                            source=Source.WEB, url="https://example.org/entanglement", document_title="量子纠缠")]

@@ -119,12 +119,3 @@ def test_hyde_writer_failure_falls_back_to_the_query_vector():
 
     hyde = HydeExpander(embedder=embedder, write_answer=broken)
     assert (hyde.run(query="q") == unit(1, 0, 0)).all() and "failed" in hyde.last_note
-
-
-def test_params_from_config_clamp_lambda_and_honour_the_requested_top_k():
-    from config_admin.registry import KEYS
-
-    snapshot = {k.key: k.default for k in KEYS}
-    snapshot["mmr.lambda"] = 3.0
-    params = RetrievalParams.from_config(snapshot, top_k=40)
-    assert params.mmr_lambda == 1.0 and params.top_k == 40 and params.candidate_k == 40

@@ -1,7 +1,7 @@
 """`HypotheticalAnswerWriter`: a short hypothetical answer for HyDE (one-shot path only), small model."""
 from __future__ import annotations
 
-from chat.generation.language import is_chinese
+from docmind.language import is_chinese
 from docmind.llm.base import ChatModel, LlmError
 
 PROMPT_ZH = "请写一段简短的、像知识库文档原文一样的段落来回答下面的问题（不超过 150 字，不要说明这是假设）：\n{q}"

@@ -1,0 +1,33 @@
+"""Writes of the knowledge-domain map: a domain's document count, its generated texts, a document's profile."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kb.models import Document, DocumentStatus, KnowledgeDomain
+
+
+def knowledge_domain_refresh(*, domain_id: str) -> KnowledgeDomain:
+    """Recount a domain's live documents (everything not failed), creating its row when missing."""
+    count = Document.objects.filter(domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
+    domain, created = KnowledgeDomain.objects.get_or_create(domain_id=domain_id,
+                                                            defaults={"document_count": count})
+    if not created and domain.document_count != count:
+        KnowledgeDomain.objects.filter(pk=domain.pk).update(document_count=count)
+        domain.document_count = count
+    return domain
+
+
+def document_profile_save(*, document: Document, profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge a profile into the document's metadata (other keys kept); returns the stored metadata."""
+    # Re-read: ingestion wrote chunk counts into the row after the caller loaded it.
+    stored = Document.objects.filter(pk=document.pk).values_list("metadata", flat=True).first()
+    metadata = {**(stored or document.metadata or {}), **profile}
+    Document.objects.filter(pk=document.pk).update(metadata=metadata)
+    return metadata
+
+
+def knowledge_domain_texts_save(*, domain: KnowledgeDomain, when_to_retrieve: str, description: str | None) -> None:
+    domain.when_to_retrieve = when_to_retrieve
+    domain.description = description
+    domain.save(update_fields=["when_to_retrieve", "description", "updated_at"])
