@@ -85,7 +85,7 @@ class AgenticSearchOrchestrator:
     def from_stages(cls, stages: Any) -> AgenticSearchOrchestrator:
         from chat.agentic.factory import build_orchestrator
 
-        return build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
+        return build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model, kb_ids=stages.kb_ids)
 
     def system_prompt(self) -> str:
         return build_system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,

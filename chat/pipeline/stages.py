@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 @dataclass
 class TurnStages:
     snapshot: Mapping[str, Any]
+    # The turn's readable knowledge bases: every retrieval stage built here filters on them.
+    kb_ids: frozenset[int]
     chat_model: ChatModel | None
     understanding: QueryUnderstanding
     router: PathRouter
@@ -63,7 +65,7 @@ class TurnStages:
         return self._meta_factory()
 
 
-def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
+def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> TurnStages:
     from chat.generation.hyde import HypotheticalAnswerWriter
     from docmind.backends import get_chat_model, get_embedder, get_web_search
     from kb.retrieval.compose import build_one_shot_retriever
@@ -74,6 +76,7 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
             if chat_model is not None and snapshot["retrieval.hyde.enabled"] else None)
     return TurnStages(
         snapshot=snapshot,
+        kb_ids=frozenset(kb_ids),
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
@@ -86,8 +89,8 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
             threshold=float(snapshot["cache.semantic.threshold"]),
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot, web=get_web_search(),
-                                                                     hyde_writer=hyde),
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot, kb_ids=kb_ids, web=get_web_search(),
+                                                            hyde_writer=hyde),
         _direct_reader_factory=lambda: DocumentDirectReader.from_config(snapshot),
         _meta_factory=lambda: _meta_answerer(chat_model, snapshot),
     )
