@@ -28,6 +28,13 @@ class KnowledgeBase(models.Model):
         return self.name
 
 
+def default_kb_id() -> int:
+    """The default knowledge base's id: where a document or domain goes when no base is named."""
+    from kb.access import kb_default
+
+    return kb_default().pk
+
+
 class KbAccess(models.TextChoices):
     READ = "read", _("read")
     EDIT = "edit", _("edit")
@@ -72,7 +79,7 @@ class Document(models.Model):
     """An uploaded file; the row doubles as its ingestion job (status is the queue state)."""
 
     title = models.CharField(_("title"), max_length=255)
-    kb = models.ForeignKey(KnowledgeBase, on_delete=models.PROTECT, related_name="documents",
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.PROTECT, related_name="documents", default=default_kb_id,
                            verbose_name=_("knowledge base"))
     file = models.FileField(_("file"), upload_to="documents/%Y/%m/", max_length=500, blank=True)
     file_type = models.CharField(_("file type"), max_length=16)
@@ -139,7 +146,7 @@ class Chunk(models.Model):
 class KnowledgeDomain(models.Model):
     """One row per domain of a knowledge base (seed 003 `knowledge_domain`), with the live document count."""
 
-    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="domains",
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="domains", default=default_kb_id,
                            verbose_name=_("knowledge base"))
     domain_id = models.CharField(_("domain"), max_length=64)
     description = models.CharField(_("description"), max_length=256, null=True, blank=True)
