@@ -28,7 +28,7 @@ def kb(settings, tmp_path, django_capture_on_commit_callbacks):
 
 
 def test_the_offline_loop_answers_a_comparison_from_both_documents(kb):
-    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None)
+    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None, kb_ids=frozenset())
     assert "available_knowledge_domains" in loop.system_prompt() and "city" in loop.system_prompt()
     assert loop.tools == offered_tools(web_enabled=False, sandbox_enabled=False)
     result = loop.run(question="北京和上海的常住人口分别是多少？")
