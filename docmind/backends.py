@@ -9,9 +9,9 @@ from django.conf import settings
 
 if TYPE_CHECKING:
     from docmind.embeddings import Embedder
+    from docmind.indexes.vectorstore import VectorStore
     from docmind.llm.base import ChatModel
     from docmind.rerank import Reranker
-    from docmind.vectorstore import VectorStore
     from docmind.websearch import WebSearch
 
 
@@ -79,7 +79,7 @@ def get_ingest_embedder() -> Embedder:
 
 @built_once
 def get_vector_store() -> VectorStore:
-    from docmind.vectorstore import MilvusVectorStore
+    from docmind.indexes.vectorstore import MilvusVectorStore
 
     embedder = get_embedder()
     return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from docmind.backends import built_once
-from docmind.vectorstore import VectorStore
-from kb.lexical import LexicalIndex, MilvusLexicalIndex
+from docmind.indexes.lexical import LexicalIndex, MilvusLexicalIndex
+from docmind.indexes.vectorstore import VectorStore
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from kb.retrieval.types import ScoredChunk, Source
 

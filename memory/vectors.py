@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docmind.dense_index import DenseIndex
-from docmind.vectorstore import LOAD_BATCH, META_COLLECTION, MilvusCollection, VectorStoreError
+from docmind.indexes.dense_index import DenseIndex
+from docmind.indexes.vectorstore import LOAD_BATCH, META_COLLECTION, MilvusCollection, VectorStoreError
 
 log = logging.getLogger(__name__)
 

@@ -10,13 +10,13 @@ from django.db import transaction
 from django.db.models import F
 
 from docmind.embeddings import Embedder
+from docmind.indexes.lexical import LexicalIndex
+from docmind.indexes.vectorstore import VectorStore
 from docmind.tokens import estimate_tokens
-from docmind.vectorstore import VectorStore
 from kb.ingestion.chunker import TextChunker, retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
 from kb.ingestion.parsers.isolated import IsolatedParser
 from kb.ingestion.resume import CHUNKING_KEY, chunking_signature, stored_children, unembedded
-from kb.lexical import LexicalIndex
 from kb.models import Chunk, ChunkLevel, Document
 
 log = logging.getLogger(__name__)

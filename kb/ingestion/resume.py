@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from django.db.models import F
 
-from docmind.vectorstore import VectorStore
+from docmind.indexes.vectorstore import VectorStore
 from kb.ingestion.chunker import TextChunker
 from kb.models import Chunk, ChunkLevel, Document
 

@@ -98,7 +98,7 @@ def failure_reason(exc: Exception) -> str:
     The exception itself (file paths, service URLs, backend messages) goes to the server log.
     """
     from docmind.embeddings import EmbeddingError
-    from docmind.vectorstore import VectorStoreError
+    from docmind.indexes.vectorstore import VectorStoreError
 
     if isinstance(exc, EmbeddingError):
         what = "the embedding service failed"
@@ -173,7 +173,7 @@ def wake_worker() -> None:
 
 def _single_process_store() -> bool:
     # A Milvus Lite file can only be open in one process, so any processing row at start-up is ours, and dead.
-    from docmind.vectorstore import is_lite_uri
+    from docmind.indexes.vectorstore import is_lite_uri
 
     return is_lite_uri(str(settings.MILVUS_URI))
 

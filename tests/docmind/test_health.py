@@ -102,7 +102,7 @@ def test_healthz_is_down_with_a_corrupt_milvus_lite_file(client, settings, tmp_p
 
 def test_healthz_is_down_when_the_vector_store_refuses_writes(client):
     from docmind.backends import get_vector_store
-    from docmind.vectorstore import VectorStoreError
+    from docmind.indexes.vectorstore import VectorStoreError
 
     store = get_vector_store()
     with mock.patch.object(store._client, "upsert", side_effect=RuntimeError("disk quota exceeded")):

@@ -3,7 +3,7 @@ import pytest
 from django.core.management import call_command
 
 from docmind.backends import get_embedder
-from docmind.vectorstore import MilvusVectorStore
+from docmind.indexes.vectorstore import MilvusVectorStore
 from kb.ingestion.worker import process_pending_documents
 from kb.models import Chunk, ChunkLevel
 from kb.services import document_ingest_text

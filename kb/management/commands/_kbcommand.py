@@ -7,7 +7,7 @@ from django.core.management.base import CommandError
 def open_index():
     """(vector store, lexical index); a Milvus Lite file held by the running server gives a clear error."""
     from docmind.backends import get_vector_store
-    from docmind.vectorstore import VectorStoreError
+    from docmind.indexes.vectorstore import VectorStoreError
     from kb.search import get_lexical_index
 
     try:

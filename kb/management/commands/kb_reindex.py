@@ -20,9 +20,9 @@ class Command(BaseCommand):
         from django.conf import settings
 
         from docmind.backends import get_ingest_embedder
-        from docmind.vectorstore import MilvusVectorStore, VectorStoreError
+        from docmind.indexes.lexical import MilvusLexicalIndex
+        from docmind.indexes.vectorstore import MilvusVectorStore, VectorStoreError
         from kb.ingestion.reconcile import reindex_all
-        from kb.lexical import MilvusLexicalIndex
 
         embedder = get_ingest_embedder()
         try:

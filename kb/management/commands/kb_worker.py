@@ -23,7 +23,7 @@ class Command(BaseCommand):
                             help="seconds between queue checks (default DOCMIND_INGEST_POLL_SECONDS)")
 
     def handle(self, *args, until_idle: bool, poll: float | None, **options) -> None:
-        from docmind.vectorstore import is_lite_uri
+        from docmind.indexes.vectorstore import is_lite_uri
         from kb.ingestion.worker import run_worker, wake_worker
 
         if is_lite_uri(str(settings.MILVUS_URI)):

@@ -6,7 +6,7 @@ from django.core.files.base import ContentFile
 
 from docmind.backends import get_embedder, get_vector_store
 from docmind.embeddings import EmbeddingError
-from docmind.vectorstore import VectorStoreError
+from docmind.indexes.vectorstore import VectorStoreError
 from kb.ingestion import worker
 from kb.models import Chunk, Document, DocumentStatus
 from kb.search import get_lexical_index

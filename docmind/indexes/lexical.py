@@ -5,9 +5,9 @@ from collections.abc import Sequence
 from contextlib import nullcontext
 from typing import Any, Protocol
 
+from docmind.indexes.bm25 import Bm25Index
+from docmind.indexes.vectorstore import MilvusCollection, build_filter
 from docmind.text import LEXICAL_STOP_WORDS
-from docmind.vectorstore import MilvusCollection, build_filter
-from kb.bm25 import Bm25Index
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384

@@ -11,8 +11,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docmind.dense_index import DenseIndex
-from docmind.snapshot import IndexSnapshot
+from docmind.indexes.dense_index import DenseIndex
+from docmind.indexes.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] |
 
 
 class MilvusCollection:
-    """Plumbing shared by the Milvus-backed stores (vectors here, BM25 in kb/lexical.py): one collection on a
+    """Plumbing shared by the Milvus-backed stores (vectors here, BM25 in lexical.py): one collection on a
     MilvusClient, which both stores share (one Milvus Lite file, one client); backend errors → VectorStoreError."""
 
     def __init__(self, *, client: Any, collection: str) -> None:

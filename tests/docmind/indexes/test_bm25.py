@@ -5,9 +5,9 @@ from collections import Counter
 
 import pytest
 
-from kb import bm25
-from kb.bm25 import Bm25Index
-from kb.lexical import analyze, term_ids
+from docmind.indexes import bm25
+from docmind.indexes.bm25 import Bm25Index
+from docmind.indexes.lexical import analyze, term_ids
 
 TEXTS = {
     1: "大熊猫主要吃竹子，生活在四川的山林里。",

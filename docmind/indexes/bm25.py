@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
-from docmind.snapshot import IndexSnapshot
+from docmind.indexes.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
+from docmind.indexes.snapshot import IndexSnapshot
 
 # Milvus' defaults for its BM25 function (a server's bm25_k1 / bm25_b).
 K1 = 1.2
@@ -44,7 +44,7 @@ class Bm25Index(WriteThroughIndex):
 
     `terms` maps a text to the term ids of the Milvus collection's analyzer, and `load` yields the
     term counts Milvus stored, so loading needs no tokenising. Loading, locking and visibility work as
-    in docmind.dense_index.DenseIndex: `lock` is held by the store around its own write and this one,
+    in docmind.indexes.dense_index.DenseIndex: `lock` is held by the store around its own write and this one,
     searches read an immutable version without a lock.
     """
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from docmind.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
-from docmind.snapshot import IndexSnapshot
+from docmind.indexes.rowindex import RowIndex, Rows, WriteThroughIndex, rows_arrays, rows_index, top_k
+from docmind.indexes.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from docmind.snapshot import IndexSnapshot
+    from docmind.indexes.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class WriteThroughIndex:
     batch, while writes made meanwhile are applied to the store and queued here, then replayed on
     top of what was read (replaying is idempotent: an upsert replaces the row read, a delete removes
     it). `snapshot`, when given, restores a copy saved by an earlier process instead of reading the
-    store, if the store confirms that nothing was written since (docmind.snapshot); after a full read
+    store, if the store confirms that nothing was written since (docmind.indexes.snapshot); after a full read
     and after writes settle, a new snapshot is saved in the background.
 
     Subclasses define `_append`, `_delete`, `_publish`, `_clear`, and for snapshots `_arrays` and `_restore`.

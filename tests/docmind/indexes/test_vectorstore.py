@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from docmind.vectorstore import MilvusCollection, VectorStoreError
+from docmind.indexes.vectorstore import MilvusCollection, VectorStoreError
 
 
 class _FailingClient:
@@ -54,7 +54,7 @@ def test_all_ids_closes_the_iterator_when_a_batch_fails():
 
 
 def test_a_milvus_lite_client_does_not_ping_faster_than_the_lite_server_allows(tmp_path):
-    from docmind.vectorstore import MilvusVectorStore
+    from docmind.indexes.vectorstore import MilvusVectorStore
 
     store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
     options = store._client._handler._grpc_options

@@ -3,16 +3,16 @@ import numpy as np
 import pytest
 
 from docmind.backends import get_embedder, get_vector_store
-from docmind.dense_index import DenseIndex
-from docmind.vectorstore import is_lite_uri
-from kb.bm25 import Bm25Index
-from kb.lexical import MilvusLexicalIndex, term_ids
+from docmind.indexes.bm25 import Bm25Index
+from docmind.indexes.dense_index import DenseIndex
+from docmind.indexes.lexical import MilvusLexicalIndex, term_ids
+from docmind.indexes.vectorstore import is_lite_uri
 from kb.search import get_lexical_index
 
 
 def _milvus_vector_hits(store, vector, k, **filters):
     """What Milvus Lite itself answers (the path a Milvus server keeps)."""
-    from docmind.vectorstore import build_filter
+    from docmind.indexes.vectorstore import build_filter
 
     hits = store.client.search(store.collection, data=[np.asarray(vector, np.float32)], anns_field="vector", limit=k,
                                filter=build_filter(domains=filters.get("domains"),
@@ -103,7 +103,7 @@ def test_lexical_index_stays_in_step_with_writes(kb_index):
 
 
 def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, monkeypatch):
-    from docmind.vectorstore import VectorStoreError
+    from docmind.indexes.vectorstore import VectorStoreError
 
     store, lexical = get_vector_store(), get_lexical_index()
     vector = np.ones(store.dim, np.float32)
@@ -132,7 +132,7 @@ def _no_read():
 
 
 def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(kb_index):
-    from docmind.vectorstore import MilvusVectorStore
+    from docmind.indexes.vectorstore import MilvusVectorStore
 
     cached = get_vector_store()
 

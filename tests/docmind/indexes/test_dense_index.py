@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from docmind.dense_index import DenseIndex
+from docmind.indexes.dense_index import DenseIndex
 
 DIM = 8
 
@@ -226,7 +226,7 @@ class _MemorySnapshot:
     """An IndexSnapshot whose token store is a dict (the real one keeps it in Milvus)."""
 
     def __init__(self, tmp_path):
-        from docmind.snapshot import IndexSnapshot
+        from docmind.indexes.snapshot import IndexSnapshot
 
         self.tokens = {}
         self.snapshot = IndexSnapshot(path=tmp_path / "dense.npz", get_token=lambda: self.tokens.get("t"),
