@@ -82,7 +82,8 @@ def get_vector_store() -> VectorStore:
     from docmind.indexes.vectorstore import MilvusVectorStore
 
     embedder = get_embedder()
-    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
+    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name,
+                             in_process=settings.INDEX_IN_PROCESS)
 
 
 @built_once

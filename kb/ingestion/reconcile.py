@@ -76,7 +76,7 @@ class IndexReconciler:
     @staticmethod
     def _kb_of(store) -> dict[int, int] | None:
         """Every entry's stored knowledge base, or None when the collection has no kb_id field."""
-        from docmind.vectorstore import KbFieldMissing
+        from docmind.indexes.vectorstore import KbFieldMissing
 
         try:
             return store.all_kb_ids()
