@@ -123,6 +123,11 @@ class DocumentAdmin(admin.ModelAdmin):
         allowed = super().has_delete_permission(request, obj)
         return allowed and (obj is None or obj.kb_id in editable_kb_ids(request.user))
 
+    @staticmethod
+    def _editable(request, queryset):
+        # Actions change documents: only those of knowledge bases the user may edit (others it may only read).
+        return queryset.filter(kb_id__in=editable_kb_ids(request.user))
+
     @admin.display(description=_("chunks"), ordering="child_count")
     def chunk_count(self, document: Document) -> str:
         return format_html('<span data-chunks-of="{}">{}</span>', document.pk, document.child_count)
@@ -213,6 +218,7 @@ class DocumentAdmin(admin.ModelAdmin):
     # --- actions ------------------------------------------------------------------------------------
     @admin.action(description=_("Retry ingestion of the selected failed documents"), permissions=["change"])
     def retry_ingestion(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         done = sum(maintenance.document_retry(document=d) for d in queryset)
         self._report(request, done, len(queryset) - done,
                      ngettext("%(count)d document queued for ingestion again.",
@@ -222,6 +228,7 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.action(description=_("Re-index the selected documents (rebuild chunks and vectors)"),
                   permissions=["change"])
     def reindex(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         done = sum(maintenance.document_reindex(document=d) for d in queryset)
         self._report(request, done, len(queryset) - done,
                      ngettext("%(count)d document queued for re-indexing.",
@@ -230,6 +237,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Move the selected documents to the target domain"), permissions=["change"])
     def move_to_domain(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         target = (request.POST.get("domain") or "").strip()
         if not target:
             self.message_user(request, gettext("Type the target domain next to the action first."), messages.ERROR)
