@@ -6,6 +6,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
+from kb.ingestion.resume import CHUNKING_KEY
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
 from kb.services import IngestError, _validate_domain, kb_version_bump, knowledge_domain_refresh
 
@@ -27,13 +28,19 @@ def document_reindex(*, document: Document) -> bool:
     entries first) and re-profiles the document for the knowledge map. Until it is ready again
     the document is not searchable. False when it is already queued or being processed.
     """
-    return _requeue(document, from_statuses=(DocumentStatus.READY, DocumentStatus.FAILED))
+    return _requeue(document, from_statuses=(DocumentStatus.READY, DocumentStatus.FAILED), rebuild=True)
 
 
-def _requeue(document: Document, *, from_statuses: tuple[str, ...]) -> bool:
+def _requeue(document: Document, *, from_statuses: tuple[str, ...], rebuild: bool = False) -> bool:
     with transaction.atomic():
+        changes = {}
+        if rebuild:
+            # Without the chunking signature the worker does not resume from the stored chunks:
+            # it parses the file again and replaces every chunk, BM25 entry and vector.
+            metadata = Document.objects.filter(pk=document.pk).values_list("metadata", flat=True).first() or {}
+            changes["metadata"] = {k: v for k, v in metadata.items() if k != CHUNKING_KEY}
         updated = Document.objects.filter(pk=document.pk, status__in=from_statuses).update(
-            status=DocumentStatus.PENDING, progress=0, error="", attempts=0, updated_at=timezone.now())
+            status=DocumentStatus.PENDING, progress=0, error="", attempts=0, updated_at=timezone.now(), **changes)
         if updated:
             # A failed document is not counted in its domain; a queued one is.
             knowledge_domain_refresh(kb_id=document.kb_id, domain_id=document.domain)

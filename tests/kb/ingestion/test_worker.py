@@ -107,7 +107,8 @@ def test_a_document_failing_mid_indexing_keeps_no_chunks_vectors_or_bm25_entries
     document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
     with django_capture_on_commit_callbacks(execute=True):
         worker.process_pending_documents()
-    assert service.calls == 2  # chunks, BM25 entries and one batch of vectors were stored before it failed
+    # A later batch failed after the first one embedded (the conveyor embeds a batch ahead, so maybe more).
+    assert service.calls >= 2
     document.refresh_from_db()
     assert document.status == DocumentStatus.FAILED
     assert document.error.startswith("the embedding service failed")
