@@ -75,7 +75,10 @@ def world(index_mode, django_user_model):
     services.kb_grant(kb=hr, user=users["alice"], access=KbAccess.READ)
     services.kb_grant(kb=fin, user=users["bob"], access=KbAccess.READ)
     if index_mode == "milvus_filter":
-        assert get_vector_store()._local is None  # the searches below really go to Milvus
+        from kb.search import get_lexical_index
+
+        # The searches below really go to Milvus, with the filter expression.
+        assert get_vector_store()._local is None and get_lexical_index()._local is None
     return {"users": users, "hr": hr, "fin": fin, "hr_doc": hr_doc, "fin_doc": fin_doc}
 
 
@@ -139,7 +142,7 @@ def _ask(user, message: str, **kwargs) -> tuple[list, str]:
 
 
 async def _sse(user, body: dict) -> tuple[int, str]:
-    token = await sync_to_async(Token.objects.create)(user=user)
+    token, _ = await sync_to_async(Token.objects.get_or_create)(user=user)
     response = await AsyncClient().post("/api/chat/", json.dumps(body), content_type="application/json",
                                         headers={"Authorization": f"Token {token.key}"})
     if response.streaming:
