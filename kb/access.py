@@ -7,15 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from docmind.roles import ADMIN, KB_EDITOR
 from kb.models import KbAccess, KbGrant, KnowledgeBase
-
-DEFAULT_KB_NAME = "默认知识库 / Default"
-# Read by every role that could read every document before knowledge bases existed.
-DEFAULT_READER_GROUPS = ("member", "kb_editor")
 
 
 def _fresh_roles(user: Any) -> tuple[bool, set[str], list[int]] | None:
@@ -102,19 +97,6 @@ class KbNotFound(LookupError):
     """An id the caller cannot read: answered exactly like one that does not exist (404)."""
 
 
-@transaction.atomic
 def kb_default() -> KnowledgeBase:
-    """The default knowledge base, created with its readers when missing (a fresh or flushed database)."""
-    from django.contrib.auth.models import Group
-
-    existing = KnowledgeBase.objects.select_for_update().filter(is_default=True).order_by("id").first()
-    if existing is not None:
-        return existing
-    default, _ = KnowledgeBase.objects.get_or_create(name=DEFAULT_KB_NAME, defaults={"is_default": True})
-    if not default.is_default:
-        KnowledgeBase.objects.filter(pk=default.pk).update(is_default=True)
-        default.is_default = True
-    for name in DEFAULT_READER_GROUPS:
-        group, _ = Group.objects.get_or_create(name=name)
-        KbGrant.objects.get_or_create(kb=default, group=group, defaults={"access": KbAccess.READ})
-    return default
+    """The default knowledge base, created with its readers when missing."""
+    return KnowledgeBase.objects.default()

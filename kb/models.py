@@ -6,9 +6,35 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+DEFAULT_KB_NAME = "默认知识库 / Default"
+# Read by every role that could read every document before knowledge bases existed.
+DEFAULT_READER_GROUPS = ("member", "kb_editor")
+
+
+class KnowledgeBaseManager(models.Manager):
+    def default(self) -> KnowledgeBase:
+        """The default knowledge base, created with its readers when missing (a fresh or flushed database)."""
+        from django.contrib.auth.models import Group
+        from django.db import transaction
+
+        with transaction.atomic():
+            existing = self.select_for_update().filter(is_default=True).order_by("id").first()
+            if existing is not None:
+                return existing
+            default, _ = self.get_or_create(name=DEFAULT_KB_NAME, defaults={"is_default": True})
+            if not default.is_default:
+                self.filter(pk=default.pk).update(is_default=True)
+                default.is_default = True
+            for name in DEFAULT_READER_GROUPS:
+                group, _ = Group.objects.get_or_create(name=name)
+                KbGrant.objects.get_or_create(kb=default, group=group, defaults={"access": KbAccess.READ})
+            return default
+
 
 class KnowledgeBase(models.Model):
     """A set of documents with its own readers and editors; every document belongs to exactly one."""
+
+    objects = KnowledgeBaseManager()
 
     name = models.CharField(_("name"), max_length=128, unique=True)
     description = models.TextField(_("description"), blank=True, default="")
@@ -30,9 +56,7 @@ class KnowledgeBase(models.Model):
 
 def default_kb_id() -> int:
     """The default knowledge base's id: where a document or domain goes when no base is named."""
-    from kb.access import kb_default
-
-    return kb_default().pk
+    return KnowledgeBase.objects.default().pk
 
 
 class KbAccess(models.TextChoices):
