@@ -7,8 +7,9 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_KB_NAME = "默认知识库 / Default"
-# Read by every role that could read every document before knowledge bases existed.
-DEFAULT_READER_GROUPS = ("member", "kb_editor")
+# Before knowledge bases existed members read every document and kb_editors changed them all: the default
+# base keeps exactly that until someone restricts it.
+DEFAULT_GRANTS = (("member", "read"), ("kb_editor", "edit"))
 
 
 class KnowledgeBaseManager(models.Manager):
@@ -25,9 +26,9 @@ class KnowledgeBaseManager(models.Manager):
             if not default.is_default:
                 self.filter(pk=default.pk).update(is_default=True)
                 default.is_default = True
-            for name in DEFAULT_READER_GROUPS:
+            for name, access in DEFAULT_GRANTS:
                 group, _ = Group.objects.get_or_create(name=name)
-                KbGrant.objects.get_or_create(kb=default, group=group, defaults={"access": KbAccess.READ})
+                KbGrant.objects.get_or_create(kb=default, group=group, defaults={"access": access})
             return default
 
 

@@ -7,8 +7,9 @@ from django.db import migrations, models
 
 
 DEFAULT_NAME = "默认知识库 / Default"
-# Everyone who could read every document before knowledge bases existed keeps reading the default one.
-READER_GROUPS = ("member", "kb_editor")
+# Members read every document and kb_editors changed them all before knowledge bases existed: the
+# default base keeps that until someone restricts it.
+DEFAULT_GRANTS = (("member", "read"), ("kb_editor", "edit"))
 
 
 def default_kb_for_existing_data(apps, schema_editor):
@@ -17,9 +18,9 @@ def default_kb_for_existing_data(apps, schema_editor):
     group = apps.get_model("auth", "Group")
     default = knowledge_base.objects.filter(is_default=True).first() or knowledge_base.objects.create(
         name=DEFAULT_NAME, description="", is_default=True)
-    for name in READER_GROUPS:
+    for name, access in DEFAULT_GRANTS:
         role, _ = group.objects.get_or_create(name=name)
-        grant.objects.get_or_create(kb=default, group=role, defaults={"access": "read"})
+        grant.objects.get_or_create(kb=default, group=role, defaults={"access": access})
     apps.get_model("kb", "Document").objects.filter(kb__isnull=True).update(kb=default)
     apps.get_model("kb", "KnowledgeDomain").objects.filter(kb__isnull=True).update(kb=default)
 
