@@ -40,11 +40,17 @@ class DocumentUploadForm(forms.ModelForm):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.fields["kb"].queryset = KnowledgeBase.objects.filter(pk__in=editable_kb_ids(self.user))
+        self.fields["kb"].required = False  # the default knowledge base, as for the API
 
     def clean(self):
+        from kb.access import kb_default
+
         cleaned = super().clean()
         upload = cleaned.get("file")
-        if upload is not None and cleaned.get("kb") is not None:
+        if upload is not None and not self.errors:
+            cleaned["kb"] = cleaned.get("kb") or kb_default()
+            if cleaned["kb"].pk not in editable_kb_ids(self.user):
+                raise forms.ValidationError(_("You may not upload into this knowledge base."))
             try:
                 self.result = services.document_create(uploaded_file=upload, title=cleaned.get("title") or None,
                                                        domain=cleaned.get("domain") or None, user=self.user,

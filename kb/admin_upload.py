@@ -36,7 +36,7 @@ class MultiUploadForm(forms.Form):
     files = MultipleFileField(label=_("Files"), allow_empty_file=True)
     domain = forms.CharField(label=_("Domain"), max_length=64, initial=services.DEFAULT_DOMAIN,
                              widget=forms.TextInput(attrs={"list": "dm-domains", "id": "dm-upload-domain"}))
-    kb = forms.ModelChoiceField(label=_("Knowledge base"), queryset=KnowledgeBase.objects.none())
+    kb = forms.ModelChoiceField(label=_("Knowledge base"), queryset=KnowledgeBase.objects.none(), required=False)
 
     def __init__(self, *args, user=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -47,6 +47,15 @@ class MultiUploadForm(forms.Form):
         self.fields["kb"].queryset = editable
         first = editable.first()
         self.fields["kb"].initial = first.pk if first is not None else None
+        self._editable = {kb.pk for kb in editable}
+
+    def clean_kb(self) -> KnowledgeBase:
+        from kb.access import kb_default
+
+        kb = self.cleaned_data.get("kb") or kb_default()  # none chosen: the default, as for the API
+        if kb.pk not in self._editable:
+            raise forms.ValidationError(_("You may not upload into this knowledge base."))
+        return kb
 
 
 @dataclass
