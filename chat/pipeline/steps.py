@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import queue
+import re
 import threading
 import time
 from collections.abc import Generator, Iterator
@@ -166,7 +167,25 @@ def assess(stages: TurnStages, classification: QueryClassification, decision: Pa
     "summarise this" by definition: only its absence is a reason to abstain."""
     if decision.mode is Mode.SELECTED_DOC and evidence.chunks:
         return Assessment(score=1.0, verdict=Verdict.ANSWER)
-    return stages.calibrator.run(question=classification.rewritten, chunks=evidence.chunks, grade=evidence.grade)
+    return stages.calibrator.run(question=assessed_question(classification.rewritten), chunks=evidence.chunks,
+                                 grade=evidence.grade)
+
+
+_CLAUSES = re.compile(r"[^，,；;：:]+[，,；;：:]?")
+_ABOUT_THE_ASKER = re.compile(r"^\s*(?:我|本人|根据我|按我|结合我|以我|i\b|i'm\b|my\b)", re.I)
+
+
+def assessed_question(question: str) -> str:
+    """The question without its clauses about the asker ("我刚调到深圳分公司，年假有多少天？" → "年假有多少天？").
+
+    Whether the documents answer a question does not depend on what the user says about themselves
+    (that is for memory), but those words count as unmatched terms. A question that is all about the
+    asker is kept whole."""
+    clauses = [c for c in _CLAUSES.findall(question) if c.strip()]
+    kept = [c for c in clauses if not _ABOUT_THE_ASKER.search(c)]
+    if not kept or len(kept) == len(clauses):
+        return question
+    return "".join(kept).strip()
 
 
 def answer_shape(classification: QueryClassification, decision: PathDecision) -> AnswerShape:

@@ -62,7 +62,7 @@ def test_a_remembered_language_preference_switches_the_offline_wording(member, k
 
 def test_recalled_memories_reach_the_prompt_log_and_profile(member, kb):
     remember(member, "我在星河公司的上海分公司工作", "profile")
-    events = ask(member, "根据我的情况，年假有多少天？")
+    events = ask(member, "根据我的情况，星河公司的年假有多少天？")
     from chat.models import Message
 
     log = Message.objects.get(pk=by_type(events, "done").data["message_id"]).retrieval_log
@@ -107,7 +107,7 @@ def test_forget_everything_clears_only_the_callers_memories(member, other_member
 def test_another_users_memories_never_reach_my_turn(member, other_member, kb):
     remember(other_member, "我更喜欢简洁的回答")
     remember(other_member, "我在星河公司的北京分公司工作", "profile")
-    events = ask(member, "根据我的情况，年假有多少天？")
+    events = ask(member, "根据我的情况，星河公司的年假有多少天？")
     from chat.models import Message
 
     log = Message.objects.get(pk=by_type(events, "done").data["message_id"]).retrieval_log
@@ -151,7 +151,7 @@ def test_with_a_model_the_extractor_runs_after_done_and_supersedes_what_it_names
     remote.script(["星河公司的年假为每年十五天 [1]。"], model="qwen-plus")
     remote.script([json.dumps({"memories": [{"type": "profile", "content": "我调到深圳分公司了",
                                              "supersedes": [old.pk]}]}, ensure_ascii=False)], model="qwen-flash")
-    events = ask(member, "我刚调到深圳分公司，年假有多少天？")
+    events = ask(member, "我刚调到深圳分公司，星河公司的年假有多少天？")
     assert by_type(events, "done").data["answer"] == "星河公司的年假为每年十五天 [1]。"
     drain_extraction()
     old.refresh_from_db()

@@ -66,8 +66,24 @@ def _lower(limit: int, value: int) -> None:
 
 
 def _near_limit(memory_bytes: int) -> bool:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
-    return peak >= _NEAR_LIMIT * memory_bytes
+    return _peak_rss() >= _NEAR_LIMIT * memory_bytes
+
+
+def _peak_rss() -> int:
+    """This process's own peak resident size, in bytes.
+
+    Not getrusage's ru_maxrss: Linux carries the parent's peak across fork and exec into it, so a
+    child of a large worker would look near its limit before it read a byte. VmHWM belongs to the
+    address space the exec created.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024  # kB
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
 
 
 if __name__ == "__main__":

@@ -148,10 +148,13 @@ def test_offline_answer_follows_and_names_a_remembered_brevity_preference():
     from memory.style import parse_answer_style
 
     question = "年假怎么算？年假可以顺延吗？年假申请要提前多久？"
-    plain = ExtractiveAnswerer().run(question=question, chunks=[_handbook_chunk()])
-    short = ExtractiveAnswerer().run(question=question, chunks=[_handbook_chunk()],
+    # No relevance floor: every matching sentence is a candidate, so only the preference limits them.
+    plain = ExtractiveAnswerer(sentence_floor=0).run(question=question, chunks=[_handbook_chunk()])
+    short = ExtractiveAnswerer(sentence_floor=0).run(question=question, chunks=[_handbook_chunk()],
                                      style=parse_answer_style(["我更喜欢简洁的回答"]))
-    assert short.count("\n- ") == 2 < plain.count("\n- ")
+    # Quoted sentences end in 。; consecutive ones from the same passage may share one bullet.
+    body = lambda answer: answer.split("\n\n")[1]  # noqa: E731 - between the lead-in and the memory note
+    assert body(short).count("。") == 2 < body(plain).count("。")
     assert short.endswith("（已按你记住的偏好作答：简洁回答，来自记忆“我更喜欢简洁的回答”）")
 
 

@@ -1,4 +1,4 @@
-"""Pipeline steps: how the agentic hook reports a loop that stopped."""
+"""Pipeline steps: how the agentic hook reports a loop that stopped, and what the assessment is asked."""
 from __future__ import annotations
 
 import logging
@@ -29,3 +29,15 @@ def test_a_cancelled_agentic_loop_logs_one_line_without_a_traceback(monkeypatch,
     assert len(records) == 1
     assert records[0].levelno == logging.INFO and records[0].exc_info is None
     assert "client left" in records[0].getMessage()
+
+
+def test_clauses_about_the_asker_are_left_out_of_the_assessed_question():
+    assert steps.assessed_question("我刚调到深圳分公司，年假有多少天？") == "年假有多少天？"
+    assert steps.assessed_question("根据我的情况，年假有多少天？") == "年假有多少天？"
+    assert (steps.assessed_question("I work in Shanghai, how many days of leave do I get?")
+            == "how many days of leave do I get?")
+
+
+def test_a_question_that_is_all_about_the_asker_or_not_at_all_is_kept_whole():
+    assert steps.assessed_question("我能请几天年假？") == "我能请几天年假？"
+    assert steps.assessed_question("退款多久到账？") == "退款多久到账？"

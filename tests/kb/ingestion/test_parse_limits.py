@@ -112,3 +112,22 @@ def test_a_parser_child_dies_with_its_worker(tmp_path):
         for orphan in children:
             if orphan.is_running():
                 orphan.kill()
+
+
+def test_a_refusal_is_not_mistaken_for_running_out_of_memory_under_a_large_worker():
+    # Linux hands a parent's peak resident size to its exec'd child through getrusage; a worker
+    # holding the embedding model is that large, and its children must still report the real reason.
+    script = (
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'docmind.settings'); django.setup()\n"
+        "ballast = bytearray(1200 * 1024 * 1024)\n"
+        "for i in range(0, len(ballast), 4096): ballast[i] = 1\n"
+        "from kb.ingestion.parsers import ParseError\n"
+        "from kb.ingestion.parsers.isolated import IsolatedParser\n"
+        "from tests.kb.ingestion.files import docx_with_paragraphs\n"
+        "try:\n"
+        "    IsolatedParser()(docx_with_paragraphs(4_000_000), 'docx')\n"
+        "except ParseError as exc:\n"
+        "    print(exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert "zip bomb" in result.stdout, result.stdout + result.stderr
