@@ -100,9 +100,12 @@ def run_questions(paragraphs: list[dict], limit: int) -> None:
 def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> None:
     from chat.agentic.factory import build_orchestrator
     from config_admin.conf import ai_config
+    from kb.models import KnowledgeBase
     from kb.retrieval.compose import build_one_shot_retriever
 
     snapshot = ai_config.snapshot()
+    # The bench reads as an administrator would: every knowledge base.
+    kb_ids = frozenset(KnowledgeBase.objects.values_list("id", flat=True))
     title_of = {doc_ids[p["id"]]: p["title"] for p in paragraphs}
     rng = random.Random(0)
     made = []
@@ -112,12 +115,12 @@ def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> No
             continue
         qa, qb = rng.choice(a["qas"])[0], rng.choice(b["qas"])[0]
         made.append((f"{qa.rstrip('？?')}？另外，{qb}", a["title"], b["title"]))
-    one_shot = build_one_shot_retriever(snapshot)
+    one_shot = build_one_shot_retriever(snapshot, kb_ids=kb_ids)
     both = {"agentic": 0, "one-shot": 0}
     calls = fallbacks = 0
     for question, ta, tb in made:
         try:
-            result = build_orchestrator(snapshot=snapshot, chat_model=None).run(question=question)
+            result = build_orchestrator(snapshot=snapshot, chat_model=None, kb_ids=kb_ids).run(question=question)
             titles = {title_of.get(c.document_id) for c in result.evidence.chunks}
             calls += len(result.tool_calls)
         except Exception:  # the pipeline would fall back to one-shot: count it that way

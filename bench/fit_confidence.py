@@ -75,7 +75,7 @@ def main() -> None:
         _, answerable, unanswerable, _ = load(args.holdout_every)
         user, _ = get_user_model().objects.get_or_create(username="bench-fit")
         # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
-        pipeline = ChatPipeline(stages_factory=lambda snap: build_stages(
+        pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids, snapshot=
             {**snap, "answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}))
         for group, questions in (("answerable", sample(answerable, args.sample)),
                                  ("unanswerable", sample(unanswerable, args.sample))):

@@ -2,6 +2,11 @@
 
 Usage: .venv/bin/python bench/retrieval_latency.py [--sizes 1000 10000 100000] [--queries 40]
        .venv/bin/python bench/retrieval_latency.py --startup 100000   # start-up to the first in-process search
+       .venv/bin/python bench/retrieval_latency.py --sizes 100000 --kbs 50   # filtered vs unfiltered
+With --kbs N the chunks are spread over N knowledge bases and every query runs twice in the same
+process, interleaved: for a user reading 5 of them (filtered) and for one reading all (unfiltered).
+Queries are taken from chunks of the 5 readable bases, so "recall" (the source chunk's document among
+the evidence) is comparable: the filter must not lose what the unfiltered search found there.
 Each size runs in its own process with a fresh DOCMIND_DATA_DIR, so RSS is that size's alone.
 Vectors are random unit vectors written straight into the vector store and texts straight into
 the lexical index (embedding 100k passages would take hours on 2 cores); queries go through the
@@ -36,13 +41,17 @@ def _words(count: int, seed: int) -> list[str]:
     return [vocabulary[i] for i in rng.integers(0, len(vocabulary), size=count)]
 
 
-def build(size: int, rng) -> tuple[list[str], float]:
-    """Write `size` synthetic child chunks (random unit vectors) into the database and both stores."""
+def build(size: int, rng, kbs: int = 1) -> tuple[list[str], float, list[int]]:
+    """Write `size` synthetic child chunks (random unit vectors) into the database and both stores, their
+    documents spread round-robin over `kbs` knowledge bases; returns the words, the time and the KB ids."""
     import numpy as np
 
     from docmind.backends import get_embedder
     from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+    from kb.access import kb_default
+    from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeBase
+
+    bases = [kb_default()] + [KnowledgeBase.objects.create(name=f"bench {i}") for i in range(1, kbs)]
 
     words = _words(size * 40, seed=size)
     texts = ["".join(words[i * 40:(i + 1) * 40]) + "。" for i in range(size)]
@@ -54,7 +63,7 @@ def build(size: int, rng) -> tuple[list[str], float]:
         batch_texts = texts[doc_start:doc_start + BATCH]
         documents = Document.objects.bulk_create([
             Document(title=f"synthetic {i}", file_type="txt", domain="bench", status=DocumentStatus.READY,
-                     checksum=f"bench-{size}-{i}")
+                     checksum=f"bench-{size}-{i}", kb=bases[i % len(bases)])
             for i in range(doc_start // per_doc, -(-(doc_start + len(batch_texts)) // per_doc))])
         parents = Chunk.objects.bulk_create([
             Chunk(document=documents[(j // CHILDREN_PER_PARENT) // PARENTS_PER_DOCUMENT], level=ChunkLevel.PARENT,
@@ -68,12 +77,14 @@ def build(size: int, rng) -> tuple[list[str], float]:
         vectors = rng.normal(size=(len(ids), embedder.dim)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
         doc_ids = [c.document_id for c in children]
-        store.upsert(ids=ids, vectors=vectors, document_ids=doc_ids, domains=["bench"] * len(ids))
-        lexical.add(ids=ids, texts=batch_texts, document_ids=doc_ids, domains=["bench"] * len(ids))
+        kb_of = {d.pk: d.kb_id for d in documents}
+        kb_ids = [kb_of[d] for d in doc_ids]
+        store.upsert(ids=ids, vectors=vectors, document_ids=doc_ids, domains=["bench"] * len(ids), kb_ids=kb_ids)
+        lexical.add(ids=ids, texts=batch_texts, document_ids=doc_ids, domains=["bench"] * len(ids), kb_ids=kb_ids)
     if hasattr(store, "flush"):
         store.flush()
     load_s = time.perf_counter() - started
-    return words, load_s
+    return words, load_s, [b.pk for b in bases]
 
 
 def run_one(size: int, queries: int) -> dict:
@@ -91,11 +102,12 @@ def run_one(size: int, queries: int) -> dict:
     from kb.search import get_searcher
 
     rng = np.random.default_rng(7)
-    words, load_s = build(size, rng)
+    words, load_s, kb_ids = build(size, rng)
     embedder = get_embedder()
     store, lexical = get_vector_store(), get_lexical_index()
     params = retrieval_params(ai_config.snapshot())
-    retriever = OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params)
+    retriever = OneShotRetriever(searcher=get_searcher().scoped(kb_ids), embedder=embedder, reranker=get_reranker(),
+                                 params=params)
     query_texts = ["".join(words[i * 40 + 3:i * 40 + 7]) + "是什么" for i in rng.integers(0, size, size=queries)]
     started = time.perf_counter()
     for index in (store, lexical):
@@ -121,6 +133,69 @@ def run_one(size: int, queries: int) -> dict:
     }
 
 
+def run_kbs(size: int, kbs: int, queries: int, readable: int = 5) -> dict:
+    """Filtered (a user reading `readable` of `kbs` bases) against unfiltered (all of them), in one process."""
+    _setup()
+    import numpy as np
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from config_admin.conf import ai_config
+    from docmind.backends import get_embedder, get_reranker
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
+    from kb.models import Chunk, ChunkLevel
+    from kb.retrieval.compose import retrieval_params
+    from kb.retrieval.pipeline import OneShotRetriever
+    from kb.search import get_searcher
+
+    rng = np.random.default_rng(7)
+    words, load_s, kb_ids = build(size, rng, kbs=kbs)
+    mine = kb_ids[:readable]
+    store, lexical = get_vector_store(), get_lexical_index()
+    params = retrieval_params(ai_config.snapshot())
+
+    def retriever(scope):
+        return OneShotRetriever(searcher=get_searcher().scoped(scope), embedder=get_embedder(),
+                                reranker=get_reranker(), params=params)
+
+    filtered, unfiltered = retriever(mine), retriever(kb_ids)
+    # Query words come from chunks of the readable bases (the build wrote chunk i from words[i*40:(i+1)*40]).
+    children = list(Chunk.objects.filter(level=ChunkLevel.CHILD, document__kb_id__in=mine)
+                    .order_by("id").values_list("document_id", "content"))
+    picks = rng.choice(len(children), size=min(queries, len(children)), replace=False)
+    probes = [(children[i][0], children[i][1][3:15] + "是什么") for i in picks]
+    for index in (store, lexical):
+        if hasattr(index, "warm_up"):
+            index.warm_up(wait=True)
+    filtered.run(query="预热查询")
+    unfiltered.run(query="预热查询")
+    times: dict[str, list[float]] = {"filtered": [], "unfiltered": []}
+    hits = {"filtered": 0, "unfiltered": 0}
+    leaked = 0
+    for document_id, query in probes:
+        for name, run in (("unfiltered", unfiltered), ("filtered", filtered)):
+            start = time.perf_counter()
+            evidence = run.run(query=query)
+            times[name].append((time.perf_counter() - start) * 1000)
+            documents = {c.document_id for c in evidence.chunks}
+            hits[name] += document_id in documents
+            if name == "filtered":
+                leaked += sum(1 for c in evidence.chunks if c.document_id is not None
+                              and not Chunk.objects.filter(document_id=c.document_id, document__kb_id__in=mine)
+                              .exists())
+
+    def pct(values: list[float], q: float) -> float:
+        ordered = sorted(values)
+        return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
+
+    return {"children": size, "kbs": kbs, "readable": readable, "queries": len(probes), "load_s": round(load_s, 1),
+            **{f"{name}_p50_ms": pct(v, 0.5) for name, v in times.items()},
+            **{f"{name}_p95_ms": pct(v, 0.95) for name, v in times.items()},
+            "recall_filtered": round(hits["filtered"] / max(1, len(probes)), 3),
+            "recall_unfiltered": round(hits["unfiltered"] / max(1, len(probes)), 3),
+            "foreign_chunks_in_filtered": leaked}
+
+
 def _setup() -> None:
     import django
 
@@ -138,7 +213,7 @@ def startup_build(size: int) -> dict:
     call_command("migrate", verbosity=0)
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
-    _, build_s = build(size, np.random.default_rng(7))
+    _, build_s, _ = build(size, np.random.default_rng(7))
     store, lexical = get_vector_store(), get_lexical_index()
     started = time.perf_counter()
     for index in (store, lexical):
@@ -221,6 +296,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--startup", type=int, metavar="N",
                         help="start-up mode: time from process start to the first in-process search over N chunks")
+    parser.add_argument("--kbs", type=int, metavar="N",
+                        help="spread the chunks over N knowledge bases; compare a user reading 5 with one reading all")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--startup-build", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--startup-snapshot", action="store_true", help=argparse.SUPPRESS)
@@ -236,17 +313,26 @@ def main() -> None:
         startup(args.startup)
         return
     if args.one:
-        print(json.dumps(run_one(args.one, args.queries)))
+        print(json.dumps(run_kbs(args.one, args.kbs, args.queries) if args.kbs else run_one(args.one, args.queries)))
         return
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="docmind-bench-") as data_dir:
             env = {**os.environ, "DOCMIND_DATA_DIR": data_dir, "DOCMIND_INGEST_WORKER": "false"}
-            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--queries", str(args.queries)],
+            extra = ["--kbs", str(args.kbs)] if args.kbs else []
+            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--queries", str(args.queries), *extra],
                                  env=env, capture_output=True, text=True, cwd=ROOT)
             if out.returncode != 0:
                 print(f"{size}: failed\n{out.stderr[-2000:]}")
                 continue
             result = json.loads(out.stdout.strip().splitlines()[-1])
+            if args.kbs:
+                print(f"{size:>7} children over {result['kbs']} KBs, user reads {result['readable']}: "
+                      f"filtered p50 {result['filtered_p50_ms']} / p95 {result['filtered_p95_ms']} ms, "
+                      f"unfiltered p50 {result['unfiltered_p50_ms']} / p95 {result['unfiltered_p95_ms']} ms "
+                      f"(p95 ratio {result['filtered_p95_ms'] / max(result['unfiltered_p95_ms'], 1e-9):.2f}); "
+                      f"recall filtered {result['recall_filtered']} vs unfiltered {result['recall_unfiltered']}; "
+                      f"foreign chunks {result['foreign_chunks_in_filtered']}; load {result['load_s']} s")
+                continue
             print(f"{size:>7} children  p50 {result['p50_ms']:7.1f} ms  p95 {result['p95_ms']:7.1f} ms  "
                   f"RSS {result['rss_mb']:7.1f} MB  (load {result['load_s']} s, "
                   f"first query {result['first_query_s']} s)")

@@ -45,6 +45,11 @@ def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise ValueError(_("\"%(field)s\" must be an integer or null.") % {"field": name})
         fields[name] = value
+    kb = frame.get("kb")
+    if kb is not None and (not isinstance(kb, list) or not kb
+                           or any(isinstance(v, bool) or not isinstance(v, int) for v in kb)):
+        raise ValueError("kb must be a non-empty list of integer ids or null")
+    fields["kb"] = kb
     return "ask", fields
 
 

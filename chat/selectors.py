@@ -1,6 +1,7 @@
 """Reads for the chat: a user's own conversations, turn history, and documents a user may pick."""
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from typing import Any
 
@@ -80,19 +81,21 @@ def document_sections(*, document_id: int) -> tuple[str, ...]:
     return tuple(sections)
 
 
-def ready_documents(*, limit: int = 500) -> list[dict[str, Any]]:
-    """Documents a user can select for SELECTED_DOC, newest first."""
-    rows = Document.objects.filter(status=DocumentStatus.READY).order_by("title", "id")[:limit]
-    return [{"id": d.id, "title": d.title, "domain": d.domain} for d in rows]
+def ready_documents(*, kb_ids: Collection[int], limit: int = 500) -> list[dict[str, Any]]:
+    """Ready documents of the knowledge bases in `kb_ids` (what a user can select or ask about), by title."""
+    rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids))
+            .order_by("title", "id")[:limit])
+    return [{"id": d.id, "title": d.title, "domain": d.domain, "kb": d.kb_id} for d in rows]
 
 
-def ready_document(*, document_id: int) -> Document:
-    return Document.objects.get(pk=document_id, status=DocumentStatus.READY)
+def ready_document(*, document_id: int, kb_ids: Collection[int]) -> Document:
+    return Document.objects.get(pk=document_id, status=DocumentStatus.READY, kb_id__in=list(kb_ids))
 
 
-def document_parent_chunks(*, document_id: int) -> list[Chunk]:
-    """A document's parent chunks in reading order: the material of a direct read."""
-    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT)
+def document_parent_chunks(*, document_id: int, kb_ids: Collection[int]) -> list[Chunk]:
+    """A document's parent chunks in reading order, if it is in one of `kb_ids`: the material of a direct read."""
+    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT,
+                                     document__kb_id__in=list(kb_ids))
                 .select_related("document").order_by("ordinal"))
 
 

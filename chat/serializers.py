@@ -11,6 +11,9 @@ class ChatRequestSerializer(serializers.Serializer):
     message = serializers.CharField(allow_blank=True, trim_whitespace=False)
     conversation_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     document_id = serializers.IntegerField(required=False, allow_null=True, default=None)
+    # Knowledge-base ids to search; absent or null means every one the caller can read.
+    kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+                               allow_empty=False, default=None)
 
 
 class FeedbackSerializer(serializers.Serializer):

@@ -36,6 +36,9 @@ try:
     DATABASES = {"default": env.database_config(DATA_DIR)}
     REDIS_URL = env.redis_url()
     MILVUS_URI = env.milvus_uri(DATA_DIR)
+    # Over a Milvus Lite file searches are answered by exact in-process indexes; off, Milvus itself searches
+    # (slower; the leak probe runs once that way so the filter expressions a server evaluates are tested).
+    INDEX_IN_PROCESS = env.env_bool("DOCMIND_INDEX_IN_PROCESS", True)
     OPENAI_BASE_URL = env.openai_base_url()
     OPENAI_API_KEY = env.env_str("OPENAI_API_KEY") or None
     LLM_TIMEOUT_SECONDS = env.env_int("DOCMIND_LLM_TIMEOUT", 60, minimum=1)

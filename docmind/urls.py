@@ -30,6 +30,7 @@ urlpatterns = [
     path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),
     path("documents/<int:pk>/", reader.document_reader, name="kb-document-reader"),
     path("api/kb/", include("kb.urls")),
+    path("api/kbs/", include("kb.kbs_urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
     path("memories/", memories_page, name="memories"),

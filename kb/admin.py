@@ -17,9 +17,10 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from kb import maintenance, services
+from kb.access import editable_kb_ids, readable_kb_ids
 from kb.admin_upload import MultiUploadForm, report_upload, upload_files
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Chunk, ChunkLevel, Document, KnowledgeDomain
+from kb.models import Chunk, ChunkLevel, Document, KbGrant, KnowledgeBase, KnowledgeDomain
 
 # How many documents one progress poll may ask about (a changelist page shows at most a few hundred).
 MAX_PROGRESS_IDS = 500
@@ -34,15 +35,26 @@ class DocumentUploadForm(forms.ModelForm):
 
     class Meta:
         model = Document
-        fields = ["file", "title", "domain"]
+        fields = ["file", "title", "kb", "domain"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["kb"].queryset = KnowledgeBase.objects.filter(pk__in=editable_kb_ids(self.user))
+        self.fields["kb"].required = False  # the default knowledge base, as for the API
 
     def clean(self):
+        from kb.access import kb_default
+
         cleaned = super().clean()
         upload = cleaned.get("file")
-        if upload is not None:
+        if upload is not None and not self.errors:
+            cleaned["kb"] = cleaned.get("kb") or kb_default()
+            if cleaned["kb"].pk not in editable_kb_ids(self.user):
+                raise forms.ValidationError(_("You may not upload into this knowledge base."))
             try:
                 self.result = services.document_create(uploaded_file=upload, title=cleaned.get("title") or None,
-                                                       domain=cleaned.get("domain") or None, user=self.user)
+                                                       domain=cleaned.get("domain") or None, user=self.user,
+                                                       kb=cleaned["kb"])
             except services.IngestError as exc:
                 raise forms.ValidationError(str(exc)) from None
         return cleaned
@@ -89,10 +101,11 @@ def ingestion_cell(document: Document) -> str:
 
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
-    list_display = ["title", "domain", "ingestion", "chunk_count", "file_type", "size", "created_at"]
-    list_filter = ["status", "domain", "file_type"]
+    list_display = ["title", "kb", "domain", "ingestion", "chunk_count", "file_type", "size", "created_at"]
+    list_filter = ["kb", "status", "domain", "file_type"]
     search_fields = ["title", "checksum"]
-    readonly_fields = ["title", "original_file", "file_type", "domain", "ingestion", "attempts", "checksum", "size",
+    readonly_fields = ["title", "original_file", "file_type", "kb", "domain", "ingestion", "attempts", "checksum",
+                       "size",
                        "metadata", "uploaded_by", "created_at", "updated_at"]
     inlines = [ChunkInline]
     actions = ["retry_ingestion", "reindex", "move_to_domain"]
@@ -104,8 +117,22 @@ class DocumentAdmin(admin.ModelAdmin):
         js = ["docmind/admin-progress.js", "docmind/admin-upload.js"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(
+        # Staff see the documents of the knowledge bases they can read, in the admin as in the API.
+        return super().get_queryset(request).filter(kb_id__in=readable_kb_ids(request.user)).annotate(
             child_count=Count("chunks", filter=Q(chunks__level=ChunkLevel.CHILD)))
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or obj.kb_id in editable_kb_ids(request.user))
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or obj.kb_id in editable_kb_ids(request.user))
+
+    @staticmethod
+    def _editable(request, queryset):
+        # Actions change documents: only those of knowledge bases the user may edit (others it may only read).
+        return queryset.filter(kb_id__in=editable_kb_ids(request.user))
 
     @admin.display(description=_("chunks"), ordering="child_count")
     def chunk_count(self, document: Document) -> str:
@@ -171,10 +198,10 @@ class DocumentAdmin(admin.ModelAdmin):
         if not self.has_add_permission(request):
             raise PermissionDenied
         changelist = reverse("admin:kb_document_changelist")
-        form = MultiUploadForm(request.POST or None, request.FILES or None)
+        form = MultiUploadForm(request.POST or None, request.FILES or None, user=request.user)
         if request.method == "POST" and form.is_valid():
-            report_upload(request, upload_files(files=form.cleaned_data["files"],
-                                                domain=form.cleaned_data["domain"], user=request.user))
+            report_upload(request, upload_files(files=form.cleaned_data["files"], domain=form.cleaned_data["domain"],
+                                                user=request.user, kb=form.cleaned_data["kb"]))
             return HttpResponseRedirect(changelist)
         context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form,
                    "title": _("Upload documents"), "media": self.media, **_upload_context(form)}
@@ -191,12 +218,13 @@ class DocumentAdmin(admin.ModelAdmin):
              "error": d.error, "chunk_count": d.child_count} for d in rows]})
 
     def changelist_view(self, request, extra_context=None):
-        extra = {**_upload_context(MultiUploadForm()), "can_upload": self.has_add_permission(request)}
+        extra = {**_upload_context(MultiUploadForm(user=request.user)), "can_upload": self.has_add_permission(request)}
         return super().changelist_view(request, {**extra, **(extra_context or {})})
 
     # --- actions ------------------------------------------------------------------------------------
     @admin.action(description=_("Retry ingestion of the selected failed documents"), permissions=["change"])
     def retry_ingestion(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         done = sum(maintenance.document_retry(document=d) for d in queryset)
         self._report(request, done, len(queryset) - done,
                      ngettext("%(count)d document queued for ingestion again.",
@@ -206,6 +234,7 @@ class DocumentAdmin(admin.ModelAdmin):
     @admin.action(description=_("Re-index the selected documents (rebuild chunks and vectors)"),
                   permissions=["change"])
     def reindex(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         done = sum(maintenance.document_reindex(document=d) for d in queryset)
         self._report(request, done, len(queryset) - done,
                      ngettext("%(count)d document queued for re-indexing.",
@@ -214,6 +243,7 @@ class DocumentAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Move the selected documents to the target domain"), permissions=["change"])
     def move_to_domain(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
         target = (request.POST.get("domain") or "").strip()
         if not target:
             self.message_user(request, gettext("Type the target domain next to the action first."), messages.ERROR)
@@ -240,6 +270,10 @@ class DocumentAdmin(admin.ModelAdmin):
         services.document_delete(document=obj)
 
     def delete_queryset(self, request, queryset) -> None:
+        editable = editable_kb_ids(request.user)
+        for document in queryset:
+            if document.kb_id not in editable:
+                raise PermissionDenied
         for document in queryset:
             services.document_delete(document=document)
 
@@ -268,13 +302,95 @@ class ChunkAdmin(admin.ModelAdmin):
         return False  # chunks belong to their document: delete the document instead
 
 
+class KbGrantInline(admin.TabularInline):
+    model = KbGrant
+    fields = ["user", "group", "access"]
+    extra = 1
+
+
+class KbDocumentInline(admin.TabularInline):
+    model = Document
+    fields = ["title", "domain", "status", "created_at"]
+    readonly_fields = fields
+    extra = 0
+    max_num = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.register(KnowledgeBase)
+class KnowledgeBaseAdmin(admin.ModelAdmin):
+    """Knowledge bases with their grants and documents inline; staff see the bases they can read and
+    change those they can edit (grant changes go through the same services as the API)."""
+
+    list_display = ["name", "is_default", "owner", "document_total", "updated_at"]
+    search_fields = ["name", "description"]
+    fields = ["name", "description", "owner", "is_default", "created_at", "updated_at"]
+    readonly_fields = ["owner", "is_default", "created_at", "updated_at"]
+    inlines = [KbGrantInline, KbDocumentInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(pk__in=readable_kb_ids(request.user)).annotate(
+            document_total=Count("documents"))
+
+    @admin.display(description=_("documents"), ordering="document_total")
+    def document_total(self, kb: KnowledgeBase) -> int:
+        return kb.document_total
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or obj.pk in editable_kb_ids(request.user))
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or (obj.pk in editable_kb_ids(request.user) and not obj.is_default))
+
+    def save_model(self, request, obj, form, change) -> None:
+        if change:
+            services.kb_update(kb=obj, name=obj.name, description=obj.description)
+        else:
+            created = services.kb_create(name=obj.name, description=obj.description, owner=request.user)
+            obj.pk, obj.owner = created.pk, created.owner
+
+    def save_formset(self, request, form, formset, change) -> None:
+        if formset.model is not KbGrant:
+            return super().save_formset(request, form, formset, change)
+        for grant_form in formset.forms:
+            data = getattr(grant_form, "cleaned_data", None) or {}
+            if not data or not grant_form.has_changed() and not data.get("DELETE"):
+                continue
+            holder = {"user": data.get("user"), "group": data.get("group")}
+            if data.get("DELETE"):
+                if grant_form.instance.pk:
+                    services.kb_revoke(kb=form.instance, user=grant_form.instance.user,
+                                       group=grant_form.instance.group)
+                continue
+            if grant_form.instance.pk and (grant_form.instance.user, grant_form.instance.group) != (
+                    holder["user"], holder["group"]):
+                services.kb_revoke(kb=form.instance, user=grant_form.instance.user, group=grant_form.instance.group)
+            try:
+                services.kb_grant(kb=form.instance, access=data.get("access") or "read", **holder)
+            except services.IngestError as exc:
+                self.message_user(request, str(exc), messages.ERROR)
+
+    def delete_model(self, request, obj: KnowledgeBase) -> None:
+        try:
+            services.kb_delete(kb=obj)
+        except services.IngestError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+
+
 @admin.register(KnowledgeDomain)
 class KnowledgeDomainAdmin(admin.ModelAdmin):
-    list_display = ["domain_id", "description", "document_count", "updated_at"]
+    list_display = ["domain_id", "kb", "description", "document_count", "updated_at"]
+    list_filter = ["kb"]
     search_fields = ["domain_id", "description"]
-    readonly_fields = ["document_count", "created_at", "updated_at"]
-    fields = ["domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
+    readonly_fields = ["kb", "document_count", "created_at", "updated_at"]
+    fields = ["kb", "domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
     actions = ["regenerate_knowledge_map"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(kb_id__in=readable_kb_ids(request.user))
 
     @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"))
     def regenerate_knowledge_map(self, request, queryset) -> None:
@@ -282,7 +398,7 @@ class KnowledgeDomainAdmin(admin.ModelAdmin):
 
         service = build_domain_service()
         for domain in queryset:
-            service.regenerate(domain.domain_id)
+            service.regenerate(domain.domain_id, kb_id=domain.kb_id)
         count = queryset.count()
         self.message_user(request, ngettext("Regenerated %(count)d domain.", "Regenerated %(count)d domains.", count)
                           % {"count": count}, messages.SUCCESS)

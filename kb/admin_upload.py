@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from kb import services
+from kb.models import KnowledgeBase
 
 
 class MultipleFileInput(forms.ClearableFileInput):
@@ -35,6 +36,26 @@ class MultiUploadForm(forms.Form):
     files = MultipleFileField(label=_("Files"), allow_empty_file=True)
     domain = forms.CharField(label=_("Domain"), max_length=64, initial=services.DEFAULT_DOMAIN,
                              widget=forms.TextInput(attrs={"list": "dm-domains", "id": "dm-upload-domain"}))
+    kb = forms.ModelChoiceField(label=_("Knowledge base"), queryset=KnowledgeBase.objects.none(), required=False)
+
+    def __init__(self, *args, user=None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Only the knowledge bases the uploader may edit are offered (and accepted).
+        from kb.access import editable_kb_ids
+
+        editable = KnowledgeBase.objects.filter(pk__in=editable_kb_ids(user)).order_by("-is_default", "name")
+        self.fields["kb"].queryset = editable
+        first = editable.first()
+        self.fields["kb"].initial = first.pk if first is not None else None
+        self._editable = {kb.pk for kb in editable}
+
+    def clean_kb(self) -> KnowledgeBase:
+        from kb.access import kb_default
+
+        kb = self.cleaned_data.get("kb") or kb_default()  # none chosen: the default, as for the API
+        if kb.pk not in self._editable:
+            raise forms.ValidationError(_("You may not upload into this knowledge base."))
+        return kb
 
 
 @dataclass
@@ -44,12 +65,13 @@ class UploadOutcome:
     refused: list[tuple[str, str]] = field(default_factory=list)
 
 
-def upload_files(*, files, domain: str, user) -> UploadOutcome:
+def upload_files(*, files, domain: str, user, kb: KnowledgeBase) -> UploadOutcome:
     """Queue every acceptable file; the refused ones are listed with the service's reason."""
     outcome = UploadOutcome()
     for upload in files:
         try:
-            document, created = services.document_create(uploaded_file=upload, domain=domain or None, user=user)
+            document, created = services.document_create(uploaded_file=upload, domain=domain or None, user=user,
+                                                         kb=kb)
         except services.IngestError as exc:
             outcome.refused.append((upload.name, str(exc)))
             continue

@@ -1,8 +1,10 @@
 """Document API: list, upload (202, ingested in the background), detail, delete."""
 from __future__ import annotations
 
+from django.http import Http404
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -10,6 +12,8 @@ from rest_framework.response import Response
 
 from docmind.roles import IsKbEditorOrReadOnly
 from kb import selectors, services
+from kb.access import editable_kb_ids, kb_default, readable_kb_ids
+from kb.kbs_api import readable_kb
 from kb.models import DocumentStatus
 from kb.serializers import DocumentSerializer, DocumentUploadSerializer
 
@@ -23,7 +27,14 @@ class DocumentListView(GenericAPIView):
         status_filter = self.request.query_params.get("status") or None
         if status_filter and status_filter not in DocumentStatus.values:
             status_filter = "-"  # an unknown status matches nothing rather than everything
-        return selectors.document_list(domain=self.request.query_params.get("domain") or None, status=status_filter)
+        readable = readable_kb_ids(self.request.user)
+        raw_kb = self.request.query_params.get("kb")
+        if raw_kb:
+            if not raw_kb.isdigit() or int(raw_kb) not in readable:
+                raise Http404("no such knowledge base")
+            readable = frozenset({int(raw_kb)})
+        return selectors.document_list(kb_ids=readable, domain=self.request.query_params.get("domain") or None,
+                                       status=status_filter)
 
     @extend_schema(operation_id="kb_documents_list", responses=inline_serializer("PaginatedDocumentList", {
         "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
@@ -37,13 +48,18 @@ class DocumentListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         form = DocumentUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        kb_id = form.validated_data.get("kb")
+        kb = readable_kb(request.user, kb_id) if kb_id is not None else kb_default()
+        if kb.pk not in editable_kb_ids(request.user):
+            # Readable (else the line above answered 404), so saying "not allowed" reveals nothing.
+            raise PermissionDenied("uploading into this knowledge base needs edit access")
         try:
             document, created = services.document_create(
                 uploaded_file=form.validated_data["file"], title=form.validated_data.get("title") or None,
-                domain=form.validated_data.get("domain") or None, user=request.user)
+                domain=form.validated_data.get("domain") or None, user=request.user, kb=kb)
         except services.IngestError as exc:
             return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        document = selectors.document_list().get(pk=document.pk)
+        document = selectors.document_list(kb_ids=[kb.pk]).get(pk=document.pk)
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(DocumentSerializer(document).data, status=code)
 
@@ -53,11 +69,15 @@ class DocumentDetailView(GenericAPIView):
     serializer_class = DocumentSerializer
 
     def get_queryset(self):
-        return selectors.document_list()
+        # Outside the readable knowledge bases a document answers 404, like an unknown id.
+        return selectors.document_list(kb_ids=readable_kb_ids(self.request.user))
 
     def get(self, request: Request, pk: int) -> Response:
         return Response(DocumentSerializer(self.get_object()).data)
 
     def delete(self, request: Request, pk: int) -> Response:
-        services.document_delete(document=self.get_object())
+        document = self.get_object()
+        if document.kb_id not in editable_kb_ids(request.user):
+            raise PermissionDenied("deleting from this knowledge base needs edit access")
+        services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)

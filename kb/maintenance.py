@@ -44,7 +44,7 @@ def _requeue(document: Document, *, from_statuses: tuple[str, ...], rebuild: boo
             status=DocumentStatus.PENDING, progress=0, error="", attempts=0, updated_at=timezone.now(), **changes)
         if updated:
             # A failed document is not counted in its domain; a queued one is.
-            knowledge_domain_refresh(domain_id=document.domain)
+            knowledge_domain_refresh(kb_id=document.kb_id, domain_id=document.domain)
             transaction.on_commit(_queue_changed)
     if updated:
         document.refresh_from_db()
@@ -68,11 +68,12 @@ def document_move(*, document: Document, domain: str) -> bool:
             domain=target, updated_at=timezone.now())
         if not moved:
             raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
-        knowledge_domain_refresh(domain_id=source)
-        knowledge_domain_refresh(domain_id=target)
+        knowledge_domain_refresh(kb_id=document.kb_id, domain_id=source)
+        knowledge_domain_refresh(kb_id=document.kb_id, domain_id=target)
         document_id = document.pk
         transaction.on_commit(lambda: _rewrite_index_domain(document_id, target))
-        transaction.on_commit(lambda: _reaggregate((source, target)))
+        kb_id = document.kb_id
+        transaction.on_commit(lambda: _reaggregate(kb_id, (source, target)))
         transaction.on_commit(kb_version_bump)
     document.refresh_from_db()
     return True
@@ -95,22 +96,23 @@ def _rewrite_index_domain(document_id: int, domain: str) -> None:
             import numpy as np
 
             store.upsert(ids=with_vector, vectors=np.stack([vectors[pk] for pk in with_vector]),
-                         document_ids=[document_id] * len(with_vector), domains=[domain] * len(with_vector))
+                         document_ids=[document_id] * len(with_vector), domains=[domain] * len(with_vector),
+                         kb_ids=[document.kb_id] * len(with_vector))
         get_lexical_index().add(ids=ids, texts=[text for _, text in children], document_ids=[document_id] * len(ids),
-                                domains=[domain] * len(ids))
+                                domains=[domain] * len(ids), kb_ids=[document.kb_id] * len(ids))
     except Exception:
         log.exception("could not move the index entries of document %s; re-indexing it", document_id)
         document_reindex(document=document)
 
 
-def _reaggregate(domain_ids: tuple[str, ...]) -> None:
+def _reaggregate(kb_id: int, domain_ids: tuple[str, ...]) -> None:
     # The knowledge map is an aid: its failure never undoes a move.
     try:
         from kb.domains.service import build_domain_service
 
         service = build_domain_service()
         for domain_id in domain_ids:
-            service.on_document_change(domain_id)
+            service.on_document_change(domain_id, kb_id=kb_id)
     except Exception:
         log.exception("knowledge map update failed for domains %s", ", ".join(domain_ids))
 

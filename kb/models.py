@@ -3,7 +3,94 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+DEFAULT_KB_NAME = "默认知识库 / Default"
+# Before knowledge bases existed members read every document and kb_editors changed them all: the default
+# base keeps exactly that until someone restricts it.
+DEFAULT_GRANTS = (("member", "read"), ("kb_editor", "edit"))
+
+
+class KnowledgeBaseManager(models.Manager):
+    def default(self) -> KnowledgeBase:
+        """The default knowledge base, created with its readers when missing (a fresh or flushed database)."""
+        from django.contrib.auth.models import Group
+        from django.db import transaction
+
+        with transaction.atomic():
+            existing = self.select_for_update().filter(is_default=True).order_by("id").first()
+            if existing is not None:
+                return existing
+            default, _ = self.get_or_create(name=DEFAULT_KB_NAME, defaults={"is_default": True})
+            if not default.is_default:
+                self.filter(pk=default.pk).update(is_default=True)
+                default.is_default = True
+            for name, access in DEFAULT_GRANTS:
+                group, _ = Group.objects.get_or_create(name=name)
+                KbGrant.objects.get_or_create(kb=default, group=group, defaults={"access": access})
+            return default
+
+
+class KnowledgeBase(models.Model):
+    """A set of documents with its own readers and editors; every document belongs to exactly one."""
+
+    objects = KnowledgeBaseManager()
+
+    name = models.CharField(_("name"), max_length=128, unique=True)
+    description = models.TextField(_("description"), blank=True, default="")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="owned_kbs", verbose_name=_("owner"))
+    # The knowledge base that uploads without a `kb` go to; kb.access.kb_default keeps it to one row.
+    is_default = models.BooleanField(_("default"), default=False)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        verbose_name = _("knowledge base")
+        verbose_name_plural = _("knowledge bases")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def default_kb_id() -> int:
+    """The default knowledge base's id: where a document or domain goes when no base is named."""
+    return KnowledgeBase.objects.default().pk
+
+
+class KbAccess(models.TextChoices):
+    READ = "read", _("read")
+    EDIT = "edit", _("edit")
+
+
+class KbGrant(models.Model):
+    """Read or edit access to one knowledge base for one user or one group (exactly one of the two)."""
+
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="grants",
+                           verbose_name=_("knowledge base"))
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE,
+                             related_name="kb_grants", verbose_name=_("user"))
+    group = models.ForeignKey("auth.Group", null=True, blank=True, on_delete=models.CASCADE,
+                              related_name="kb_grants", verbose_name=_("group"))
+    access = models.CharField(_("access"), max_length=8, choices=KbAccess.choices, default=KbAccess.READ)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(user__isnull=False, group__isnull=True)
+                                   | Q(user__isnull=True, group__isnull=False), name="kb_grant_user_xor_group"),
+            # NULLs are distinct in a unique index, so these hold for the user and the group rows alike.
+            models.UniqueConstraint(fields=["kb", "user"], name="kb_grant_user_once"),
+            models.UniqueConstraint(fields=["kb", "group"], name="kb_grant_group_once"),
+        ]
+        verbose_name = _("knowledge-base grant")
+        verbose_name_plural = _("knowledge-base grants")
+
+    def __str__(self) -> str:
+        who = self.user.username if self.user_id else f"@{self.group.name}"
+        return f"{who}: {self.access}"
 
 
 class DocumentStatus(models.TextChoices):
@@ -17,6 +104,8 @@ class Document(models.Model):
     """An uploaded file; the row doubles as its ingestion job (status is the queue state)."""
 
     title = models.CharField(_("title"), max_length=255)
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.PROTECT, related_name="documents", default=default_kb_id,
+                           verbose_name=_("knowledge base"))
     file = models.FileField(_("file"), upload_to="documents/%Y/%m/", max_length=500, blank=True)
     file_type = models.CharField(_("file type"), max_length=16)
     # KnowledgeDomain.domain_id as a plain slug: a domain row is created lazily by the refresh service.
@@ -37,7 +126,7 @@ class Document(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["domain", "status"])]
+        indexes = [models.Index(fields=["domain", "status"]), models.Index(fields=["kb", "status"])]
         verbose_name = _("document")
         verbose_name_plural = _("documents")
 
@@ -80,9 +169,11 @@ class Chunk(models.Model):
 
 
 class KnowledgeDomain(models.Model):
-    """One row per domain (`knowledge_domain`), with the live document count."""
+    """One row per domain of a knowledge base (`knowledge_domain`), with the live document count."""
 
-    domain_id = models.CharField(_("domain"), max_length=64, unique=True)
+    kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="domains", default=default_kb_id,
+                           verbose_name=_("knowledge base"))
+    domain_id = models.CharField(_("domain"), max_length=64)
     description = models.CharField(_("description"), max_length=256, null=True, blank=True)
     when_to_retrieve = models.TextField(_("when to retrieve"), null=True, blank=True)
     document_count = models.IntegerField(_("documents"), default=0)
@@ -91,7 +182,8 @@ class KnowledgeDomain(models.Model):
 
     class Meta:
         db_table = "knowledge_domain"
-        ordering = ["domain_id"]
+        ordering = ["domain_id", "kb_id"]
+        constraints = [models.UniqueConstraint(fields=["kb", "domain_id"], name="knowledge_domain_once_per_kb")]
         verbose_name = _("knowledge domain")
         verbose_name_plural = _("knowledge domains")
 

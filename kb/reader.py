@@ -29,10 +29,12 @@ class Section:
 
 
 def _readable(request: HttpRequest, pk: int) -> Document:
-    # Every signed-in user may read every document (the same rule as the document API); an unknown id
-    # is a 404, never a hint.
+    # The same rule as the document API: a document outside the readable knowledge bases is a 404,
+    # exactly like an unknown id, never a hint.
+    from kb.access import readable_kb_ids
+
     try:
-        return selectors.document_list().get(pk=pk)
+        return selectors.document_list(kb_ids=readable_kb_ids(request.user)).get(pk=pk)
     except Document.DoesNotExist:
         raise Http404("no such document") from None
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Collection
 
 from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
@@ -34,8 +35,11 @@ def kb_version() -> int:
         return fresh
 
 
-def document_list(*, domain: str | None = None, status: str | None = None) -> QuerySet[Document]:
-    documents = Document.objects.annotate(chunk_count=Count("chunks", filter=Q(chunks__level=ChunkLevel.CHILD)))
+def document_list(*, kb_ids: Collection[int], domain: str | None = None,
+                  status: str | None = None) -> QuerySet[Document]:
+    """Documents of the knowledge bases in `kb_ids` (the caller's readable ones), newest first."""
+    documents = (Document.objects.filter(kb_id__in=list(kb_ids))
+                 .annotate(chunk_count=Count("chunks", filter=Q(chunks__level=ChunkLevel.CHILD))))
     if domain:
         documents = documents.filter(domain=domain)
     if status:

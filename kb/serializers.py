@@ -14,7 +14,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Document
-        fields = ["id", "title", "domain", "file_type", "status", "progress", "error", "chunk_count", "size",
+        fields = ["id", "title", "kb", "domain", "file_type", "status", "progress", "error", "chunk_count", "size",
                   "checksum", "metadata", "uploaded_by", "created_at", "updated_at"]
         read_only_fields = fields
 
@@ -35,4 +35,6 @@ class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, error_messages={"required": "a file is required",
                                                                         "invalid": "file must be an uploaded file"})
     domain = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    kb = serializers.IntegerField(required=False, min_value=1,
+                                  help_text="knowledge-base id; the default one when absent")
     title = serializers.CharField(required=False, allow_blank=True, max_length=255)

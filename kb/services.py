@@ -18,7 +18,7 @@ from django.utils import timezone
 from docmind.redact import without_paths
 from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Chunk, Document, DocumentStatus
+from kb.models import Chunk, Document, DocumentStatus, KnowledgeBase
 from kb.selectors import KB_VERSION_KEY
 
 log = logging.getLogger(__name__)
@@ -67,13 +67,19 @@ def _checksum(uploaded_file: File) -> str:
 
 
 def document_create(*, uploaded_file: File, title: str | None = None, domain: str | None = DEFAULT_DOMAIN,
-                    user=None) -> tuple[Document, bool]:
+                    user=None, kb: KnowledgeBase | None = None) -> tuple[Document, bool]:
     """Store an uploaded file as a pending document; the same content again returns the existing one.
 
     Re-uploading a document whose ingestion failed stores the new file and queues it again (the
     failure may have been transient, e.g. the embedding service being down, or the old file lost).
     Once the row is committed nothing undoes it: the side effects after commit are best-effort.
+    `kb` is where it goes (the default knowledge base when None); the caller checked the right to
+    write there. The same content already stored in another knowledge base is refused, since one
+    file is one document and it cannot belong to two.
     """
+    from kb.access import kb_default
+
+    kb = kb or kb_default()
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)
     domain = _validate_domain(domain)
@@ -87,25 +93,34 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
 
     existing = Document.objects.filter(checksum=checksum).first()
     if existing is not None:
+        _same_kb(existing, kb)
         return _existing(existing, uploaded_file, name), False
-    document = Document(title=title, file_type=file_type, domain=domain, checksum=checksum, size=size,
+    document = Document(title=title, kb=kb, file_type=file_type, domain=domain, checksum=checksum, size=size,
                         uploaded_by=user if user is not None and user.is_authenticated else None)
     document.file.save(name, uploaded_file, save=False)
     try:
         with transaction.atomic():
             document.save()
-            knowledge_domain_refresh(domain_id=domain)
+            knowledge_domain_refresh(kb_id=kb.pk, domain_id=domain)
             # robust: a failing hook (cache down) is logged and must not reach the handler below,
             # which would delete the file of a row that is already committed.
             transaction.on_commit(_after_change, robust=True)
     except IntegrityError:
         # Two uploads of the same file raced: the other one won; keep its row, drop our copy of the file.
         document.file.delete(save=False)
-        return _existing(Document.objects.get(checksum=checksum), uploaded_file, name), False
+        winner = Document.objects.get(checksum=checksum)
+        _same_kb(winner, kb)
+        return _existing(winner, uploaded_file, name), False
     except Exception:
         document.file.delete(save=False)
         raise
     return document, True
+
+
+def _same_kb(existing: Document, kb: KnowledgeBase) -> None:
+    # Saying which knowledge base holds it would reveal a document the uploader may not read.
+    if existing.kb_id != kb.pk:
+        raise IngestError("this file is already stored in another knowledge base")
 
 
 def _existing(document: Document, uploaded_file: File, name: str) -> Document:
@@ -129,17 +144,18 @@ def _existing(document: Document, uploaded_file: File, name: str) -> Document:
 
 
 def document_ingest_path(*, path: Path, domain: str | None = DEFAULT_DOMAIN, title: str | None = None,
-                         user=None) -> tuple[Document, bool]:
+                         user=None, kb: KnowledgeBase | None = None) -> tuple[Document, bool]:
     """Queue a file from the server's disk (the ingest command checks the allowed roots first)."""
     path = Path(path)
     if not path.is_file():
         raise IngestError(f"{path} is not a file")
     with path.open("rb") as handle:
-        return document_create(uploaded_file=File(handle, name=path.name), title=title, domain=domain, user=user)
+        return document_create(uploaded_file=File(handle, name=path.name), title=title, domain=domain, user=user,
+                               kb=kb)
 
 
 def document_ingest_text(*, title: str, text: str, domain: str | None = DEFAULT_DOMAIN, filename: str | None = None,
-                         user=None) -> tuple[Document, bool]:
+                         user=None, kb: KnowledgeBase | None = None) -> tuple[Document, bool]:
     """Queue a text as a .txt document (evaluation sets, demo data)."""
     if not text.strip():
         raise IngestError("the text is empty")
@@ -147,17 +163,17 @@ def document_ingest_text(*, title: str, text: str, domain: str | None = DEFAULT_
     if Path(name).suffix == "":
         name += ".txt"
     return document_create(uploaded_file=ContentFile(text.encode("utf-8"), name=name), title=title,
-                           domain=domain, user=user)
+                           domain=domain, user=user, kb=kb)
 
 
 def document_delete(*, document: Document) -> None:
     """Delete a document with its chunks (database first), then its vectors, BM25 entries and file."""
-    document_id, domain, file = document.pk, document.domain, document.file
+    document_id, domain, kb_id, file = document.pk, document.domain, document.kb_id, document.file
     with transaction.atomic():
         document.delete()
-        knowledge_domain_refresh(domain_id=domain)
+        knowledge_domain_refresh(kb_id=kb_id, domain_id=domain)
         transaction.on_commit(lambda: _purge_index(document_id, file), robust=True)
-        transaction.on_commit(lambda: _knowledge_map_changed(domain), robust=True)
+        transaction.on_commit(lambda: _knowledge_map_changed(kb_id, domain), robust=True)
         transaction.on_commit(_after_change, robust=True)
 
 
@@ -175,12 +191,12 @@ def _purge_index(document_id: int, file) -> None:
         file.delete(save=False)
 
 
-def _knowledge_map_changed(domain_id: str) -> None:
+def _knowledge_map_changed(kb_id: int, domain_id: str) -> None:
     # Re-aggregate the domain's when_to_retrieve; the map is an aid, so never fail the delete.
     try:
         from kb.domains import on_document_deleted
 
-        on_document_deleted(domain_id)
+        on_document_deleted(domain_id, kb_id=kb_id)
     except Exception:
         log.exception("knowledge map update failed for domain %s", domain_id)
 
@@ -217,9 +233,9 @@ def document_mark_failed(*, document_id: int, reason: str) -> None:
                                                                  error=without_paths(reason)[:2000],
                                                                  updated_at=timezone.now())
         Chunk.objects.filter(document_id=document_id).delete()
-        domain = Document.objects.filter(pk=document_id).values_list("domain", flat=True).first()
-        if updated and domain:
-            knowledge_domain_refresh(domain_id=domain)
+        row = Document.objects.filter(pk=document_id).values_list("kb_id", "domain").first()
+        if updated and row:
+            knowledge_domain_refresh(kb_id=row[0], domain_id=row[1])
         if updated:
             transaction.on_commit(lambda: _purge_index(document_id, None), robust=True)
         transaction.on_commit(_after_change, robust=True)
@@ -247,3 +263,73 @@ def documents_requeue(*, statuses: tuple[str, ...] = (DocumentStatus.READY,)) ->
             status=DocumentStatus.PENDING, progress=0, attempts=0, error="", updated_at=timezone.now())
         transaction.on_commit(_after_change)
     return count
+
+
+# -- knowledge bases and their grants ---------------------------------------------------------------------
+def kb_create(*, name: str, description: str = "", owner=None) -> KnowledgeBase:
+    """A new knowledge base; its creator gets `edit` on it (an admin sees every base anyway)."""
+    from kb.models import KbAccess, KbGrant
+
+    name = (name or "").strip()
+    if not name or len(name) > 128:
+        raise IngestError("name must be 1–128 characters")
+    with transaction.atomic():
+        if KnowledgeBase.objects.filter(name=name).exists():
+            raise IngestError("a knowledge base with this name already exists")
+        kb = KnowledgeBase.objects.create(name=name, description=(description or "").strip(),
+                                          owner=owner if owner is not None and owner.is_authenticated else None)
+        if kb.owner is not None:
+            KbGrant.objects.create(kb=kb, user=kb.owner, access=KbAccess.EDIT)
+    return kb
+
+
+def kb_update(*, kb: KnowledgeBase, name: str | None = None, description: str | None = None) -> KnowledgeBase:
+    if name is not None:
+        name = name.strip()
+        if not name or len(name) > 128:
+            raise IngestError("name must be 1–128 characters")
+        if KnowledgeBase.objects.filter(name=name).exclude(pk=kb.pk).exists():
+            raise IngestError("a knowledge base with this name already exists")
+        kb.name = name
+    if description is not None:
+        kb.description = description.strip()
+    kb.save()
+    return kb
+
+
+def kb_delete(*, kb: KnowledgeBase) -> None:
+    """Delete an empty, non-default knowledge base; documents are never deleted as a side effect."""
+    if kb.is_default:
+        raise IngestError("the default knowledge base cannot be deleted")
+    if Document.objects.filter(kb=kb).exists():
+        raise IngestError("the knowledge base still holds documents; delete or move them first")
+    with transaction.atomic():
+        kb.delete()
+        transaction.on_commit(kb_version_bump, robust=True)
+
+
+def kb_grant(*, kb: KnowledgeBase, access: str, user=None, group=None):
+    """Give `user` or `group` read or edit access (replacing an earlier grant of the same holder)."""
+    from kb.models import KbAccess, KbGrant
+
+    if (user is None) == (group is None):
+        raise IngestError("give exactly one of user or group")
+    if access not in KbAccess.values:
+        raise IngestError("access must be read or edit")
+    with transaction.atomic():
+        grant, _ = KbGrant.objects.update_or_create(kb=kb, user=user, group=group, defaults={"access": access})
+        transaction.on_commit(kb_version_bump, robust=True)
+    return grant
+
+
+def kb_revoke(*, kb: KnowledgeBase, user=None, group=None) -> bool:
+    """Remove the grant of `user` or `group`; answers cached under it stop being served at once."""
+    from kb.models import KbGrant
+
+    if (user is None) == (group is None):
+        raise IngestError("give exactly one of user or group")
+    with transaction.atomic():
+        deleted, _ = KbGrant.objects.filter(kb=kb, user=user, group=group).delete()
+        # The semantic answer cache keys on the version: no answer made before the revoke is replayed.
+        transaction.on_commit(kb_version_bump, robust=True)
+    return bool(deleted)

@@ -15,9 +15,11 @@ from docmind.sandbox import PythonSandbox, SandboxUnavailable
 log = logging.getLogger(__name__)
 
 
-def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None) -> AgenticSearchOrchestrator:
+def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None,
+                       kb_ids: frozenset[int]) -> AgenticSearchOrchestrator:
     """Real backends: KB searcher, embedder, reranker; web search and the sandbox only when enabled.
-    Without a chat model the offline planner drives the same loop."""
+    Without a chat model the offline planner drives the same loop. The searcher, the finisher's
+    lookups and the knowledge map are all limited to the knowledge bases in `kb_ids`."""
     from docmind.backends import get_embedder, get_web_search
     from kb.retrieval.compose import build_evidence_finisher, build_hybrid_search, retrieval_params
     from kb.search import get_searcher
@@ -25,8 +27,8 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     _warm_imports()
     params = retrieval_params(snapshot)
     web = get_web_search()
-    docs = KbDocSearch(hybrid=build_hybrid_search(params, embed_query=get_embedder().embed_query),
-                       searcher=get_searcher())
+    docs = KbDocSearch(hybrid=build_hybrid_search(params, kb_ids=kb_ids, embed_query=get_embedder().embed_query),
+                       searcher=get_searcher().scoped(kb_ids))
     sandbox = None
     if snapshot["sandbox.enabled"]:
         try:
@@ -41,8 +43,9 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
         extra_tools=extra_tools, notes=notes,
         on_worker_thread=close_old_connections,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
-        finisher=build_evidence_finisher(params, web=web), max_iterations=int(snapshot["agentic.max_iterations"]),
-        knowledge_map=_knowledge_map(), web=web, sandbox=sandbox, k=params.top_k,
+        finisher=build_evidence_finisher(params, kb_ids=kb_ids, web=web),
+        max_iterations=int(snapshot["agentic.max_iterations"]),
+        knowledge_map=_knowledge_map(kb_ids), web=web, sandbox=sandbox, k=params.top_k,
         computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]))
 
 
@@ -59,12 +62,12 @@ def _external_tools() -> tuple[list, list[str]]:
     return external_tools([RemoteServer.from_row(row) for row in servers])
 
 
-def _knowledge_map() -> str:
+def _knowledge_map(kb_ids: frozenset[int]) -> str:
     # The map helps the planner aim; a failure to build it must not cost the user the loop.
     try:
         from kb.domains.knowledge_map import current_knowledge_map
 
-        return current_knowledge_map()
+        return current_knowledge_map(kb_ids=kb_ids)
     except Exception:
         log.exception("knowledge map unavailable for the planner prompt")
         return ""

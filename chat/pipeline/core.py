@@ -39,24 +39,25 @@ class ChatPipeline:
     """validate → save question → understand → (meta answer | route → cache? → retrieve → assess →
     (abstain | prompt → generate → cite)) → save answer → done. Every exit saves the assistant message."""
 
-    def __init__(self, *, stages_factory: Callable[[Mapping[str, Any]], TurnStages] = build_stages) -> None:
+    def __init__(self, *, stages_factory: Callable[..., TurnStages] = build_stages) -> None:
         self._stages_factory = stages_factory
 
     def run(self, *, user: Any, message: Any, conversation_id: Any = None, document_id: Any = None,
-            cancel: threading.Event) -> Iterator[ChatEvent]:
+            kb: Any = None, cancel: threading.Event) -> Iterator[ChatEvent]:
         try:
             turn = self.start_turn(user=user, message=message, conversation_id=conversation_id,
-                                   document_id=document_id)
+                                   document_id=document_id, kb=kb)
         except ChatInputError as exc:
             yield error_event(exc.code, exc.message, status=exc.status)
             return
         yield from self.answer(turn, cancel=cancel)
 
     def start_turn(self, *, user: Any, message: Any, conversation_id: Any = None,
-                   document_id: Any = None) -> ChatTurn:
-        """Validate and save the question (raises ChatInputError): SSE calls this before streaming."""
+                   document_id: Any = None, kb: Any = None) -> ChatTurn:
+        """Validate and save the question (raises ChatInputError): SSE calls this before streaming.
+        `kb` (ids, None for every readable one) becomes the turn's knowledge-base filter."""
         return begin_turn(user=user, message=message, conversation_id=conversation_id, document_id=document_id,
-                          snapshot=ai_config.snapshot())
+                          snapshot=ai_config.snapshot(), kb=kb)
 
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
         guard = StageGuard(cancel)
@@ -86,7 +87,7 @@ class ChatPipeline:
             yield self._failed(turn, "internal")
 
     def _answer(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
-        stages = self._stages_factory(turn.snapshot)
+        stages = self._stages_factory(turn.snapshot, kb_ids=turn.kb_ids)
         record = turn.record
         classification: QueryClassification = self._timed(turn, "understanding", lambda: guard.call(
             lambda: stages.understanding.run(message=turn.question, history=turn.history, context=turn.context),
@@ -105,7 +106,9 @@ class ChatPipeline:
         memory = self._timed(turn, "memory", lambda: guard.call(
             lambda: steps.recall_memories(stages, turn, classification), name="memory"))
         # An answer made with other memories of the user is not reused.
-        cache_scope = (f"doc{turn.document_id}" if turn.document_id else "kb") + memory.cache_tag
+        # Nor one made with another set of readable knowledge bases (a revoked grant changes the set).
+        cache_scope = ((f"doc{turn.document_id}" if turn.document_id else "kb") + ":"
+                       + ",".join(map(str, sorted(turn.kb_ids))) + memory.cache_tag)
         with span("chat.cache.lookup"):
             probe = guard.call(lambda: steps.cache_probe(stages, turn, classification, cache_scope), name="cache")
         if probe.vector is not None:

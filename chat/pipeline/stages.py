@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 @dataclass
 class TurnStages:
     snapshot: Mapping[str, Any]
+    # The turn's readable knowledge bases: every retrieval stage built here filters on them.
+    kb_ids: frozenset[int]
     chat_model: ChatModel | None
     understanding: QueryUnderstanding
     router: PathRouter
@@ -63,13 +65,14 @@ class TurnStages:
         return self._meta_factory()
 
 
-def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
+def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> TurnStages:
     from docmind.backends import get_chat_model, get_embedder
     from kb.retrieval.compose import build_one_shot_retriever
 
     chat_model = get_chat_model()
     return TurnStages(
         snapshot=snapshot,
+        kb_ids=frozenset(kb_ids),
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
@@ -85,7 +88,7 @@ def build_stages(snapshot: Mapping[str, Any]) -> TurnStages:
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
         # The same retriever as the retrieve API's, so the API shows the evidence a chat answer sees.
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot),
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot, kb_ids=kb_ids),
         # The sample is the prompt's evidence, so it gets the prompt's evidence budget.
         _direct_reader_factory=lambda: DocumentDirectReader(max_chunks=int(snapshot["chat.direct_read.max_chunks"]),
                                                             budget_tokens=int(snapshot["rag.context_max_tokens"])),

@@ -56,8 +56,8 @@ def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
     started = time.monotonic()
     try:
         if decision.mode is Mode.SELECTED_DOC and turn.document_id is not None:
-            document_id = turn.document_id
-            return guard.call(lambda: direct_read(stages, document_id), name="direct-read")
+            document_id, kb_ids = turn.document_id, turn.kb_ids
+            return guard.call(lambda: direct_read(stages, document_id, kb_ids), name="direct-read")
         if decision.mode is Mode.AGENTIC:
             evidence = yield from agentic(stages, turn, classification, guard)
             if evidence is not None:
@@ -75,15 +75,15 @@ def one_shot(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
         return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
 
 
-def direct_read(stages: TurnStages, document_id: int) -> Evidence:
+def direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -> Evidence:
     with span("retrieval.direct_read", {"docmind.document_id": document_id}):
-        return _direct_read(stages, document_id)
+        return _direct_read(stages, document_id, kb_ids)
 
 
-def _direct_read(stages: TurnStages, document_id: int) -> Evidence:
+def _direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -> Evidence:
     from chat import selectors
 
-    parents = selectors.document_parent_chunks(document_id=document_id)
+    parents = selectors.document_parent_chunks(document_id=document_id, kb_ids=kb_ids)
     chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
                           document_title=c.document.title, domain=c.document.domain, parent_id=c.pk)
               for c in parents]
@@ -112,7 +112,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
     def work() -> None:
         try:
             with span("agentic.loop"):
-                orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model)
+                orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model,
+                                                          kb_ids=stages.kb_ids)
                 outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,
@@ -259,7 +260,7 @@ def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: QueryClassif
         yield memory_scope_reply(user_id=turn.user.pk, message=turn.question, snapshot=stages.snapshot,
                                  hints=classification.memory_write_hints, chat_model=stages.chat_model)
         return
-    documents = selectors.ready_documents() if scope == "KB_META" else []
+    documents = selectors.ready_documents(kb_ids=turn.kb_ids) if scope == "KB_META" else []
     answer = stages.meta().run(classification=classification, message=turn.question, documents=documents)
     if isinstance(answer, str):
         yield answer

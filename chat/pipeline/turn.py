@@ -35,6 +35,8 @@ class ChatTurn:
     conversation: Conversation
     question_message: Message
     snapshot: Mapping[str, Any]
+    # The knowledge bases this turn may read, computed once when it starts: every store filters on them.
+    kb_ids: frozenset[int] = frozenset()
     document_id: int | None = None
     document_title: str = ""
     history: list[dict[str, str]] = field(default_factory=list)
@@ -53,7 +55,7 @@ class ChatTurn:
 
 
 def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: Any,
-               snapshot: Mapping[str, Any]) -> ChatTurn:
+               snapshot: Mapping[str, Any], kb: Any = None) -> ChatTurn:
     """Validate the request and save the question; raises ChatInputError before anything is written."""
     if not getattr(user, "is_authenticated", False):
         raise ChatInputError("unauthenticated", _("Please sign in first."), status=401)
@@ -65,10 +67,11 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
         raise ChatInputError("message_too_long",
                              _("The question is too long: at most %(limit)d characters, this one has %(length)d.")
                              % {"limit": limit, "length": len(question)})
+    kb_ids = _kb_ids(user, kb)
     conversation = _conversation(user, conversation_id)
     document_title = ""
     if document_id is not None:
-        document_id, document_title = _document(document_id)
+        document_id, document_title = _document(document_id, kb_ids)
     history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
     context = ConversationContext() if conversation is None else \
         selectors.conversation_context(conversation=conversation)
@@ -76,7 +79,8 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
         conversation = services.conversation_start(user=user, question=question)
     saved = services.message_add_question(conversation=conversation, content=question)
     return ChatTurn(user=user, question=question, conversation=conversation, question_message=saved,
-                    snapshot=snapshot, document_id=document_id, document_title=document_title, history=history,
+                    snapshot=snapshot, kb_ids=kb_ids, document_id=document_id, document_title=document_title,
+                    history=history,
                     context=context)
 
 
@@ -115,12 +119,24 @@ def _conversation(user: Any, conversation_id: Any) -> Conversation | None:
         raise ChatInputError("conversation_not_found", _("No such conversation."), status=404) from None
 
 
-def _document(document_id: Any) -> tuple[int, str]:
+def _kb_ids(user: Any, kb: Any) -> frozenset[int]:
+    from kb.access import KbNotFound, requested_kb_ids
+
+    try:
+        return requested_kb_ids(user, kb)
+    except KbNotFound:
+        raise ChatInputError("kb_not_found", _("No such knowledge base."), status=404) from None
+    except ValueError as exc:
+        raise ChatInputError("invalid_kb", f"kb: {exc}") from None
+
+
+def _document(document_id: Any, kb_ids: frozenset[int]) -> tuple[int, str]:
     from kb.models import Document
 
     pk = _id(document_id, "document_id")
     try:
-        document = selectors.ready_document(document_id=pk)
+        # A document outside the readable knowledge bases answers like one that does not exist.
+        document = selectors.ready_document(document_id=pk, kb_ids=kb_ids)
     except Document.DoesNotExist:
         raise ChatInputError("document_not_found", _("No such document, or it has not finished processing."),
                              status=404) from None

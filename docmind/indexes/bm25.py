@@ -21,8 +21,8 @@ MAX_SEGMENTS = 16
 
 log = logging.getLogger(__name__)
 
-# (chunk ids, term counts {term id: count} per chunk, document ids, domains)
-Batch = tuple[Sequence[int], Sequence[dict[int, float]], Sequence[int], Sequence[str]]
+# (chunk ids, term counts {term id: count} per chunk, document ids, domains, knowledge-base ids)
+Batch = tuple[Sequence[int], Sequence[dict[int, float]], Sequence[int], Sequence[str], Sequence[int]]
 
 
 @dataclass(frozen=True)
@@ -65,19 +65,21 @@ class Bm25Index(WriteThroughIndex):
         self._lengths = np.zeros(0, np.float32)
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
-            domains: Sequence[str]) -> None:
-        self._apply(lambda: self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains))
+            domains: Sequence[str], kb_ids: Sequence[int] | None = None) -> None:
+        self._apply(lambda: self._append(ids, [Counter(self._terms_of(t)) for t in texts], document_ids, domains,
+                                         kb_ids))
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+               document_ids: Sequence[int] | None = None, kb_ids: Sequence[int] | None = None
+               ) -> list[tuple[int, float]]:
         version = self._current()
         rows = version.rows
         live = int(rows.alive.sum())
         if not live:
             return []
         avg_length = max(float(version.lengths[rows.alive].sum()) / live, 1e-9)
-        allowed = (rows.alive if domains is None and document_ids is None
-                   else rows.filter_mask(domains=domains, document_ids=document_ids))
+        allowed = (rows.alive if domains is None and document_ids is None and kb_ids is None
+                   else rows.filter_mask(domains=domains, document_ids=document_ids, kb_ids=kb_ids))
         hit_rows, hit_scores = [], []
         for term, weight in Counter(self._terms_of(query)).items():
             column = version.terms.get(term)
@@ -101,7 +103,7 @@ class Bm25Index(WriteThroughIndex):
         return [(int(rows.ids[r]), score) for r, score in top_k(scores, unique, k) if score > 0]
 
     # -- writers, under the lock --------------------------------------------------------------------------
-    def _append(self, ids, term_counts, document_ids, domains) -> None:
+    def _append(self, ids, term_counts, document_ids, domains, kb_ids=None) -> None:
         if not len(ids):
             return
         row_numbers, columns, counts = [], [], []
@@ -115,7 +117,7 @@ class Bm25Index(WriteThroughIndex):
         lengths = np.asarray(tf.sum(axis=1), dtype=np.float32).reshape(-1)
         self._segments = (*self._segments, _Segment(start=self._index.rows.count, tf=tf))
         self._lengths = np.concatenate([self._lengths, lengths])
-        self._index.rows = self._index.appended(ids=ids, document_ids=document_ids, domains=domains)
+        self._index.rows = self._index.appended(ids=ids, document_ids=document_ids, domains=domains, kb_ids=kb_ids)
         if len(self._segments) > MAX_SEGMENTS:
             self._merge()
 

@@ -12,7 +12,8 @@ from docmind.indexes.snapshot import IndexSnapshot
 
 log = logging.getLogger(__name__)
 
-Batch = tuple[Sequence[int], np.ndarray, Sequence[int], Sequence[str]]
+# (chunk ids, vectors, document ids, domains, knowledge-base ids)
+Batch = tuple[Sequence[int], np.ndarray, Sequence[int], Sequence[str], Sequence[int]]
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class DenseIndex(WriteThroughIndex):
 
     Milvus Lite searches in Python, visiting every row on every query; one matrix-vector product is
     two orders of magnitude faster at 100k rows and exact. The content is read once from the store
-    (`load` yields (ids, vectors, document_ids, domains) batches) on first use; after that every
+    (`load` yields (ids, vectors, document_ids, domains, kb_ids) batches) on first use; after that every
     write through the store is applied here too, under `lock`, which the store also holds around its
     own write so that a load never misses one. Searches take no lock: they read an immutable version,
     and writers append only beyond its last row or build new arrays.
@@ -47,16 +48,17 @@ class DenseIndex(WriteThroughIndex):
             super().reset()
 
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
-               domains: Sequence[str]) -> None:
-        self._apply(lambda: self._append(ids, vectors, document_ids, domains))
+               domains: Sequence[str], kb_ids: Sequence[int] | None = None) -> None:
+        self._apply(lambda: self._append(ids, vectors, document_ids, domains, kb_ids))
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+               document_ids: Sequence[int] | None = None, kb_ids: Sequence[int] | None = None
+               ) -> list[tuple[int, float]]:
         version = self._current()
         rows = version.rows
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         query = query / max(float(np.linalg.norm(query)), 1e-12)
-        mask = rows.filter_mask(domains=domains, document_ids=document_ids)
+        mask = rows.filter_mask(domains=domains, document_ids=document_ids, kb_ids=kb_ids)
         candidates = np.flatnonzero(mask)
         if not len(candidates):
             return []
@@ -74,7 +76,7 @@ class DenseIndex(WriteThroughIndex):
         return {int(rows.ids[r]): version.matrix[r].copy() for r in found}
 
     # -- writers, under the lock --------------------------------------------------------------------------
-    def _append(self, ids, vectors, document_ids, domains) -> None:
+    def _append(self, ids, vectors, document_ids, domains, kb_ids=None) -> None:
         if not len(ids):
             return
         vectors = np.asarray(vectors, dtype=np.float32).reshape(len(ids), self.dim)
@@ -86,7 +88,7 @@ class DenseIndex(WriteThroughIndex):
             grown[:start] = self._matrix[:start]
             self._matrix = grown
         self._matrix[start:start + len(ids)] = vectors
-        self._index.rows = self._index.appended(ids=ids, document_ids=document_ids, domains=domains)
+        self._index.rows = self._index.appended(ids=ids, document_ids=document_ids, domains=domains, kb_ids=kb_ids)
 
     def _delete(self, dead: np.ndarray) -> None:
         if not dead.any():

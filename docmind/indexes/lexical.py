@@ -23,17 +23,19 @@ class LexicalIndex(Protocol):
     """BM25 index of child-chunk texts, keyed by chunk id.
 
     `add` indexes (or replaces) chunks; `delete_documents` drops every chunk of those documents;
-    `search` returns up to k (chunk id, BM25 score) pairs, best first, filters applied inside
-    the search. All raise VectorStoreError when the backend fails.
+    `search` returns up to k (chunk id, BM25 score) pairs, best first, filters (domain, document,
+    knowledge base) applied inside the search. All raise VectorStoreError when the backend fails,
+    KbFieldMissing when a knowledge-base filter cannot be applied.
     """
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
-            domains: Sequence[str]) -> None: ...
+            domains: Sequence[str], kb_ids: Sequence[int]) -> None: ...
 
     def delete_documents(self, document_ids: Sequence[int]) -> None: ...
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
+               document_ids: Sequence[int] | None = None,
+               kb_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
 
 
 class MilvusLexicalIndex(MilvusCollection):
@@ -54,6 +56,7 @@ class MilvusLexicalIndex(MilvusCollection):
         with self._lock:
             self._ensure_meta()
             self._create_and_load()
+            self._check_kb_field()
 
     def _create_and_load(self) -> None:
         from pymilvus import DataType, Function, FunctionType
@@ -63,6 +66,8 @@ class MilvusLexicalIndex(MilvusCollection):
             schema.add_field("id", DataType.INT64, is_primary=True)
             schema.add_field("document_id", DataType.INT64)
             schema.add_field("domain", DataType.VARCHAR, max_length=64)
+            # The partition key, as in the vector collection: a server searches only the bases filtered on.
+            schema.add_field("kb_id", DataType.INT64, is_partition_key=True)
             schema.add_field("text", DataType.VARCHAR, max_length=MAX_TEXT_BYTES, enable_analyzer=True,
                              analyzer_params=ANALYZER_PARAMS)
             schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
@@ -72,16 +77,19 @@ class MilvusLexicalIndex(MilvusCollection):
             index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
             index.add_index("document_id", index_type="INVERTED")
             self._client.create_collection(self.collection, schema=schema, index_params=index)
+            self.has_kb_field = True
         self._client.load_collection(self.collection)
 
     def add(self, *, ids: Sequence[int], texts: Sequence[str], document_ids: Sequence[int],
-            domains: Sequence[str]) -> None:
+            domains: Sequence[str], kb_ids: Sequence[int]) -> None:
         if not len(ids):
             return
-        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "text": _fit(text)}
-                for i, text, d, dom in zip(ids, texts, document_ids, domains, strict=True)]
+        self._require_kb_field()
+        kb_ids = [int(k) for k in kb_ids]
+        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "kb_id": kb, "text": _fit(text)}
+                for i, text, d, dom, kb in zip(ids, texts, document_ids, domains, kb_ids, strict=True)]
         self._write(lambda local: local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
-                                            domains=domains), "upsert", self.collection, rows)
+                                            domains=domains, kb_ids=kb_ids), "upsert", self.collection, rows)
         # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
         self._call("flush", self.collection)
 
@@ -97,17 +105,23 @@ class MilvusLexicalIndex(MilvusCollection):
             self._call("flush", self.collection)
 
     def search(self, query: str, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+               document_ids: Sequence[int] | None = None,
+               kb_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
         if k <= 0:
             raise ValueError("k must be positive")
-        if not query.strip() or (domains is not None and not domains) or (document_ids is not None
-                                                                          and not document_ids):
+        if kb_ids is not None:
+            self._require_kb_field()
+        if not query.strip() or any(f is not None and not f for f in (domains, document_ids, kb_ids)):
             return []
         if self._ready():
-            return self._local.search(_fit(query), k=k, domains=domains, document_ids=document_ids)
+            return self._local.search(_fit(query), k=k, domains=domains, document_ids=document_ids, kb_ids=kb_ids)
         hits = self._call("search", self.collection, data=[_fit(query)], anns_field="sparse", limit=k,
-                          filter=build_filter(domains=domains, document_ids=document_ids),
-                          search_params={"metric_type": "BM25"}, output_fields=["document_id"])
+                          filter=build_filter(domains=domains, document_ids=document_ids, kb_ids=kb_ids),
+                          search_params={"metric_type": "BM25"}, output_fields=["kb_id"])
+        if kb_ids is not None:
+            # Checked again after Milvus' own filter: a hit of another base is never returned.
+            allowed = {int(x) for x in kb_ids}
+            hits = [[hit for hit in hits[0] if int(hit["entity"]["kb_id"]) in allowed]]
         # Milvus Lite reports BM25 as a negated distance, a Milvus server as a positive score.
         scored = [(int(hit["id"]), abs(float(hit["distance"]))) for hit in hits[0]]
         return [(pk, score) for pk, score in scored if score > 0]
@@ -123,12 +137,14 @@ class MilvusLexicalIndex(MilvusCollection):
 
     def _read_all(self):
         """Every stored row's term counts (Milvus Lite returns the BM25 function's sparse output), in batches."""
+        self._require_kb_field()
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
-                                               output_fields=["id", "document_id", "domain", "sparse"])
+                                               output_fields=["id", "document_id", "domain", "kb_id", "sparse"])
         try:
             while batch := iterator.next():
                 yield ([int(r["id"]) for r in batch], [r["sparse"] for r in batch],
-                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
+                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch],
+                       [int(r["kb_id"]) for r in batch])
         finally:
             iterator.close()
 

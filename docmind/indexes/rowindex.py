@@ -1,4 +1,4 @@
-"""RowIndex: the id / document / domain / liveness columns shared by the in-process read indexes."""
+"""RowIndex: the id / document / domain / knowledge-base / liveness columns shared by the in-process read indexes."""
 from __future__ import annotations
 
 import logging
@@ -20,8 +20,8 @@ log = logging.getLogger(__name__)
 class Rows:
     """An immutable version of the row columns; readers hold one while writers build the next.
 
-    Row r is chunk `ids[r]` of document `document_ids[r]` in domain `domain_names[domain_codes[r]]`;
-    `alive[r]` is False once the chunk was deleted or replaced by a later row.
+    Row r is chunk `ids[r]` of document `document_ids[r]` in domain `domain_names[domain_codes[r]]` of
+    knowledge base `kb_ids[r]`; `alive[r]` is False once the chunk was deleted or replaced by a later row.
     """
 
     ids: np.ndarray
@@ -29,14 +29,18 @@ class Rows:
     domain_codes: np.ndarray
     alive: np.ndarray
     domain_names: dict[str, int]
+    kb_ids: np.ndarray
 
     @property
     def count(self) -> int:
         return len(self.ids)
 
-    def filter_mask(self, *, domains: Sequence[str] | None, document_ids: Sequence[int] | None) -> np.ndarray:
-        """Live rows that pass the domain and document filters (None means no filter)."""
+    def filter_mask(self, *, domains: Sequence[str] | None, document_ids: Sequence[int] | None,
+                    kb_ids: Sequence[int] | None = None) -> np.ndarray:
+        """Live rows that pass the domain, document and knowledge-base filters (None means no filter)."""
         mask = self.alive.copy()
+        if kb_ids is not None:
+            mask &= np.isin(self.kb_ids, np.asarray([int(k) for k in kb_ids], dtype=np.int64))
         if domains is not None:
             codes = [self.domain_names[d] for d in map(str, domains) if d in self.domain_names]
             mask &= np.isin(self.domain_codes, np.asarray(codes, dtype=np.int32))
@@ -46,7 +50,19 @@ class Rows:
 
 
 EMPTY_ROWS = Rows(ids=np.zeros(0, np.int64), document_ids=np.zeros(0, np.int64),
-                  domain_codes=np.zeros(0, np.int32), alive=np.zeros(0, bool), domain_names={})
+                  domain_codes=np.zeros(0, np.int32), alive=np.zeros(0, bool), domain_names={},
+                  kb_ids=np.zeros(0, np.int64))
+
+
+def kb_column(kb_ids: Sequence[int] | None, count: int) -> np.ndarray:
+    """The knowledge-base column of `count` new rows; rows written without one (memories) get 0, which
+    no knowledge base has, so a knowledge-base filter never matches them."""
+    if kb_ids is None:
+        return np.zeros(count, np.int64)
+    column = np.asarray(kb_ids, dtype=np.int64)
+    if column.shape != (count,):
+        raise ValueError(f"expected {count} knowledge-base ids, got {column.shape}")
+    return column
 
 
 class RowIndex:
@@ -59,7 +75,8 @@ class RowIndex:
         self.rows = EMPTY_ROWS
         self.row_of: dict[int, int] = {}
 
-    def appended(self, *, ids: Sequence[int], document_ids: Sequence[int], domains: Sequence[str]) -> Rows:
+    def appended(self, *, ids: Sequence[int], document_ids: Sequence[int], domains: Sequence[str],
+                 kb_ids: Sequence[int] | None = None) -> Rows:
         """The next version with these rows appended; an id already present loses its old row."""
         old = self.rows
         alive = np.concatenate([old.alive, np.ones(len(ids), bool)])
@@ -72,7 +89,8 @@ class RowIndex:
             self.row_of[int(pk)] = old.count + offset
         return Rows(ids=np.concatenate([old.ids, np.asarray(ids, dtype=np.int64)]),
                     document_ids=np.concatenate([old.document_ids, np.asarray(document_ids, dtype=np.int64)]),
-                    domain_codes=np.concatenate([old.domain_codes, codes]), alive=alive, domain_names=names)
+                    domain_codes=np.concatenate([old.domain_codes, codes]), alive=alive, domain_names=names,
+                    kb_ids=np.concatenate([old.kb_ids, kb_column(kb_ids, len(ids))]))
 
     def without(self, dead: np.ndarray) -> Rows:
         """The next version with the rows in the boolean mask `dead` marked deleted."""
@@ -80,7 +98,7 @@ class RowIndex:
         for pk in old.ids[dead & old.alive]:
             self.row_of.pop(int(pk), None)
         return Rows(ids=old.ids, document_ids=old.document_ids, domain_codes=old.domain_codes,
-                    alive=old.alive & ~dead, domain_names=old.domain_names)
+                    alive=old.alive & ~dead, domain_names=old.domain_names, kb_ids=old.kb_ids)
 
     def dead_ids(self, ids: Sequence[int]) -> np.ndarray:
         return np.isin(self.rows.ids, np.asarray([int(i) for i in ids], dtype=np.int64))
@@ -93,7 +111,7 @@ class RowIndex:
         old = self.rows
         keep = np.flatnonzero(old.alive)
         rows = Rows(ids=old.ids[keep], document_ids=old.document_ids[keep], domain_codes=old.domain_codes[keep],
-                    alive=np.ones(len(keep), bool), domain_names=old.domain_names)
+                    alive=np.ones(len(keep), bool), domain_names=old.domain_names, kb_ids=old.kb_ids[keep])
         self.row_of = {int(pk): r for r, pk in enumerate(rows.ids)}
         return rows, keep
 
@@ -272,7 +290,7 @@ class WriteThroughIndex:
                 return False
         return True
 
-    def _append(self, ids, payload, document_ids, domains) -> None:
+    def _append(self, ids, payload, document_ids, domains, kb_ids=None) -> None:
         raise NotImplementedError
 
     def _delete(self, dead: np.ndarray) -> None:
@@ -297,16 +315,21 @@ def rows_arrays(rows: Rows) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The live rows as snapshot arrays, and the kept row numbers (to pick the matching data rows)."""
     keep = np.flatnonzero(rows.alive)
     names = sorted(rows.domain_names, key=rows.domain_names.__getitem__)
-    return ({"ids": rows.ids[keep], "document_ids": rows.document_ids[keep],
+    return ({"ids": rows.ids[keep], "document_ids": rows.document_ids[keep], "kb_ids": rows.kb_ids[keep],
              "domain_codes": rows.domain_codes[keep], "domain_names": np.asarray(names, dtype=str)}, keep)
 
 
 def rows_index(arrays: dict[str, np.ndarray]) -> RowIndex:
-    """A RowIndex holding the rows saved by `rows_arrays`."""
+    """A RowIndex holding the rows saved by `rows_arrays`. A snapshot saved before rows had a knowledge
+    base raises KeyError (the caller then reads the store again): guessing one would defeat the filter."""
     index = RowIndex()
     ids = arrays["ids"].astype(np.int64)
+    kb_ids = arrays["kb_ids"].astype(np.int64)
+    if len(kb_ids) != len(ids):
+        raise ValueError("snapshot knowledge-base column disagrees in size")
     index.rows = Rows(ids=ids, document_ids=arrays["document_ids"].astype(np.int64),
                       domain_codes=arrays["domain_codes"].astype(np.int32), alive=np.ones(len(ids), bool),
-                      domain_names={str(name): code for code, name in enumerate(arrays["domain_names"].tolist())})
+                      domain_names={str(name): code for code, name in enumerate(arrays["domain_names"].tolist())},
+                      kb_ids=kb_ids)
     index.row_of = dict(zip(ids.tolist(), range(len(ids)), strict=True))
     return index

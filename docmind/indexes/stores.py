@@ -11,14 +11,15 @@ from docmind.indexes.vectorstore import MilvusVectorStore, VectorStore
 @built_once
 def get_vector_store() -> VectorStore:
     embedder = get_embedder()
-    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name)
+    return MilvusVectorStore(uri=settings.MILVUS_URI, dim=embedder.dim, embedder_name=embedder.name,
+                             in_process=settings.INDEX_IN_PROCESS)
 
 
 @built_once
 def get_lexical_index() -> MilvusLexicalIndex:
     store = get_vector_store()
     # Same MilvusClient as the vectors: a Milvus Lite file is opened once per process.
-    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite,
+    return MilvusLexicalIndex(client=store.client, in_process=store.is_lite and settings.INDEX_IN_PROCESS,
                               lite_path=store.uri if store.is_lite else None)
 
 

@@ -29,22 +29,31 @@ class EmbedderMismatch(VectorStoreError):
     """The stored vectors were made by another embedder; `manage.py kb_reindex` rebuilds them."""
 
 
+class KbFieldMissing(VectorStoreError):
+    """The collection predates knowledge bases (no kb_id field): a knowledge-base filter cannot be applied
+    to it, so searching is refused rather than widened; `manage.py kb_reindex` rebuilds it."""
+
+
 class VectorStore(Protocol):
-    """Vectors of child chunks keyed by chunk id, with document id and domain as filterable fields.
+    """Vectors of child chunks keyed by chunk id, with document id, domain and knowledge base as
+    filterable fields.
 
     `upsert` replaces vectors of the same ids; `delete_documents` removes every vector of those
     documents; `search` returns up to k (chunk id, cosine similarity) pairs, best first, with the
-    domain / document filters applied inside the search; `fetch` returns the stored vectors of
-    the ids that have one. All raise VectorStoreError when the backend fails.
+    domain / document / knowledge-base filters applied inside the search (an empty list matches
+    nothing); `fetch` returns the stored vectors of the ids that have one. All raise
+    VectorStoreError when the backend fails, KbFieldMissing when a knowledge-base filter cannot be
+    applied.
     """
 
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
-               domains: Sequence[str]) -> None: ...
+               domains: Sequence[str], kb_ids: Sequence[int]) -> None: ...
 
     def delete_documents(self, document_ids: Sequence[int]) -> None: ...
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
+               document_ids: Sequence[int] | None = None,
+               kb_ids: Sequence[int] | None = None) -> list[tuple[int, float]]: ...
 
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]: ...
 
@@ -60,9 +69,13 @@ def _quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] | None) -> str:
-    """A Milvus boolean expression; values are quoted/cast so user text cannot change the expression."""
+def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] | None,
+                 kb_ids: Sequence[int] | None = None) -> str:
+    """A Milvus boolean expression; values are quoted/cast so user text cannot change the expression.
+    The knowledge-base term comes first: kb_id is the partition key, so a Milvus server prunes by it."""
     parts = []
+    if kb_ids is not None:
+        parts.append(f"kb_id in [{', '.join(str(int(k)) for k in kb_ids)}]")
     if domains is not None:
         parts.append(f"domain in [{', '.join(_quote(str(d)) for d in domains)}]")
     if document_ids is not None:
@@ -80,6 +93,34 @@ class MilvusCollection:
         self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
         # With a Milvus Lite file: a write-through in-process copy that answers searches (DenseIndex, Bm25Index).
         self._local: Any = None
+        # False for a collection made before knowledge bases existed (see KbFieldMissing).
+        self.has_kb_field = True
+
+    def _check_kb_field(self) -> None:
+        """Note whether the collection has the kb_id field; the caller holds the lock."""
+        fields = self._client.describe_collection(self.collection).get("fields", [])
+        self.has_kb_field = any(f.get("name") == "kb_id" for f in fields)
+        if not self.has_kb_field:
+            log.warning("%s has no kb_id field: knowledge-base searches are refused until "
+                        "`python manage.py kb_reindex` rebuilds it", self.collection)
+
+    def _require_kb_field(self) -> None:
+        if not self.has_kb_field:
+            raise KbFieldMissing(f"{self.collection} was made before knowledge bases and cannot filter by them; "
+                                 "run `python manage.py kb_reindex`")
+
+    def all_kb_ids(self) -> dict[int, int]:
+        """Every entry's knowledge base, by primary key (kb_reconcile)."""
+        self._require_kb_field()
+        iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
+                                               output_fields=["id", "kb_id"])
+        found: dict[int, int] = {}
+        try:
+            while batch := iterator.next():
+                found.update((int(row["id"]), int(row["kb_id"])) for row in batch)
+        finally:
+            iterator.close()
+        return found
 
     def all_ids(self) -> set[int]:
         """Every primary key in the collection (kb_reconcile)."""
@@ -176,7 +217,9 @@ class MilvusVectorStore(MilvusCollection):
     """One code path for Milvus Lite and a Milvus server; pymilvus' client is safe to share between threads."""
 
     def __init__(self, *, uri: str, dim: int, embedder_name: str, collection: str = CHUNK_COLLECTION,
-                 token: str | None = None, check_embedder: bool = True) -> None:
+                 token: str | None = None, check_embedder: bool = True, in_process: bool = True) -> None:
+        """`in_process` False keeps even a Milvus Lite file from getting the in-process index, so every
+        search is a Milvus search with a filter expression (the leak probe runs that way once)."""
         from pymilvus import MilvusClient
 
         self.uri, self.dim, self.embedder_name = uri, dim, embedder_name
@@ -194,8 +237,8 @@ class MilvusVectorStore(MilvusCollection):
         # Milvus Lite searches in Python over every row; a Lite file is opened by one process only, so an
         # in-process index written through by this store is exact and consistent. A server searches itself.
         self._ensure(check_embedder=check_embedder)
-        self._local = (DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri)) if self.is_lite
-                       else None)
+        self._local = (DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri))
+                       if self.is_lite and in_process else None)
 
     @classmethod
     def for_rebuild(cls, *, uri: str, dim: int, embedder_name: str) -> MilvusVectorStore:
@@ -213,6 +256,7 @@ class MilvusVectorStore(MilvusCollection):
             if not self._client.has_collection(self.collection):
                 self._create_chunk_collection(DataType)
             self._client.load_collection(self.collection)
+            self._check_kb_field()
             stored = self._meta_get(f"{self.collection}.embedder")
         if stored is None and check_embedder:
             self._meta_set(f"{self.collection}.embedder", self.embedder_name)
@@ -226,12 +270,16 @@ class MilvusVectorStore(MilvusCollection):
         schema.add_field("id", DataType.INT64, is_primary=True)
         schema.add_field("document_id", DataType.INT64)
         schema.add_field("domain", DataType.VARCHAR, max_length=64)
+        # The partition key: a Milvus server keeps each knowledge base's rows together and searches only
+        # the partitions a `kb_id in [...]` filter names.
+        schema.add_field("kb_id", DataType.INT64, is_partition_key=True)
         schema.add_field("vector", DataType.FLOAT_VECTOR, dim=self.dim)
         index = self._client.prepare_index_params()
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("document_id", index_type="INVERTED")
         index.add_index("domain", index_type="INVERTED")
         self._client.create_collection(self.collection, schema=schema, index_params=index)
+        self.has_kb_field = True
 
     def probe_write(self) -> None:
         """Write, flush and read back one row of the meta collection: a health probe, since a store that
@@ -247,16 +295,18 @@ class MilvusVectorStore(MilvusCollection):
 
     # -- the protocol -----------------------------------------------------------------------------------
     def upsert(self, *, ids: Sequence[int], vectors: np.ndarray, document_ids: Sequence[int],
-               domains: Sequence[str]) -> None:
+               domains: Sequence[str], kb_ids: Sequence[int]) -> None:
         if not len(ids):
             return
+        self._require_kb_field()
         vectors = np.asarray(vectors, dtype=np.float32)
         if vectors.shape != (len(ids), self.dim):
             raise ValueError(f"expected vectors of shape ({len(ids)}, {self.dim}), got {vectors.shape}")
-        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "vector": v}
-                for i, d, dom, v in zip(ids, document_ids, domains, vectors, strict=True)]
-        self._write(lambda local: local.upsert(ids=ids, vectors=vectors, document_ids=document_ids, domains=domains),
-                    "upsert", self.collection, rows)
+        kb_ids = [int(k) for k in kb_ids]
+        rows = [{"id": int(i), "document_id": int(d), "domain": str(dom), "kb_id": kb, "vector": v}
+                for i, d, dom, kb, v in zip(ids, document_ids, domains, kb_ids, vectors, strict=True)]
+        self._write(lambda local: local.upsert(ids=ids, vectors=vectors, document_ids=document_ids, domains=domains,
+                                               kb_ids=kb_ids), "upsert", self.collection, rows)
 
     def flush(self) -> None:
         """Seal written rows so that they are searched through the index (much faster in Milvus Lite)."""
@@ -275,16 +325,24 @@ class MilvusVectorStore(MilvusCollection):
             self._write(lambda local: local.delete_ids(ids), "delete", self.collection, ids=[int(i) for i in ids])
 
     def search(self, vector: np.ndarray, *, k: int, domains: Sequence[str] | None = None,
-               document_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
+               document_ids: Sequence[int] | None = None,
+               kb_ids: Sequence[int] | None = None) -> list[tuple[int, float]]:
         if k <= 0:
             raise ValueError("k must be positive")
-        if (domains is not None and not domains) or (document_ids is not None and not document_ids):
+        if kb_ids is not None:
+            self._require_kb_field()
+        if any(f is not None and not f for f in (domains, document_ids, kb_ids)):
             return []  # an empty filter list matches nothing
         if self._ready():
-            return self._local.search(vector, k=k, domains=domains, document_ids=document_ids)
+            return self._local.search(vector, k=k, domains=domains, document_ids=document_ids, kb_ids=kb_ids)
+        expr = build_filter(domains=domains, document_ids=document_ids, kb_ids=kb_ids)
         hits = self._call("search", self.collection, data=[np.asarray(vector, dtype=np.float32)],
-                          anns_field="vector", limit=k, filter=build_filter(domains=domains, document_ids=document_ids),
-                          search_params={"metric_type": "COSINE"}, output_fields=["document_id"])
+                          anns_field="vector", limit=k, filter=expr, search_params={"metric_type": "COSINE"},
+                          output_fields=["kb_id"] if kb_ids is not None else ["document_id"])
+        if kb_ids is not None:
+            # The filter ran inside Milvus; checking each hit's base again costs nothing and guards isolation.
+            allowed = {int(x) for x in kb_ids}
+            return [(int(h["id"]), float(h["distance"])) for h in hits[0] if int(h["entity"]["kb_id"]) in allowed]
         return [(int(hit["id"]), float(hit["distance"])) for hit in hits[0]]
 
     def fetch(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
@@ -305,12 +363,14 @@ class MilvusVectorStore(MilvusCollection):
     # -- maintenance (kb_reindex; kb_reconcile uses the inherited all_ids) -----------------------------------
     def _read_all(self):
         """Every stored row, in batches, for the in-process index."""
+        self._require_kb_field()
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
-                                               output_fields=["id", "document_id", "domain", "vector"])
+                                               output_fields=["id", "document_id", "domain", "kb_id", "vector"])
         try:
             while batch := iterator.next():
                 yield ([int(r["id"]) for r in batch], np.asarray([r["vector"] for r in batch], dtype=np.float32),
-                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch])
+                       [int(r["document_id"]) for r in batch], [str(r["domain"]) for r in batch],
+                       [int(r["kb_id"]) for r in batch])
         finally:
             iterator.close()
 

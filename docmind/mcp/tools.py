@@ -10,6 +10,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from django.http import Http404
+
 MAX_SECTION_CHARS = 4000
 MAX_KEYWORD_K = 50
 
@@ -24,13 +26,16 @@ def search_kb(user: Any, *, query: str, top_k: int | None = None) -> dict[str, A
 
     _require(user)
     try:
-        return retrieve({"query": query} if top_k is None else {"query": query, "top_k": top_k})
+        return retrieve({"query": query} if top_k is None else {"query": query, "top_k": top_k}, user=user)
     except RetrieveInputError as exc:
         raise ToolInputError(exc.message) from None
+    except Http404:
+        raise ToolInputError("no such knowledge base") from None
 
 
 def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None) -> dict[str, Any]:
     """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
+    from kb.access import readable_kb_ids
     from kb.search import get_searcher
 
     _require(user)
@@ -39,7 +44,8 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
         raise ToolInputError("query must not be empty")
     if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_KEYWORD_K:
         raise ToolInputError(f"top_k must be between 1 and {MAX_KEYWORD_K}")
-    hits = get_searcher().lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
+    hits = get_searcher().scoped(readable_kb_ids(user)).lexical_search(query, k=int(top_k),
+                                                                       domains=[domain] if domain else None)
     return {"chunks": [{"chunk_id": c.chunk_id, "document_id": c.document_id, "document_title": c.document_title,
                         "domain": c.domain, "content": c.content, "score": round(float(c.score), 4)} for c in hits]}
 
@@ -47,38 +53,44 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
 def list_documents(user: Any, *, domain: str | None = None, status: str | None = "ready",
                    limit: int = 100) -> dict[str, Any]:
     """Documents as `GET /api/kb/documents/` lists them (ready ones unless another status is asked for)."""
+    from kb.access import readable_kb_ids
     from kb.models import DocumentStatus
     from kb.selectors import document_list
 
     _require(user)
     if status and status not in DocumentStatus.values:
         raise ToolInputError(f"status must be one of {', '.join(DocumentStatus.values)}")
-    rows = document_list(domain=domain or None, status=status or None)[:max(1, min(int(limit), 500))]
+    rows = document_list(kb_ids=readable_kb_ids(user), domain=domain or None,
+                         status=status or None)[:max(1, min(int(limit), 500))]
     return {"documents": [{"id": d.pk, "title": d.title, "domain": d.domain, "status": d.status,
                            "chunk_count": d.chunk_count, "created_at": d.created_at.isoformat()} for d in rows]}
 
 
 def list_domains(user: Any) -> dict[str, Any]:
+    from kb.access import readable_kb_ids
     from kb.models import KnowledgeDomain
 
     _require(user)
-    return {"domains": [{"domain_id": d.domain_id, "description": d.description or "",
+    rows = KnowledgeDomain.objects.filter(kb_id__in=list(readable_kb_ids(user))).order_by("domain_id", "kb_id")
+    return {"domains": [{"domain_id": d.domain_id, "kb": d.kb_id, "description": d.description or "",
                          "when_to_retrieve": d.when_to_retrieve or "", "document_count": d.document_count}
-                        for d in KnowledgeDomain.objects.order_by("domain_id")]}
+                        for d in rows]}
 
 
 def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, Any]:
     """One section (parent chunk, ~1000 characters, headings kept) of a ready document, 1-based."""
     from chat import selectors
+    from kb.access import readable_kb_ids
 
     _require(user)
     from kb.models import Document
 
+    kb_ids = readable_kb_ids(user)
     try:
-        document = selectors.ready_document(document_id=int(document_id))
+        document = selectors.ready_document(document_id=int(document_id), kb_ids=kb_ids)
     except (Document.DoesNotExist, ValueError, TypeError):
         raise ToolInputError("no such document, or it is not ready yet") from None
-    parents = selectors.document_parent_chunks(document_id=document.pk)
+    parents = selectors.document_parent_chunks(document_id=document.pk, kb_ids=kb_ids)
     if not 1 <= int(section) <= max(1, len(parents)):
         raise ToolInputError(f"section must be between 1 and {len(parents)}")
     content = parents[int(section) - 1].content if parents else ""

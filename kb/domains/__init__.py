@@ -20,8 +20,8 @@ def on_document_ingested(document: Document) -> None:
         log.exception("knowledge map update failed for document %s", document.pk)
 
 
-def on_document_deleted(domain_id: str) -> None:
+def on_document_deleted(domain_id: str, *, kb_id: int) -> None:
     """Deletion hook: re-aggregate the domain the document belonged to."""
     from kb.domains.service import build_domain_service
 
-    build_domain_service().on_document_change(domain_id)
+    build_domain_service().on_document_change(domain_id, kb_id=kb_id)

@@ -1,7 +1,7 @@
 """The planner's knowledge map: YAML (domain → description, when to retrieve), from knowledge_domain and documents."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import yaml
@@ -41,26 +41,30 @@ def render_knowledge_map(domains: Sequence[MapDomain], *, max_tokens: int = 1500
         per_domain //= 2
 
 
-def load_knowledge_map_domains() -> list[MapDomain]:
-    """Selector: domain rows plus the titles and covers of their ready documents (two queries)."""
+def load_knowledge_map_domains(*, kb_ids: Collection[int]) -> list[MapDomain]:
+    """Selector: the domain rows of the knowledge bases in `kb_ids` plus the titles and covers of their
+    ready documents (two queries). Only those bases: the map must not name what the asker cannot read."""
     from kb.models import Document, DocumentStatus, KnowledgeDomain
 
-    docs: dict[str, list[MapDocument]] = {}
-    rows = (Document.objects.filter(status=DocumentStatus.READY)
-            .order_by("domain", "title").values_list("domain", "title", "metadata"))
-    for domain, title, metadata in rows:
+    kb_ids = sorted(int(k) for k in kb_ids)
+    docs: dict[tuple[int, str], list[MapDocument]] = {}
+    rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=kb_ids)
+            .order_by("domain", "kb_id", "title").values_list("kb_id", "domain", "title", "metadata"))
+    for kb_id, domain, title, metadata in rows:
         covers = clean_tags((metadata or {}).get("covers") or [])
-        docs.setdefault(domain, []).append(MapDocument(title=title, covers=covers))
+        docs.setdefault((kb_id, domain), []).append(MapDocument(title=title, covers=covers))
     # Rows written before markup was filtered stay as they are until regenerated; the planner sees them clean.
     out = [MapDomain(domain_id=row.domain_id, description=clean_phrase(row.description),
-                     when_to_retrieve=clean_phrase(row.when_to_retrieve), documents=tuple(docs.pop(row.domain_id, ())))
-           for row in KnowledgeDomain.objects.order_by("domain_id")]
+                     when_to_retrieve=clean_phrase(row.when_to_retrieve),
+                     documents=tuple(docs.pop((row.kb_id, row.domain_id), ())))
+           for row in KnowledgeDomain.objects.filter(kb_id__in=kb_ids).order_by("domain_id", "kb_id")]
     # Domains with documents but no row yet (start-up will generate them) are still shown.
     out += [MapDomain(domain_id=d, description="", when_to_retrieve="", documents=tuple(v))
-            for d, v in sorted(docs.items())]
+            for (_, d), v in sorted(docs.items(), key=lambda item: (item[0][1], item[0][0]))]
     return [d for d in out if d.documents]
 
 
-def current_knowledge_map(*, max_tokens: int = 1500) -> str:
-    """The map as the planner should see it now (read per turn, so every worker process agrees)."""
-    return render_knowledge_map(load_knowledge_map_domains(), max_tokens=max_tokens)
+def current_knowledge_map(*, kb_ids: Collection[int], max_tokens: int = 1500) -> str:
+    """The map of the knowledge bases in `kb_ids` as the planner should see it now (read per turn, so
+    every worker process agrees)."""
+    return render_knowledge_map(load_knowledge_map_domains(kb_ids=kb_ids), max_tokens=max_tokens)

@@ -7,10 +7,11 @@ from typing import Any
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
-def knowledge_domain_refresh(*, domain_id: str) -> KnowledgeDomain:
-    """Recount a domain's live documents (everything not failed), creating its row when missing."""
-    count = Document.objects.filter(domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
-    domain, created = KnowledgeDomain.objects.get_or_create(domain_id=domain_id,
+def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain:
+    """Recount a domain's live documents in one knowledge base (everything not failed), creating its row
+    when missing: domains live inside a knowledge base, so two bases never share a description."""
+    count = Document.objects.filter(kb_id=kb_id, domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
+    domain, created = KnowledgeDomain.objects.get_or_create(kb_id=kb_id, domain_id=domain_id,
                                                             defaults={"document_count": count})
     if not created and domain.document_count != count:
         KnowledgeDomain.objects.filter(pk=domain.pk).update(document_count=count)

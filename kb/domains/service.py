@@ -36,23 +36,24 @@ class KnowledgeDomainService:
         # Profiling is an enhancement: a failure here must never fail the document's ingestion.
         try:
             self.profile_document(document)
-            self.on_document_change(document.domain)
+            self.on_document_change(document.domain, kb_id=document.kb_id)
         except Exception:
             log.exception("knowledge map update failed for document %s", document.pk)
 
-    def on_document_change(self, domain_id: str) -> KnowledgeDomain:
-        """Re-aggregate this domain only; an admin-written description is never overwritten."""
+    def on_document_change(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain:
+        """Re-aggregate this domain of one knowledge base only; an admin-written description is never
+        overwritten. Only that base's documents feed it, so its text never describes another base."""
         from kb.domains.records import knowledge_domain_refresh, knowledge_domain_texts_save
         from kb.models import Document, DocumentStatus
 
-        docs = list(Document.objects.filter(domain=domain_id, status=DocumentStatus.READY)
+        docs = list(Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY)
                     .order_by("title").values_list("title", "metadata"))
         summaries = [DocSummary(title=title, covers=tuple(str(c) for c in (meta or {}).get("covers") or ()),
                                 when_to_retrieve=str((meta or {}).get("when_to_retrieve") or ""))
                      for title, meta in docs]
         summary = self.aggregator.run(domain_id=domain_id, docs=summaries)
         # The recount owns the row's document_count (and creates missing rows); this owns the texts.
-        row = knowledge_domain_refresh(domain_id=domain_id)
+        row = knowledge_domain_refresh(kb_id=kb_id, domain_id=domain_id)
         # Blank, or in the offline template's "<domain>：tags" shape, means "not written by an admin": only
         # then is a generated description filled in. An admin's text is kept, only stripped of markup.
         description = (row.description or "").strip()
@@ -63,29 +64,29 @@ class KnowledgeDomainService:
         knowledge_domain_texts_save(domain=row, when_to_retrieve=summary.when_to_retrieve, description=description)
         return row
 
-    def regenerate(self, domain_id: str) -> KnowledgeDomain:
+    def regenerate(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain:
         """Admin action: re-profile the domain's documents, then re-aggregate it."""
         from kb.models import Document, DocumentStatus
 
-        for document in Document.objects.filter(domain=domain_id, status=DocumentStatus.READY):
+        for document in Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY):
             self.profile_document(document)
-        return self.on_document_change(domain_id)
+        return self.on_document_change(domain_id, kb_id=kb_id)
 
     def load_index(self) -> list[str]:
         """Start-up: domains with documents but no row (or an empty one) are generated; returns them."""
         from kb.models import Document, DocumentStatus, KnowledgeDomain
 
         have = set(KnowledgeDomain.objects.exclude(when_to_retrieve__isnull=True).exclude(when_to_retrieve="")
-                   .values_list("domain_id", flat=True))
-        wanted = set(Document.objects.filter(status=DocumentStatus.READY).values_list("domain", flat=True))
+                   .values_list("kb_id", "domain_id"))
+        wanted = set(Document.objects.filter(status=DocumentStatus.READY).values_list("kb_id", "domain"))
         missing = sorted(wanted - have)
-        for domain_id in missing:
-            unprofiled = Document.objects.filter(domain=domain_id, status=DocumentStatus.READY,
+        for kb_id, domain_id in missing:
+            unprofiled = Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY,
                                                  metadata__covers__isnull=True)
             for document in unprofiled:
                 self.profile_document(document)
-            self.on_document_change(domain_id)
-        return missing
+            self.on_document_change(domain_id, kb_id=kb_id)
+        return [domain_id for _, domain_id in missing]
 
 
 def document_text(document: Document, limit: int = PROFILE_INPUT_CHARS) -> str:

@@ -86,7 +86,8 @@ class DocumentIngester:
         # An upsert, so a resumed run may repeat it for entries an interrupted run already wrote.
         self.lexical.add(ids=[c.pk for c in children],
                          texts=[retrieval_text(c.context, c.content) for c in children],
-                         document_ids=[document.pk] * len(children), domains=[document.domain] * len(children))
+                         document_ids=[document.pk] * len(children), domains=[document.domain] * len(children),
+                         kb_ids=[document.kb_id] * len(children))
         self.on_progress(document.pk, STORED)
         return PreparedDocument(document=document, children=children, pending=list(pending))
 
@@ -95,7 +96,7 @@ class DocumentIngester:
         document = prepared.document
         ids = [c.pk for c in batch]
         self.vectors.upsert(ids=ids, vectors=matrix, document_ids=[document.pk] * len(batch),
-                            domains=[document.domain] * len(batch))
+                            domains=[document.domain] * len(batch), kb_ids=[document.kb_id] * len(batch))
         # The Milvus primary key is the chunk id. No row updated: the chunks were deleted meanwhile (document
         # deleted or re-queued), and their delete may have purged the store before this upsert: undo it.
         if Chunk.objects.filter(pk__in=ids).update(vector_id=F("id")) == 0:

@@ -17,6 +17,8 @@ class RetrieveRequest(serializers.Serializer):
     query = serializers.CharField(trim_whitespace=True, allow_blank=True,
                                   error_messages={"required": "query is required", "invalid": "query must be text"})
     top_k = serializers.JSONField(required=False)
+    kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+                               allow_empty=False)
 
     def __init__(self, *args: Any, max_chars: int, default_top_k: int, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -55,7 +57,9 @@ class RetrieveView(APIView):
     @extend_schema(
         request=inline_serializer("RetrieveRequest", {
             "query": serializers.CharField(), "top_k": serializers.IntegerField(required=False, min_value=1,
-                                                                                 max_value=MAX_TOP_K)}),
+                                                                                 max_value=MAX_TOP_K),
+            "kb": serializers.ListField(child=serializers.IntegerField(), required=False,
+                                        help_text="knowledge-base ids; every readable one when absent")}),
         responses={200: inline_serializer("RetrieveResponse", {
             "chunks": inline_serializer("RetrievedChunk", _CHUNK_FIELDS, many=True), "grade": serializers.DictField(),
             "timings_ms": serializers.DictField(child=serializers.FloatField())}),
@@ -63,7 +67,7 @@ class RetrieveView(APIView):
                                                       "fields": serializers.DictField()})})
     def post(self, request: Request) -> Response:
         try:
-            return Response(retrieve(request.data))
+            return Response(retrieve(request.data, user=request.user))
         except RetrieveInputError as exc:
             return Response({"error": exc.message, "fields": exc.fields}, status=400)
 
@@ -74,13 +78,18 @@ class RetrieveInputError(ValueError):
         self.message, self.fields = message, fields
 
 
-def retrieve(data: Any) -> dict[str, Any]:
-    """Validate a retrieve request and run the one-shot pipeline on one config snapshot.
+def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
+    """Validate a retrieve request and run the one-shot pipeline on one config snapshot, searching only
+    the knowledge bases `user` may read (or the readable ones it names in `kb`).
 
     The REST view and the MCP server's search tool both come here, so they validate and answer
-    alike; raises RetrieveInputError (first problem as text, all of them by field).
+    alike; raises RetrieveInputError (first problem as text, all of them by field) and Http404 for a
+    knowledge base the user cannot read.
     """
+    from django.http import Http404
+
     from config_admin.conf import ai_config
+    from kb.access import KbNotFound, requested_kb_ids
     from kb.retrieval.compose import build_one_shot_retriever
 
     snapshot = ai_config.snapshot()
@@ -91,7 +100,11 @@ def retrieve(data: Any) -> dict[str, Any]:
         raise RetrieveInputError(f"{field}: {messages[0]}", dict(form.errors))
     query: str = form.validated_data["query"]
     top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
-    evidence = build_one_shot_retriever(snapshot, top_k=top_k).run(query=query, top_k=top_k)
+    try:
+        kb_ids = requested_kb_ids(user, form.validated_data.get("kb"))
+    except KbNotFound:
+        raise Http404("no such knowledge base") from None
+    evidence = build_one_shot_retriever(snapshot, kb_ids=kb_ids, top_k=top_k).run(query=query, top_k=top_k)
     return {
         "chunks": [_chunk_json(c.as_dict()) for c in evidence.chunks],
         "grade": evidence.grade.as_dict(),

@@ -5,7 +5,7 @@ so they run the same stages with the same flags (HyDE, web compensation) from on
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -53,9 +53,11 @@ def _read_or_none(snapshot: Mapping[str, Any], key: str) -> Any:
         return None
 
 
-def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None = None) -> OneShotRetriever:
-    """The RULE_PLANNER retriever for one request: web compensation when a web search is configured,
-    HyDE when retrieval.hyde.enabled and a model is there to write the hypothetical answer."""
+def build_one_shot_retriever(snapshot: Mapping[str, Any], *, kb_ids: Collection[int],
+                             top_k: int | None = None) -> OneShotRetriever:
+    """The RULE_PLANNER retriever for one request, searching only the knowledge bases in `kb_ids`: web
+    compensation when a web search is configured, HyDE when retrieval.hyde.enabled and a model is there
+    to write the hypothetical answer."""
     from docmind.backends import get_chat_model, get_embedder, get_reranker, get_web_search
     from kb.search import get_searcher
 
@@ -68,23 +70,27 @@ def build_one_shot_retriever(snapshot: Mapping[str, Any], *, top_k: int | None =
         hyde = HydeExpander(embedder=embedder, write_answer=writer)
     # Pool threads outlive requests: around each branch, drop the thread's DB connection (CONN_MAX_AGE=0),
     # so an idle pool holds none and a server-side close (MySQL wait_timeout) is never met.
-    return OneShotRetriever(searcher=get_searcher(), embedder=embedder, reranker=get_reranker(), params=params,
-                            web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections)
+    return OneShotRetriever(searcher=get_searcher().scoped(kb_ids), embedder=embedder, reranker=get_reranker(),
+                            params=params, web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections)
 
 
-def build_hybrid_search(params: RetrievalParams, *, embed_query: Callable[[str], np.ndarray]) -> HybridSearch:
-    """The hybrid search of the agentic searchDocs tool, configured like the one-shot path's."""
+def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
+                        embed_query: Callable[[str], np.ndarray]) -> HybridSearch:
+    """The hybrid search of the agentic searchDocs tool, configured like the one-shot path's (and, like it,
+    searching only the knowledge bases in `kb_ids`)."""
     from kb.search import get_searcher
 
-    return HybridSearch(searcher=get_searcher(), embed_query=embed_query, candidate_k=params.candidate_k,
+    return HybridSearch(searcher=get_searcher().scoped(kb_ids), embed_query=embed_query, candidate_k=params.candidate_k,
                         vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
                         on_worker_thread=close_old_connections)
 
 
-def build_evidence_finisher(params: RetrievalParams, *, web: WebSearcher | None = None) -> EvidenceFinisher:
-    """The shared tail for the agentic finalize(): pass it the union of all tool results."""
+def build_evidence_finisher(params: RetrievalParams, *, kb_ids: Collection[int],
+                            web: WebSearcher | None = None) -> EvidenceFinisher:
+    """The shared tail for the agentic finalize(): pass it the union of all tool results (its vector and
+    parent lookups see only the knowledge bases in `kb_ids`)."""
     from docmind.backends import get_embedder, get_reranker
     from kb.search import get_searcher
 
-    return build_finisher(params=params, searcher=get_searcher(), embedder=get_embedder(),
+    return build_finisher(params=params, searcher=get_searcher().scoped(kb_ids), embedder=get_embedder(),
                           reranker=get_reranker(), web=web)

@@ -467,7 +467,9 @@
 
   function startTurn(message) {
     const docId = els.picker.value ? parseInt(els.picker.value, 10) : null;
-    const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId };
+    const kbPicker = $("kb-picker");
+    const kb = kbPicker && kbPicker.value ? [parseInt(kbPicker.value, 10)] : null;
+    const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId, kb };
     addUserMessage(message);
     state.turn = addAssistantTurn();
     state.turn.question = message;
@@ -675,6 +677,18 @@
   document.querySelectorAll(".suggestion").forEach((b) => b.addEventListener("click", () => {
     if (!state.streaming) startTurn(b.textContent.trim());
   }));
+  // Choosing a knowledge base narrows the document list to its documents.
+  const kbPicker = $("kb-picker");
+  if (kbPicker) kbPicker.addEventListener("change", () => {
+    Array.from(els.picker.options).forEach((o) => {
+      if (!o.value) return;
+      o.hidden = !!kbPicker.value && o.dataset.kb !== kbPicker.value;
+    });
+    if (els.picker.selectedOptions[0] && els.picker.selectedOptions[0].hidden) {
+      els.picker.value = "";
+      els.picker.dispatchEvent(new Event("change"));
+    }
+  });
   els.picker.addEventListener("change", () => {
     const opt = els.picker.selectedOptions[0];
     els.docNote.textContent = els.picker.value

@@ -47,6 +47,6 @@ def test_it_can_be_enabled_where_the_runner_works(client, admin_user):
 
 def test_an_enabled_row_on_a_machine_without_the_runner_withdraws_execute_code(no_runner):
     SysAiConfig.objects.filter(key="sandbox.enabled").update(value="true", updated_at=timezone.now())
-    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None)
+    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None, kb_ids=frozenset())
     assert loop.sandbox is None
     assert "executeCode" not in {t.name for t in loop.tools}

@@ -10,14 +10,17 @@ from kb.search import get_searcher
 
 
 @pytest.fixture
-def kb_index(settings, tmp_path):
-    """Empty vector and BM25 collections, and uploads stored under a temp dir."""
+def kb_index(settings, tmp_path, db):
+    """Empty vector and BM25 collections, uploads stored under a temp dir, and a searcher scoped to the
+    default knowledge base (where documents go when none is named)."""
     settings.MEDIA_ROOT = tmp_path / "media"
     store = get_vector_store()
     embedder = get_embedder()
     store.reset(embedder_name=embedder.name, dim=embedder.dim)
     get_lexical_index().reset()
-    return get_searcher()
+    from kb.access import kb_default
+
+    return get_searcher().scoped([kb_default().pk])
 
 
 def text_file(name: str, text: str, encoding: str = "utf-8") -> ContentFile:

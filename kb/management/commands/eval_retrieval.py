@@ -81,7 +81,11 @@ class Command(BaseCommand):
         params = retrieval_params(values, top_k=options["top_k"])
         reranker = {"configured": get_reranker, "local": LocalReranker, "identity": IdentityReranker}[
             options["reranker"]]()
-        return OneShotRetriever(searcher=get_searcher(), embedder=get_embedder(), reranker=reranker, params=params)
+        from kb.access import kb_default
+
+        # The evaluation documents go to the default knowledge base: search exactly that one.
+        return OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(),
+                                reranker=reranker, params=params)
 
     @staticmethod
     def _ask(retriever: Any, question: str, domain: str) -> Outcome:

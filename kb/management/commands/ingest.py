@@ -1,4 +1,4 @@
-"""manage.py ingest PATH… [--domain D] [--title T]: queue files/folders and wait until they are indexed."""
+"""manage.py ingest PATH… [--domain D] [--kb NAME] [--title T]: queue files/folders and wait until they are indexed."""
 from __future__ import annotations
 
 import os
@@ -42,13 +42,16 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+")
         parser.add_argument("--domain", default="general")
         parser.add_argument("--title", default=None, help="title (only with a single file)")
+        parser.add_argument("--kb", default=None, help="knowledge base (name or id); the default one when absent")
 
-    def handle(self, *args, paths: list[str], domain: str, title: str | None, **options) -> None:
+    def handle(self, *args, paths: list[str], domain: str, title: str | None, kb: str | None = None,
+               **options) -> None:
         from kb.ingestion.worker import process_pending_documents
         from kb.models import Document, DocumentStatus
         from kb.selectors import child_chunk_count
         from kb.services import IngestError, document_ingest_path
 
+        target = _knowledge_base(kb)
         files = collect_files(paths, allowed_roots())
         if title and len(files) != 1:
             raise CommandError("--title needs exactly one file")
@@ -56,7 +59,7 @@ class Command(BaseCommand):
         created, duplicates, failed = [], 0, []
         for path in files:
             try:
-                document, is_new = document_ingest_path(path=path, domain=domain, title=title)
+                document, is_new = document_ingest_path(path=path, domain=domain, title=title, kb=target)
             except IngestError as exc:
                 failed.append((path, str(exc)))
                 continue
@@ -77,3 +80,17 @@ class Command(BaseCommand):
             self.stderr.write(f"failed: {path}: {reason}")
         self.stdout.write(f"created {len(created)}, ready {ready}, duplicates {duplicates}, failed {len(failed)}, "
                           f"child chunks {chunks}")
+
+
+def _knowledge_base(value: str | None):
+    from kb.access import kb_default
+    from kb.models import KnowledgeBase
+
+    if not value:
+        return kb_default()
+    found = KnowledgeBase.objects.filter(name=value).first()
+    if found is None and value.isdigit():
+        found = KnowledgeBase.objects.filter(pk=int(value)).first()
+    if found is None:
+        raise CommandError(f"no knowledge base named {value!r}")
+    return found

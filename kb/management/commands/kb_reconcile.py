@@ -25,11 +25,20 @@ class Command(BaseCommand):
                           f"without chunks: {len(report.orphan_lexical)}")
         self.stdout.write(f"chunks of failed documents: {len(report.failed_chunks)} "
                           f"(vectors: {len(report.failed_vectors)}, BM25 entries: {len(report.failed_lexical)})")
+        self.stdout.write(f"entries in the wrong knowledge base: vectors {len(report.wrong_kb_vectors)}, "
+                          f"BM25 {len(report.wrong_kb_lexical)}")
+        if report.kb_field_missing:
+            # A Milvus partition key cannot be added to an existing collection: the collections are rebuilt.
+            self.stdout.write(f"collections without the kb_id field: {', '.join(report.kb_field_missing)}; "
+                              "knowledge-base filters cannot run on them: run `python manage.py kb_reindex`")
         if not repair:
             if not report.clean:
                 self.stdout.write("run with --repair to fix")
             return
         from docmind.backends import get_ingest_embedder
 
+        if report.kb_field_missing:
+            self.stdout.write("--repair does not rebuild collections; run `python manage.py kb_reindex` first")
+            return
         fixed = reconciler.repair(report, embedder=get_ingest_embedder())
         self.stdout.write(f"repaired: {fixed}")

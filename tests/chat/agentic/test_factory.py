@@ -28,9 +28,17 @@ def kb(settings, tmp_path, django_capture_on_commit_callbacks):
 
 
 def test_the_offline_loop_answers_a_comparison_from_both_documents(kb):
-    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None)
+    from kb.access import kb_default
+
+    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None, kb_ids=frozenset({kb_default().pk}))
     assert "available_knowledge_domains" in loop.system_prompt() and "city" in loop.system_prompt()
     assert loop.tools == offered_tools(web_enabled=False, sandbox_enabled=False)
     result = loop.run(question="北京和上海的常住人口分别是多少？")
     assert len(result.tool_calls) == 2 and result.planner == "offline"
     assert {"北京", "上海"} <= {c.document_title for c in result.evidence.chunks}
+
+
+def test_the_loop_of_a_reader_of_no_knowledge_base_finds_nothing_and_shows_no_map(kb):
+    loop = build_orchestrator(snapshot=ai_config.snapshot(), chat_model=None, kb_ids=frozenset())
+    assert "北京" not in loop.system_prompt() and "city" not in loop.system_prompt()
+    assert loop.docs.hybrid("北京 常住人口", k=5) == [] == loop.docs.lexical("北京 常住人口", k=5)

@@ -16,7 +16,8 @@ def _milvus_vector_hits(store, vector, k, **filters):
 
     hits = store.client.search(store.collection, data=[np.asarray(vector, np.float32)], anns_field="vector", limit=k,
                                filter=build_filter(domains=filters.get("domains"),
-                                                   document_ids=filters.get("document_ids")),
+                                                   document_ids=filters.get("document_ids"),
+                                                   kb_ids=filters.get("kb_ids")),
                                search_params={"metric_type": "COSINE"})
     return [(int(h["id"]), float(h["distance"])) for h in hits[0]]
 
@@ -48,17 +49,18 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     ids = list(range(1, 61))
     store.upsert(ids=ids[:40], vectors=vectors[:40], document_ids=[i // 10 for i in ids[:40]],
-                 domains=["a" if i % 2 else "b" for i in ids[:40]])
+                 domains=["a" if i % 2 else "b" for i in ids[:40]], kb_ids=[1 + i % 3 for i in ids[:40]])
     store.flush()
     query = rng.normal(size=dim).astype(np.float32)
     _same(store.search(query, k=10), _milvus_vector_hits(store, query, 10))  # first use: loaded from Milvus
     store.upsert(ids=ids[30:], vectors=vectors[30:][::-1].copy(), document_ids=[i // 10 for i in ids[30:]],
-                 domains=["a"] * 30)  # 30..39 replaced, 40..59 new
+                 domains=["a"] * 30, kb_ids=[1 + i % 3 for i in ids[30:]])  # 30..39 replaced, 40..59 new
     store.flush()
     store.delete_documents([1])
     store.delete_ids([25, 26])
     store.flush()
-    for filters in ({}, {"domains": ["a"]}, {"document_ids": [2, 4, 5]}, {"domains": ["b"], "document_ids": [2]}):
+    for filters in ({}, {"domains": ["a"]}, {"document_ids": [2, 4, 5]}, {"domains": ["b"], "document_ids": [2]},
+                    {"kb_ids": [1]}, {"kb_ids": [2, 3], "domains": ["a"]}, {"kb_ids": [99]}):
         _same(store.search(query, k=15, **filters), _milvus_vector_hits(store, query, 15, **filters))
     fetched = store.fetch([31, 15, 25])
     assert set(fetched) == {31}
@@ -66,7 +68,10 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
     # A new process: Milvus answers while the in-process index is rebuilt from what it holds.
     store._local = DenseIndex(dim=dim, load=store._read_all)
     _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
+    _same(store.search(query, k=60, kb_ids=[2]), _milvus_vector_hits(store, query, 60, kb_ids=[2]))
     store.warm_up(wait=True)
+    alive = set(range(1, 61)) - set(range(10, 20)) - {25, 26}
+    assert {pk for pk, _ in store.search(query, k=60, kb_ids=[2])} == {i for i in alive if i % 3 == 1}
     assert store._local.ready
     _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
     embedder = get_embedder()
@@ -81,18 +86,28 @@ def test_lexical_tokens_and_scores_match_milvus_lite_bm25(kb_index):
              "Rust is a systems programming language with a Borrow Checker.", "熊猫宝宝在成都出生，竹子是熊猫的主食。",
              "发票丢失时，报销需要部门经理审批和说明。"]
     milvus = MilvusLexicalIndex(client=get_vector_store().client)
-    milvus.add(ids=[1, 2, 3, 4, 5], texts=texts, document_ids=[1, 1, 2, 3, 3], domains=["a", "a", "b", "b", "b"])
+    milvus.add(ids=[1, 2, 3, 4, 5], texts=texts, document_ids=[1, 1, 2, 3, 3], domains=["a", "a", "b", "b", "b"],
+               kb_ids=[1] * 5)
     local = Bm25Index(terms=term_ids, load=milvus._read_all, k1=1.5)
     for query in ["熊猫吃什么竹子", "报销发票要谁审批", "borrow checker", "大熊猫 熊猫"]:
         _same(local.search(query, k=5), milvus.search(query, k=5))
     _same(local.search("报销 熊猫", k=5, domains=["b"]), milvus.search("报销 熊猫", k=5, domains=["b"]))
+    # A second knowledge base: the Milvus expression and the in-process mask let the same rows through.
+    # Scores may differ: kb_id is the partition key, and Milvus takes BM25 statistics per partition, the
+    # in-process index over every row, so across bases the order may differ too; the rows matched are the same.
+    milvus.add(ids=[6, 7], texts=["熊猫报销竹子", "报销熊猫"], document_ids=[4, 4], domains=["b", "b"], kb_ids=[2, 2])
+    local = Bm25Index(terms=term_ids, load=milvus._read_all, k1=1.5)
+    for kb_ids in ([1], [2], [1, 2], [7]):
+        assert ({pk for pk, _ in local.search("报销 熊猫 竹子", k=10, kb_ids=kb_ids)}
+                == {pk for pk, _ in milvus.search("报销 熊猫 竹子", k=10, kb_ids=kb_ids)})
+    assert {pk for pk, _ in milvus.search("报销 熊猫 竹子", k=5, kb_ids=[2])} == {6, 7}
 
 
 def test_lexical_index_stays_in_step_with_writes(kb_index):
     lexical = get_lexical_index()
-    lexical.add(ids=[1, 2], texts=["熊猫吃竹子", "报销发票"], document_ids=[1, 2], domains=["a", "a"])
+    lexical.add(ids=[1, 2], texts=["熊猫吃竹子", "报销发票"], document_ids=[1, 2], domains=["a", "a"], kb_ids=[1, 1])
     assert [pk for pk, _ in lexical.search("熊猫", k=5)] == [1]
-    lexical.add(ids=[3, 1], texts=["熊猫宝宝", "差旅报销"], document_ids=[3, 1], domains=["a", "a"])
+    lexical.add(ids=[3, 1], texts=["熊猫宝宝", "差旅报销"], document_ids=[3, 1], domains=["a", "a"], kb_ids=[1, 1])
     assert [pk for pk, _ in lexical.search("熊猫", k=5)] == [3]
     lexical.delete_documents([3])
     lexical.delete_ids([2])
@@ -107,8 +122,8 @@ def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, mo
 
     store, lexical = get_vector_store(), get_lexical_index()
     vector = np.ones(store.dim, np.float32)
-    store.upsert(ids=[1], vectors=vector[None], document_ids=[1], domains=["a"])
-    lexical.add(ids=[1], texts=["熊猫吃竹子"], document_ids=[1], domains=["a"])
+    store.upsert(ids=[1], vectors=vector[None], document_ids=[1], domains=["a"], kb_ids=[1])
+    lexical.add(ids=[1], texts=["熊猫吃竹子"], document_ids=[1], domains=["a"], kb_ids=[1])
     assert [pk for pk, _ in store.search(vector, k=5)] == [1] == [pk for pk, _ in lexical.search("熊猫", k=5)]
 
     delete = store.client.delete
@@ -150,8 +165,8 @@ def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(kb_
     vectors = rng.normal(size=(30, store.dim)).astype(np.float32)
     ids = list(range(1, 31))
     texts = [f"第{i}条：差旅报销需要在三十天内提交发票。" if i % 2 else f"第{i}条：大熊猫主要吃竹子。" for i in ids]
-    store.upsert(ids=ids, vectors=vectors, document_ids=[i // 10 for i in ids], domains=["a"] * 30)
-    lexical.add(ids=ids, texts=texts, document_ids=[i // 10 for i in ids], domains=["a"] * 30)
+    store.upsert(ids=ids, vectors=vectors, document_ids=[i // 10 for i in ids], domains=["a"] * 30, kb_ids=[1] * 30)
+    lexical.add(ids=ids, texts=texts, document_ids=[i // 10 for i in ids], domains=["a"] * 30, kb_ids=[1] * 30)
     store.delete_ids([3])
     lexical.delete_ids([3])
     for index in (store, lexical):
@@ -161,8 +176,8 @@ def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(kb_
     store_2, lexical_2 = reopen(load=_no_read)
     _same(store_2.search(query, k=10), store.search(query, k=10))
     _same(lexical_2.search("报销发票", k=10), lexical.search("报销发票", k=10))
-    store_2.upsert(ids=[31], vectors=vectors[:1], document_ids=[9], domains=["a"])
-    lexical_2.add(ids=[31], texts=["发票报销"], document_ids=[9], domains=["a"])
+    store_2.upsert(ids=[31], vectors=vectors[:1], document_ids=[9], domains=["a"], kb_ids=[1])
+    lexical_2.add(ids=[31], texts=["发票报销"], document_ids=[9], domains=["a"], kb_ids=[1])
 
     store_3, lexical_3 = reopen()
     _same(store_3.search(query, k=10), store_2.search(query, k=10))

@@ -40,11 +40,11 @@ def test_a_change_re_aggregates_only_that_domain_and_keeps_an_admin_description(
     pay = _doc("支付手册", "payment", "# 支付失败排查\n支付超时。")
     _doc("部署手册", "infra", "# 容器部署\n镜像构建。")
     for domain in ("payment", "infra"):
-        service.on_document_change(domain)
+        service.on_document_change(domain, kb_id=pay.kb_id)
     KnowledgeDomain.objects.filter(domain_id="payment").update(description="管理员写的描述")
     infra_before = KnowledgeDomain.objects.get(domain_id="infra").updated_at
     pay.delete()
-    row = service.on_document_change("payment")
+    row = service.on_document_change("payment", kb_id=pay.kb_id)
     assert row.description == "管理员写的描述" and row.document_count == 0 and row.when_to_retrieve == ""
     assert KnowledgeDomain.objects.get(domain_id="infra").updated_at == infra_before
 
@@ -60,7 +60,7 @@ def test_load_index_generates_domains_without_a_row(service):
 def test_the_knowledge_map_lists_ready_documents_with_their_covers(service):
     doc = _doc("支付手册", "payment", "# 支付失败排查\n支付超时。")
     service.on_document_ingested(doc)
-    data = yaml.safe_load(current_knowledge_map())
+    data = yaml.safe_load(current_knowledge_map(kb_ids=[doc.kb_id]))
     domain = data["available_knowledge_domains"][0]
     assert domain["domain_id"] == "payment" and domain["documents"][0]["title"] == "支付手册"
     assert "支付失败排查" in domain["documents"][0]["covers"]
@@ -71,7 +71,7 @@ def test_regeneration_cleans_a_domain_written_with_markup_in_its_tags(service):
     Document.objects.filter(pk=doc.pk).update(metadata={"covers": ["##", "乘坐", "交通"], "when_to_retrieve": "x"})
     KnowledgeDomain.objects.create(domain_id="hr", description="hr：##、乘坐、交通",
                                    when_to_retrieve="用户问题涉及##、乘坐、交通时检索")
-    row = service.regenerate("hr")
+    row = service.regenerate("hr", kb_id=doc.kb_id)
     doc.refresh_from_db()
     assert "##" not in doc.metadata["covers"] and "乘坐交通" in doc.metadata["covers"]
     assert "#" not in row.description and row.description.startswith("hr：")
@@ -79,15 +79,33 @@ def test_regeneration_cleans_a_domain_written_with_markup_in_its_tags(service):
 
 
 def test_an_admin_description_is_kept_but_loses_its_markup(service):
-    _doc("差旅手册", "hr", "## 乘坐交通\n乘坐高铁二等座。")
+    doc = _doc("差旅手册", "hr", "## 乘坐交通\n乘坐高铁二等座。")
     KnowledgeDomain.objects.create(domain_id="hr", description="**人事**制度、##、差旅")
-    assert service.on_document_change("hr").description == "人事制度、差旅"
+    assert service.on_document_change("hr", kb_id=doc.kb_id).description == "人事制度、差旅"
 
 
 def test_the_knowledge_map_never_shows_markup_covers(service):
     doc = _doc("差旅手册", "hr", "乘坐高铁。")
     Document.objects.filter(pk=doc.pk).update(metadata={"covers": ["##", "<b>乘坐</b>"]})
     KnowledgeDomain.objects.create(domain_id="hr", description="hr：##、乘坐", when_to_retrieve="涉及##、乘坐时检索")
-    [domain] = yaml.safe_load(current_knowledge_map())["available_knowledge_domains"]
+    [domain] = yaml.safe_load(current_knowledge_map(kb_ids=[doc.kb_id]))["available_knowledge_domains"]
     assert domain["documents"][0]["covers"] == ["乘坐"]
     assert (domain["description"], domain["when_to_retrieve"]) == ("hr：乘坐", "涉及乘坐时检索")
+
+
+def test_domains_and_the_map_are_per_knowledge_base(service):
+    from kb import services
+
+    other = services.kb_create(name="other")
+    mine = _doc("支付手册", "payment", "# 支付失败排查\n支付超时。")
+    theirs = Document.objects.create(title="机密手册", file_type="txt", domain="payment", status=DocumentStatus.READY,
+                                     checksum="theirs", kb=other, metadata={"covers": ["机密条款"]})
+    service.on_document_ingested(mine)
+    service.on_document_change("payment", kb_id=other.pk)
+    assert KnowledgeDomain.objects.filter(domain_id="payment").count() == 2
+    mine_row = KnowledgeDomain.objects.get(domain_id="payment", kb_id=mine.kb_id)
+    assert "机密" not in (mine_row.when_to_retrieve or "") and mine_row.document_count == 1
+    text = current_knowledge_map(kb_ids=[mine.kb_id])
+    assert "支付手册" in text and "机密" not in text
+    assert theirs.title in current_knowledge_map(kb_ids=[other.pk])
+    assert current_knowledge_map(kb_ids=[]).strip().endswith("[]")

@@ -35,7 +35,7 @@ def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(kb_index, tm
     store = get_vector_store()
     vector = store.fetch([child.pk])[child.pk]
     store.delete_ids([child.pk])
-    store.upsert(ids=[987654], vectors=vector.reshape(1, -1), document_ids=[42], domains=["general"])
+    store.upsert(ids=[987654], vectors=vector.reshape(1, -1), document_ids=[42], domains=["general"], kb_ids=[1])
     store.flush()
     capsys.readouterr()
     call_command("kb_reconcile")

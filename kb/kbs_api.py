@@ -1,0 +1,174 @@
+"""/api/kbs/: knowledge bases the caller can read, and their read/edit grants.
+
+An id the caller cannot read answers 404 exactly like an unknown one, so the API never confirms
+that a knowledge base exists; one it can read but not edit answers 403 to a change.
+"""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.http import Http404
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from kb import access, services
+from kb.models import KbAccess, KbGrant, KnowledgeBase
+
+
+class KnowledgeBaseSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", default=None, read_only=True)
+    can_edit = serializers.SerializerMethodField()
+
+    class Meta:
+        model = KnowledgeBase
+        fields = ["id", "name", "description", "owner", "is_default", "can_edit", "created_at", "updated_at"]
+        read_only_fields = fields
+
+    def get_can_edit(self, kb: KnowledgeBase) -> bool:
+        return kb.pk in self.context.get("editable", frozenset())
+
+
+class KnowledgeBaseWrite(serializers.Serializer):
+    name = serializers.CharField(max_length=128)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class KnowledgeBasePatch(serializers.Serializer):
+    name = serializers.CharField(max_length=128, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+
+
+class GrantSerializer(serializers.ModelSerializer):
+    user = serializers.CharField(source="user.username", default=None, read_only=True)
+    group = serializers.CharField(source="group.name", default=None, read_only=True)
+
+    class Meta:
+        model = KbGrant
+        fields = ["id", "user", "group", "access", "created_at"]
+        read_only_fields = fields
+
+
+class GrantWrite(serializers.Serializer):
+    user = serializers.CharField(required=False)
+    group = serializers.CharField(required=False)
+    access = serializers.ChoiceField(choices=KbAccess.choices, required=False, default=KbAccess.READ)
+
+    def validate(self, data):
+        if ("user" in data) == ("group" in data):
+            raise serializers.ValidationError("give exactly one of user or group")
+        return data
+
+
+def readable_kb(user, pk: int) -> KnowledgeBase:
+    """The knowledge base `pk` if `user` may read it; Http404 otherwise (unknown or not readable alike)."""
+    if pk not in access.readable_kb_ids(user):
+        raise Http404("no such knowledge base")
+    return KnowledgeBase.objects.get(pk=pk)
+
+
+def editable_kb(user, pk: int) -> KnowledgeBase:
+    kb = readable_kb(user, pk)
+    if kb.pk not in access.editable_kb_ids(user):
+        raise PermissionDenied("you may read this knowledge base but not change it")
+    return kb
+
+
+def _error(exc: Exception) -> Response:
+    return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class KnowledgeBaseListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=KnowledgeBaseSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        context = {"editable": access.editable_kb_ids(request.user)}
+        return Response(KnowledgeBaseSerializer(access.readable_kbs(request.user), many=True, context=context).data)
+
+    @extend_schema(request=KnowledgeBaseWrite, responses={201: KnowledgeBaseSerializer})
+    def post(self, request: Request) -> Response:
+        if not access.can_create_kb(request.user):
+            raise PermissionDenied("only administrators and knowledge-base editors may create knowledge bases")
+        form = KnowledgeBaseWrite(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            kb = services.kb_create(owner=request.user, **form.validated_data)
+        except services.IngestError as exc:
+            return _error(exc)
+        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}}).data,
+                        status=status.HTTP_201_CREATED)
+
+
+class KnowledgeBaseDetailView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=KnowledgeBaseSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        kb = readable_kb(request.user, pk)
+        return Response(KnowledgeBaseSerializer(kb, context={"editable": access.editable_kb_ids(request.user)}).data)
+
+    @extend_schema(request=KnowledgeBasePatch, responses=KnowledgeBaseSerializer)
+    def patch(self, request: Request, pk: int) -> Response:
+        kb = editable_kb(request.user, pk)
+        form = KnowledgeBasePatch(data=request.data, partial=True)
+        form.is_valid(raise_exception=True)
+        try:
+            kb = services.kb_update(kb=kb, **form.validated_data)
+        except services.IngestError as exc:
+            return _error(exc)
+        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}}).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        kb = editable_kb(request.user, pk)
+        try:
+            services.kb_delete(kb=kb)
+        except services.IngestError as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class KnowledgeBaseGrantsView(APIView):
+    """Grants of one knowledge base: editors of that base and administrators only."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=GrantSerializer(many=True))
+    def get(self, request: Request, pk: int) -> Response:
+        kb = editable_kb(request.user, pk)
+        grants = kb.grants.select_related("user", "group").order_by("id")
+        return Response(GrantSerializer(grants, many=True).data)
+
+    @extend_schema(request=GrantWrite, responses={201: GrantSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        kb = editable_kb(request.user, pk)
+        holder = self._holder(request)
+        grant = services.kb_grant(kb=kb, access=self._form.validated_data["access"], **holder)
+        return Response(GrantSerializer(grant).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=GrantWrite, responses={204: None, 404: inline_serializer(
+        "GrantNotFound", {"error": serializers.CharField()})})
+    def delete(self, request: Request, pk: int) -> Response:
+        kb = editable_kb(request.user, pk)
+        if not services.kb_revoke(kb=kb, **self._holder(request)):
+            return Response({"error": "no such grant"}, status=status.HTTP_404_NOT_FOUND)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    def _holder(self, request: Request) -> dict:
+        self._form = GrantWrite(data=request.data)
+        self._form.is_valid(raise_exception=True)
+        data = self._form.validated_data
+        if "user" in data:
+            user = get_user_model().objects.filter(username=data["user"]).first()
+            if user is None:
+                raise serializers.ValidationError({"user": ["no such user"]})
+            return {"user": user}
+        group = Group.objects.filter(name=data["group"]).first()
+        if group is None:
+            raise serializers.ValidationError({"group": ["no such group"]})
+        return {"group": group}
