@@ -27,7 +27,8 @@ def test_a_cancelled_agentic_loop_logs_no_traceback_and_leaves_the_turn_line_to_
     guard = StageGuard(cancel)
     with caplog.at_level(logging.DEBUG, logger="chat.pipeline.steps"):
         with pytest.raises(TurnCancelled):
-            list(steps.agentic(stages=SimpleNamespace(snapshot={}, chat_model=None, kb_ids=frozenset()), turn=turn, classification=None,
+            stages = SimpleNamespace(snapshot={}, chat_model=None, kb_ids=frozenset())
+            list(steps.agentic(stages=stages, turn=turn, classification=None,
                                guard=guard))
         guard.settle()  # the loop's thread reports its own end after the turn has already stopped
     records = [r for r in caplog.records if r.name == "chat.pipeline.steps"]
