@@ -137,7 +137,7 @@ def remote(settings, scripted_openai):
 
     settings.OPENAI_API_KEY = "test-key"
     settings.OPENAI_BASE_URL = scripted_openai.base_url
-    settings.LLM_TIMEOUT_SECONDS = 2
+    settings.LLM_TIMEOUT_SECONDS = 10  # the scripted server answers at once; a loaded machine must not time it out
     reset_backends()
     scripted_openai.respond_with(lambda body: "{}")  # classifier and anything else unscripted
     yield scripted_openai
