@@ -188,8 +188,8 @@ def test_stop_during_a_slow_retrieval_ends_the_turn_within_a_second_and_logs_one
 
     stuck = _StuckRetriever()
 
-    def stages(snapshot):
-        built = build_stages(snapshot)
+    def stages(snapshot, *, kb_ids):
+        built = build_stages(snapshot, kb_ids=kb_ids)
         built._retriever = stuck
         return built
 

@@ -27,7 +27,10 @@ from kb import services
 from kb.models import KbAccess
 from tests.fakes.openai_server import tool_calls
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# Transactional (chat turns run on worker threads with their own connections), without serialized
+# rollback: the user fixtures seed the roles and the default knowledge base is made on demand, while
+# restoring serialized content types after an earlier test's flush would collide.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 HR_MARKER, FIN_MARKER = "ZEBRAQUARTZ", "MANGOFLUX"
 HR_TITLE, FIN_TITLE = f"人事手册{HR_MARKER}", f"财务手册{FIN_MARKER}"
