@@ -119,4 +119,8 @@ def reset_backends() -> None:
         if close is not None:
             close()
     for factory in built_once.instances:
+        # A replaced store must stop its background work (snapshot saves) before it is forgotten.
+        retire = getattr(factory(), "retire", None) if factory.is_built else None
+        if retire is not None:
+            retire()
         factory.cache_clear()

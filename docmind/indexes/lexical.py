@@ -126,6 +126,11 @@ class MilvusLexicalIndex(MilvusCollection):
         scored = [(int(hit["id"]), abs(float(hit["distance"]))) for hit in hits[0]]
         return [(pk, score) for pk, score in scored if score > 0]
 
+    def retire(self) -> None:
+        """Stop the in-process copy's background snapshot saves: a new store replaces this one."""
+        if self._local is not None:
+            self._local.retire()
+
     def reset(self) -> None:
         with self._lock, self._local.lock if self._local is not None else nullcontext():
             if self._local is not None:

@@ -174,6 +174,7 @@ class WriteThroughIndex:
         self._version: object | None = None
         self._pending: list[Callable[[], None]] | None = None  # writes seen while a load runs
         self._generation = 0  # bumped by reset / invalidate: a load that started before is discarded
+        self._retired = False  # replaced by a new store in this process: never save a snapshot again
 
     @property
     def ready(self) -> bool:
@@ -214,11 +215,21 @@ class WriteThroughIndex:
             return False
         with self.lock:  # the arrays are copied under the lock (a fraction of a second at 100k rows)
             version, generation = self._version, self._generation
-            if version is None:
+            if version is None or self._retired:
                 return False
             arrays = self._arrays(version)
         return self._snapshot.save(arrays, lock=self.lock,
-                                   still_current=lambda: self._generation == generation and self._version is version)
+                                   still_current=lambda: (not self._retired and self._generation == generation
+                                                          and self._version is version))
+
+    def retire(self) -> None:
+        """This copy is being replaced by a new store in the same process: it must never publish a snapshot
+        again (its state would overwrite what the new store writes), so pending saves are cancelled and a
+        save already running finds itself out of date."""
+        with self.lock:
+            self._retired = True
+        if self._snapshot is not None:
+            self._snapshot.cancel()
 
     def before_write(self) -> None:
         """Called by the store, holding `lock`, before it writes: a saved snapshot stops being valid."""

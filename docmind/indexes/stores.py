@@ -24,6 +24,12 @@ def get_lexical_index() -> MilvusLexicalIndex:
 
 
 def reset_indexes() -> None:
-    """Forget the built stores; the next use opens them again from the current settings."""
+    """Forget the built stores; the next use opens them again from the current settings.
+
+    The old stores' in-process copies are retired first: a snapshot one of them saved later would
+    describe its stale state under a token the new store's Milvus collection accepts."""
+    for built in (get_lexical_index, get_vector_store):
+        if built.is_built:
+            built().retire()
     get_lexical_index.cache_clear()
     get_vector_store.cache_clear()

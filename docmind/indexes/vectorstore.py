@@ -389,6 +389,11 @@ class MilvusVectorStore(MilvusCollection):
                 self._local.reset(dim=dim)
         self._meta_set(f"{self.collection}.embedder", embedder_name)
 
+    def retire(self) -> None:
+        """Stop the in-process copy's background snapshot saves: a new store replaces this one."""
+        if self._local is not None:
+            self._local.retire()
+
     @property
     def client(self):
         """The underlying MilvusClient, shared with the lexical index (one Milvus Lite file, one client)."""

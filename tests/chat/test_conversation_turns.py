@@ -16,11 +16,6 @@ from tests.chat.chat_helpers import BEARS_TITLE, HANDBOOK_TITLE, QUESTION, by_ty
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
-# Known order-dependent failure: passes alone and in its own file, but after other transactional chat
-# tests the follow-up's search finds no candidates in the readable base (suspected: the in-process
-# index restored from a snapshot a previous test left behind). Kept running, not hidden.
-ORDER_DEPENDENT = pytest.mark.xfail(strict=False, reason="order-dependent in the full suite; see the comment above")
-
 
 @pytest.fixture
 def kb():
@@ -99,7 +94,6 @@ def remote(settings, scripted_openai):
     reset_backends()
 
 
-@ORDER_DEPENDENT
 def test_with_a_model_the_small_model_rewrite_is_used_and_sees_the_last_sources(member, kb, remote):
     remote.script(["北极熊以环斑海豹为主要食物 [1]。"], model="qwen-plus")
     conversation = by_type(ask(member, "北极熊主要吃什么？"), "done").data["conversation_id"]

@@ -64,3 +64,23 @@ def test_reset_indexes_forgets_only_the_stores():
     assert not get_vector_store.is_built and not get_lexical_index.is_built
     assert get_embedder() is embedder
     assert get_vector_store() is not store and get_lexical_index() is not lexical
+
+
+def test_reset_backends_retires_a_replaced_backend_before_forgetting_it():
+    from docmind.backends import reset_backends
+
+    retired: list[object] = []
+
+    class Store:
+        def retire(self) -> None:  # a store with background work (snapshot saves) of its own
+            retired.append(self)
+
+    @built_once
+    def store() -> Store:
+        return Store()
+
+    first = store()
+    reset_backends()
+    assert retired == [first]
+    reset_backends()  # not built since: nothing is built just to be retired
+    assert retired == [first]

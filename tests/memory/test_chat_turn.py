@@ -18,11 +18,6 @@ from tests.chat.chat_helpers import QUESTION, by_type, ingest_tiny_kb
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-# Known order-dependent failure: passes alone and in its own file, but after other transactional chat
-# tests the turn abstains on evidence it answers alone (suspected: the in-process
-# index restored from a snapshot a previous test left behind). Kept running, not hidden.
-ORDER_DEPENDENT = pytest.mark.xfail(strict=False, reason="order-dependent in the full suite; see the comment above")
-
 
 @pytest.fixture
 def kb():
@@ -157,7 +152,6 @@ def remote(settings, scripted_openai):
     reset_backends()
 
 
-@ORDER_DEPENDENT
 def test_with_a_model_the_extractor_runs_after_done_and_supersedes_what_it_names(member, kb, remote):
     import json
 

@@ -276,3 +276,38 @@ def test_a_write_after_the_snapshot_makes_the_next_process_read_the_store(tmp_pa
     second = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: reads.append(1) or iter(content))
     assert {pk for pk, _ in second.search(vectors[0], k=10)} == {1, 2, 3}
     assert reads == [1]
+
+
+def test_a_retired_copy_cancels_its_pending_save_and_never_publishes_a_token(tmp_path):
+    rng = np.random.default_rng(13)
+    vectors = _unit(rng, 2)
+    memory = _MemorySnapshot(tmp_path)
+    memory.tokens["t"] = "the new store's token"
+    old = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter([([1, 2], vectors, [1, 1], ["a", "a"])]))
+    old.warm_up(wait=True)
+    memory.snapshot.schedule(old.save_snapshot, delay=0.2)
+
+    old.retire()
+    time.sleep(0.4)
+
+    assert memory.tokens["t"] == "the new store's token"
+    assert not old.save_snapshot()
+    assert not (tmp_path / "dense.npz").exists()
+
+
+def test_a_save_already_running_when_its_copy_is_retired_does_not_publish(tmp_path):
+    rng = np.random.default_rng(14)
+    vectors = _unit(rng, 2)
+    memory = _MemorySnapshot(tmp_path)
+    old = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter([([1, 2], vectors, [1, 1], ["a", "a"])]))
+    old.warm_up(wait=True)
+    saved = []
+    with old.lock:  # the save copies its arrays under this lock, then publishes under it: it waits here
+        saver = threading.Thread(target=lambda: saved.append(old.save_snapshot()))
+        saver.start()
+        time.sleep(0.1)
+        old.retire()
+    saver.join(timeout=5)
+
+    assert saved == [False]
+    assert "t" not in memory.tokens

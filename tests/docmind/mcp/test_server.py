@@ -50,9 +50,6 @@ def _data(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-# Known order-dependent failure on MariaDB + Redis (passes alone): MCP and REST returned different chunk
-# lists once in the full suite; suspected the same in-process index state as the chat turn tests.
-@pytest.mark.xfail(strict=False, reason="order-dependent in the full MariaDB suite")
 async def test_it_lists_only_read_tools_and_searches_like_the_rest_api(member, kb):
     from django.test import Client as DjangoClient  # the REST answer for the same query, same user
 
