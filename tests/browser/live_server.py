@@ -33,13 +33,20 @@ if spec.get("staff"):
     boss, _ = User.objects.get_or_create(username=spec["staff"]["username"])
     boss.set_password(spec["staff"]["password"]); boss.is_superuser = True; boss.save()
     user_set_role(user=boss, role=ADMIN)
+from kb.models import KnowledgeBase
+from kb.services import kb_create, kb_grant
+for base in spec.get("kbs") or []:
+    kb = KnowledgeBase.objects.filter(name=base["name"]).first() or kb_create(name=base["name"])
+    if base.get("reader"):
+        kb_grant(kb=kb, access=base["reader"], user=user)
 if spec["texts"]:
     from kb.ingestion.worker import process_pending_documents
     from kb.models import Document
     from kb.services import document_ingest_text
     for t in spec["texts"]:
         if not Document.objects.filter(title=t["title"]).exists():
-            document_ingest_text(title=t["title"], text=t["text"], domain=t.get("domain") or "general")
+            kb = KnowledgeBase.objects.get(name=t["kb"]) if t.get("kb") else None
+            document_ingest_text(title=t["title"], text=t["text"], domain=t.get("domain") or "general", kb=kb)
     process_pending_documents()
 print("setup ok")
 """
@@ -78,14 +85,18 @@ class LiveServer:
         env.update(self.extra_env)
         return env
 
-    def prepare(self, texts: list[dict] | None = None, timeout: float = 900, staff: dict | None = None) -> None:
+    def prepare(self, texts: list[dict] | None = None, timeout: float = 900, staff: dict | None = None,
+                kbs: list[dict] | None = None) -> None:
+        """Migrate, create the user (and `staff`), the knowledge bases `kbs` ({"name", "reader": "read" to
+        grant the user, or None}), and ingest `texts` ({"title", "text", "domain", "kb": a name or None for the
+        default base})."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         run = dict(cwd=self.root, env=self.env(), capture_output=True, text=True, timeout=timeout)
         done = subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], **run)
         if done.returncode:
             raise RuntimeError(f"migrate failed:\n{done.stdout}\n{done.stderr}")
         spec = json.dumps({"username": self.username, "password": self.password, "texts": texts or [],
-                           "staff": staff})
+                           "staff": staff, "kbs": kbs or []})
         done = subprocess.run([PYTHON, "manage.py", "shell", "-c", SETUP], input=spec, **run)
         if done.returncode or "setup ok" not in done.stdout:
             raise RuntimeError(f"setup failed:\n{done.stdout}\n{done.stderr}")

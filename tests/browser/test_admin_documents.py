@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.chromium import require_chromium
 from tests.browser.live_server import LiveServer
-from tests.browser.test_chat_page import CHROMIUM, CHROMIUM_ARGS, _require_chromium
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +21,7 @@ FILES = [
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
+    require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("admin-browser-data"))
     live.prepare(staff=STAFF)
     live.start()
@@ -29,55 +29,50 @@ def server(tmp_path_factory):
     live.stop()
 
 
-def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(server, browser, tmp_path):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(server.url + "/admin/login/?next=/admin/kb/document/")
-            page.fill("#id_username", STAFF["username"])
-            page.fill("#id_password", STAFF["password"])
-            page.click("input[type=submit]")
-            page.wait_for_selector("#dm-dropzone")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/admin/login/?next=/admin/kb/document/")
+    page.fill("#id_username", STAFF["username"])
+    page.fill("#id_password", STAFF["password"])
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dm-dropzone")
 
-            # A real drop event carrying the files, as the browser fires it when files are dragged in.
-            page.evaluate("""files => {
-                const transfer = new DataTransfer();
-                for (const f of files) transfer.items.add(new File([f.text], f.name, {type: f.type}));
-                const zone = document.getElementById("dm-dropzone");
-                const init = {dataTransfer: transfer, bubbles: true, cancelable: true};
-                zone.dispatchEvent(new DragEvent("dragover", init));
-                zone.dispatchEvent(new DragEvent("drop", init));
-            }""", FILES)
-            expect(page.locator("#dm-upload-list li")).to_have_count(3)
-            page.fill("#dm-upload-domain", "hr")
-            page.click("#dm-upload input[type=submit]")
+    # A real drop event carrying the files, as the browser fires it when files are dragged in.
+    page.evaluate("""files => {
+        const transfer = new DataTransfer();
+        for (const f of files) transfer.items.add(new File([f.text], f.name, {type: f.type}));
+        const zone = document.getElementById("dm-dropzone");
+        const init = {dataTransfer: transfer, bubbles: true, cancelable: true};
+        zone.dispatchEvent(new DragEvent("dragover", init));
+        zone.dispatchEvent(new DragEvent("drop", init));
+    }""", FILES)
+    expect(page.locator("#dm-upload-list li")).to_have_count(3)
+    page.fill("#dm-upload-domain", "hr")
+    page.click("#dm-upload input[type=submit]")
 
-            expect(page.locator(".messagelist")).to_contain_text("Accepted 3 file(s) for indexing")
-            expect(page.locator(".messagelist")).not_to_contain_text("成功")
-            rows = page.locator(".dm-ingest")
-            expect(rows).to_have_count(3)
-            expect(page.locator('.dm-ingest[data-status="pending"]')).to_have_count(3)
-            page.evaluate("window.__samePage = true")
+    expect(page.locator(".messagelist")).to_contain_text("Accepted 3 file(s) for indexing")
+    expect(page.locator(".messagelist")).not_to_contain_text("成功")
+    rows = page.locator(".dm-ingest")
+    expect(rows).to_have_count(3)
+    expect(page.locator('.dm-ingest[data-status="pending"]')).to_have_count(3)
+    page.evaluate("window.__samePage = true")
 
-            # The server comes back with its ingestion worker on; the open page keeps polling through the restart.
-            server.stop()
-            server.ingest_worker = True
-            server.start()
+    # The server comes back with its ingestion worker on; the open page keeps polling through the restart.
+    server.stop()
+    server.ingest_worker = True
+    server.start()
 
-            expect(page.locator('.dm-ingest[data-status="ready"]')).to_have_count(2, timeout=120_000)
-            failed = page.locator('.dm-ingest[data-status="failed"]')
-            expect(failed).to_have_count(1, timeout=60_000)
-            expect(failed.locator(".dm-error")).not_to_be_empty()
-            for index in range(2):
-                ready = page.locator('.dm-ingest[data-status="ready"]').nth(index)
-                expect(ready.locator(".dm-bar")).to_have_attribute("aria-valuenow", "100")
-            assert page.evaluate("window.__samePage") is True  # no reload happened
-            page.screenshot(path=str(tmp_path / "admin-documents.png"), full_page=True)
-            assert errors == []
-        finally:
-            browser.close()
+    expect(page.locator('.dm-ingest[data-status="ready"]')).to_have_count(2, timeout=120_000)
+    failed = page.locator('.dm-ingest[data-status="failed"]')
+    expect(failed).to_have_count(1, timeout=60_000)
+    expect(failed.locator(".dm-error")).not_to_be_empty()
+    for index in range(2):
+        ready = page.locator('.dm-ingest[data-status="ready"]').nth(index)
+        expect(ready.locator(".dm-bar")).to_have_attribute("aria-valuenow", "100")
+    assert page.evaluate("window.__samePage") is True  # no reload happened
+    page.screenshot(path=str(tmp_path / "admin-documents.png"), full_page=True)
+    assert errors == []

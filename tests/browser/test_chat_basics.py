@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.chromium import require_chromium
 from tests.browser.live_server import LiveServer
-from tests.browser.test_chat_page import CHROMIUM, CHROMIUM_ARGS, _require_chromium
 from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE, QUESTION
 
 pytestmark = pytest.mark.browser
@@ -14,25 +14,13 @@ STAFF = {"username": "boss", "password": "boss-pass-123"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
+    require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-basics"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}], staff=STAFF)
     live.start()
     yield live
     live.stop()
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _sign_in(context, server, username: str, password: str, start: str = "/"):

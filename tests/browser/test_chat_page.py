@@ -1,18 +1,16 @@
 """The chat page in headless Chromium: sign in, ask, watch the streamed answer, click [1], see the source lit up."""
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 import pytest
 
+from tests.browser.chromium import require_chromium
 from tests.browser.live_server import LiveServer
 from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE, QUESTION
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = "/usr/bin/chromium"
 STAFF = {"username": "boss", "password": "boss-pass-123"}
 # Markup inside a document must reach the page as text, never as live HTML.
 HOSTILE = ("紫色长颈鹿的口令是蓝莓<img src=x onerror=\"window.__pwned=1\">。"
@@ -23,22 +21,11 @@ MANUAL = ("# 支付失败排查手册\n\n## 适用范围\n本手册用于排查�
           "## 一、支付超时\n支付请求默认超时时间为 30 秒，超时后网关在 5 分钟后发起主动查询。\n\n"
           "## 二、扣款无回调\n若回调失败，渠道最多重试 8 次。排查时先在回调日志中按订单号搜索，确认是否收到通知。\n\n"
           "## 三、重复扣款\n同一订单号出现两笔成功流水时，系统会在 T+1 日发起原路退款。\n")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run"]
-
-
-def _require_chromium() -> None:
-    if Path(CHROMIUM).exists():
-        return
-    message = f"{CHROMIUM} is missing: install the Debian package `chromium` (apt-get install -y chromium)"
-    if os.environ.get("DOCMIND_REQUIRE_BROWSER") == "1":
-        pytest.fail(message)
-    pytest.skip(message)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    _require_chromium()
+    require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": BEARS_TITLE, "text": BEARS, "domain": "science"},
@@ -62,146 +49,121 @@ def _signed_in(browser, server):
     return page
 
 
-def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp_path):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = _signed_in(browser, server)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
+    page = _signed_in(browser, server)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
 
-            page.fill("#input", QUESTION)
-            page.keyboard.press("Enter")
-            answer = page.locator(".msg-assistant .answer").last
-            expect(answer).to_contain_text("十五天", timeout=60_000)
-            expect(page.locator("#input")).to_be_enabled(timeout=60_000)  # done: the input is back
-            expect(page.locator(".badge-extractive")).to_be_visible()
+    page.fill("#input", QUESTION)
+    page.keyboard.press("Enter")
+    answer = page.locator(".msg-assistant .answer").last
+    expect(answer).to_contain_text("十五天", timeout=60_000)
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)  # done: the input is back
+    expect(page.locator(".badge-extractive")).to_be_visible()
 
-            answer.locator('a.cite[data-index="1"]').first.click()
-            card = page.locator('.msg-assistant .source-card[data-index="1"]').last
-            expect(card).to_have_class(re.compile(r"\bcited\b.*\bhighlight\b"))
-            expect(card).to_contain_text(HANDBOOK_TITLE)
-            expect(page.locator(".conv-item.active")).to_have_count(1)
-            page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
-            assert errors == []
-        finally:
-            browser.close()
+    answer.locator('a.cite[data-index="1"]').first.click()
+    card = page.locator('.msg-assistant .source-card[data-index="1"]').last
+    expect(card).to_have_class(re.compile(r"\bcited\b.*\bhighlight\b"))
+    expect(card).to_contain_text(HANDBOOK_TITLE)
+    expect(page.locator(".conv-item.active")).to_have_count(1)
+    page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+    assert errors == []
 
 
-def test_markup_in_documents_and_questions_never_runs(server):
-    from playwright.sync_api import expect, sync_playwright
+def test_markup_in_documents_and_questions_never_runs(server, browser):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = _signed_in(browser, server)
-            page.fill("#input", "紫色长颈鹿的口令是什么？<img src=y onerror=window.__pwned=3>")
-            page.keyboard.press("Enter")
-            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
-            expect(page.locator(".msg-assistant .answer").last).to_contain_text("蓝莓")
-            assert page.evaluate("window.__pwned") is None
-            assert page.locator("#messages img, #messages script, #messages b").count() == 0
-            expect(page.locator(".source-card").filter(has_text="<b>安全</b>测试").first).to_be_visible()
-        finally:
-            browser.close()
+    page = _signed_in(browser, server)
+    page.fill("#input", "紫色长颈鹿的口令是什么？<img src=y onerror=window.__pwned=3>")
+    page.keyboard.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    expect(page.locator(".msg-assistant .answer").last).to_contain_text("蓝莓")
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#messages img, #messages script, #messages b").count() == 0
+    expect(page.locator(".source-card").filter(has_text="<b>安全</b>测试").first).to_be_visible()
 
 
-def test_my_memories_page_lists_edits_and_forgets(server):
-    from playwright.sync_api import expect, sync_playwright
+def test_my_memories_page_lists_edits_and_forgets(server, browser):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = _signed_in(browser, server)
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.on("dialog", lambda dialog: dialog.accept())
-            page.fill("#input", "记住我更喜欢简洁的回答")
-            page.keyboard.press("Enter")
-            expect(page.locator(".msg-assistant .answer").last).to_contain_text("我记住了", timeout=60_000)
+    page = _signed_in(browser, server)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.fill("#input", "记住我更喜欢简洁的回答")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg-assistant .answer").last).to_contain_text("我记住了", timeout=60_000)
 
-            page.click("text=我的记忆")
-            rows = page.locator("#mem-rows tr")
-            expect(rows).to_have_count(1)
-            expect(rows.first).to_contain_text("我更喜欢简洁的回答")
-            expect(rows.first).to_contain_text("偏好")
+    page.click("text=我的记忆")
+    rows = page.locator("#mem-rows tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("我更喜欢简洁的回答")
+    expect(rows.first).to_contain_text("偏好")
 
-            page.fill("#mem-add-content", "我在上海工作<img src=x onerror=window.__pwned=9>")
-            page.select_option("#mem-add-type", "profile")
-            page.click("#mem-add button[type=submit]")
-            expect(rows).to_have_count(2)
-            assert page.evaluate("window.__pwned") is None
-            assert page.locator("#mem-rows img").count() == 0
+    page.fill("#mem-add-content", "我在上海工作<img src=x onerror=window.__pwned=9>")
+    page.select_option("#mem-add-type", "profile")
+    page.click("#mem-add button[type=submit]")
+    expect(rows).to_have_count(2)
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("#mem-rows img").count() == 0
 
-            row_id = rows.filter(has_text="我在上海工作").get_attribute("data-id")
-            row = page.locator(f'#mem-rows tr[data-id="{row_id}"]')
-            row.locator("button.edit").click()
-            row.locator("textarea").fill("我在杭州工作")
-            row.locator("button.save").click()
-            expect(page.locator("#mem-rows")).to_contain_text("我在杭州工作")
+    row_id = rows.filter(has_text="我在上海工作").get_attribute("data-id")
+    row = page.locator(f'#mem-rows tr[data-id="{row_id}"]')
+    row.locator("button.edit").click()
+    row.locator("textarea").fill("我在杭州工作")
+    row.locator("button.save").click()
+    expect(page.locator("#mem-rows")).to_contain_text("我在杭州工作")
 
-            rows.filter(has_text="我在杭州工作").locator("button.forget").click()
-            expect(rows).to_have_count(1)
-            page.click("#mem-forget-all")
-            expect(page.locator("#mem-empty")).to_be_visible()
-            assert errors == []
-        finally:
-            browser.close()
+    rows.filter(has_text="我在杭州工作").locator("button.forget").click()
+    expect(rows).to_have_count(1)
+    page.click("#mem-forget-all")
+    expect(page.locator("#mem-empty")).to_be_visible()
+    assert errors == []
 
 
-def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(server):
-    from playwright.sync_api import expect, sync_playwright
+def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(server, browser):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 860})
-            violations: list[str] = []
-            page.on("console", lambda msg: violations.append(msg.text)
-                    if "Content Security Policy" in msg.text else None)
-            page.goto(server.url + "/admin/")
-            page.fill("input[name=username]", STAFF["username"])
-            page.fill("input[name=password]", STAFF["password"])
-            page.click("input[type=submit]")
-            page.goto(server.url + "/admin/config_admin/sysaiconfig/?category=agentic")
-            expect(page.locator("#result_list")).to_contain_text("sandbox.enabled")
-            # The navigation sidebar's toggle is wired by the admin's own script: it runs.
-            page.click("#toggle-nav-sidebar")
-            expect(page.locator("#main")).not_to_have_class("main shifted")
-            page.get_by_role("link", name="sandbox.enabled").click()
-            expect(page.locator(".field-allowed")).to_contain_text("runner available")
-            expect(page.locator("#changes-group")).to_be_visible()  # the history inline
-            page.goto(server.url + "/api/docs/")
-            expect(page.locator(".swagger-ui .opblock").first).to_be_visible(timeout=20_000)
-            assert violations == []
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1280, "height": 860})
+    violations: list[str] = []
+    page.on("console", lambda msg: violations.append(msg.text)
+            if "Content Security Policy" in msg.text else None)
+    page.goto(server.url + "/admin/")
+    page.fill("input[name=username]", STAFF["username"])
+    page.fill("input[name=password]", STAFF["password"])
+    page.click("input[type=submit]")
+    page.goto(server.url + "/admin/config_admin/sysaiconfig/?category=agentic")
+    expect(page.locator("#result_list")).to_contain_text("sandbox.enabled")
+    # The navigation sidebar's toggle is wired by the admin's own script: it runs.
+    page.click("#toggle-nav-sidebar")
+    expect(page.locator("#main")).not_to_have_class("main shifted")
+    page.get_by_role("link", name="sandbox.enabled").click()
+    expect(page.locator(".field-allowed")).to_contain_text("runner available")
+    expect(page.locator("#changes-group")).to_be_visible()  # the history inline
+    page.goto(server.url + "/api/docs/")
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible(timeout=20_000)
+    assert violations == []
 
 
-def test_a_follow_up_with_an_ordinal_is_answered_from_the_right_document(server):
-    from playwright.sync_api import expect, sync_playwright
+def test_a_follow_up_with_an_ordinal_is_answered_from_the_right_document(server, browser):
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = _signed_in(browser, server)
-            page.fill("#input", "支付失败排查手册里列了哪几类问题？")
-            page.keyboard.press("Enter")
-            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
-            page.fill("#input", "第二类呢？")
-            page.keyboard.press("Enter")
-            expect(page.locator(".msg-assistant")).to_have_count(2, timeout=60_000)
-            expect(page.locator("#input")).to_be_enabled(timeout=60_000)
-            second = page.locator(".msg-assistant").last
-            expect(second.locator(".answer")).to_contain_text("回调", timeout=10_000)
-            expect(second.locator(".badge", has_text="已结合上文")).to_be_visible()
-            cited = second.locator(".source-card.cited")
-            expect(cited.first).to_contain_text(MANUAL_TITLE)
-            # The section is named once on a card, above its text (not quoted in the answer).
-            expect(cited.locator(".source-context", has_text="二、扣款无回调").first).to_be_visible()
-            assert all(MANUAL_TITLE in text for text in cited.all_inner_texts())
-        finally:
-            browser.close()
+    page = _signed_in(browser, server)
+    page.fill("#input", "支付失败排查手册里列了哪几类问题？")
+    page.keyboard.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    page.fill("#input", "第二类呢？")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg-assistant")).to_have_count(2, timeout=60_000)
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    second = page.locator(".msg-assistant").last
+    expect(second.locator(".answer")).to_contain_text("回调", timeout=10_000)
+    expect(second.locator(".badge", has_text="已结合上文")).to_be_visible()
+    cited = second.locator(".source-card.cited")
+    expect(cited.first).to_contain_text(MANUAL_TITLE)
+    # The section is named once on a card, above its text (not quoted in the answer).
+    expect(cited.locator(".source-context", has_text="二、扣款无回调").first).to_be_visible()
+    assert all(MANUAL_TITLE in text for text in cited.all_inner_texts())
