@@ -21,14 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def kb():
-    # Empty collections first: earlier tests' vectors and BM25 rows in the session's shared Milvus file
-    # would otherwise change what these questions retrieve and how the evidence is scored.
-    from docmind.backends import get_embedder
-    from docmind.indexes.stores import get_lexical_index, get_vector_store
-
-    get_vector_store().reset(embedder_name=get_embedder().name, dim=get_embedder().dim)
-    get_lexical_index().reset()
-    return ingest_tiny_kb()
+    return ingest_tiny_kb(empty_indexes_first=True)
 
 
 @pytest.fixture(autouse=True)
