@@ -25,7 +25,8 @@ _stdio_user_id: contextvars.ContextVar[int | None] = contextvars.ContextVar("doc
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 INSTRUCTIONS = ("DocMind knowledge base (Chinese and English documents). Use search_kb for questions, "
-                "keyword_search for exact names or codes, list_documents / list_domains to see what exists, "
+                "keyword_search for exact names or codes, list_knowledge_bases / list_documents / list_domains "
+                "to see what exists (pass knowledge-base ids as `kb` to narrow a search), "
                 "read_section to read a document in order, and ask for a complete cited answer.")
 
 
@@ -69,6 +70,9 @@ async def _run(ctx: Context, func: Callable[..., dict[str, Any]], **kwargs: Any)
         raise ToolError(str(exc)) from None
 
 
+KB_ARG = Field(description="Only these knowledge-base ids (from list_knowledge_bases); all readable ones if omitted")
+
+
 def build_server() -> MCPServer:
     server = MCPServer("docmind", title="DocMind knowledge base", instructions=INSTRUCTIONS, version="1")
 
@@ -76,28 +80,36 @@ def build_server() -> MCPServer:
     async def search_kb(ctx: Context,
                         query: Annotated[str, Field(description="The question or search text")],
                         top_k: Annotated[int | None, Field(description="Chunks to return, 1-50")] = None,
+                        kb: Annotated[list[int] | None, KB_ARG] = None,
                         ) -> dict[str, Any]:
         """Search the knowledge base with the full retrieval pipeline (vector + BM25, rerank, MMR, grade):
         the evidence DocMind itself would answer from, with a confidence grade."""
-        return await _run(ctx, tools.search_kb, query=query, top_k=top_k)
+        return await _run(ctx, tools.search_kb, query=query, top_k=top_k, kb=kb)
 
     @server.tool(annotations=READ_ONLY)
     async def keyword_search(ctx: Context,
                              query: Annotated[str, Field(description="Words, names, codes to match literally")],
                              top_k: Annotated[int, Field(description="Chunks to return, 1-50")] = 10,
                              domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
+                             kb: Annotated[list[int] | None, KB_ARG] = None,
                              ) -> dict[str, Any]:
         """Keyword (BM25) search over the knowledge base: best for exact names, error codes, phrases."""
-        return await _run(ctx, tools.keyword_search, query=query, top_k=top_k, domain=domain)
+        return await _run(ctx, tools.keyword_search, query=query, top_k=top_k, domain=domain, kb=kb)
 
     @server.tool(annotations=READ_ONLY)
     async def list_documents(ctx: Context,
                              domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
                              status: Annotated[str | None, Field(description="ready (default), pending, "
                                                                  "processing or failed")] = "ready",
+                             kb: Annotated[list[int] | None, KB_ARG] = None,
                              ) -> dict[str, Any]:
-        """The documents in the knowledge base (id, title, domain, status, chunk count)."""
-        return await _run(ctx, tools.list_documents, domain=domain, status=status)
+        """The documents in the knowledge base (id, title, knowledge base, domain, status, chunk count)."""
+        return await _run(ctx, tools.list_documents, domain=domain, status=status, kb=kb)
+
+    @server.tool(annotations=READ_ONLY)
+    async def list_knowledge_bases(ctx: Context) -> dict[str, Any]:
+        """The knowledge bases the caller may read (id, name, description): pass ids as `kb` to narrow a search."""
+        return await _run(ctx, tools.list_knowledge_bases)
 
     @server.tool(annotations=READ_ONLY)
     async def list_domains(ctx: Context) -> dict[str, Any]:
@@ -117,9 +129,10 @@ def build_server() -> MCPServer:
     async def ask(ctx: Context,
                   question: Annotated[str, Field(description="The question, as a user would ask it")],
                   document_id: Annotated[int | None, Field(description="Answer from this document only")] = None,
+                  kb: Annotated[list[int] | None, KB_ARG] = None,
                   ) -> dict[str, Any]:
         """A complete answer written from the knowledge base, with [n] citations and a confidence score
         (saved in the caller's own DocMind conversation history)."""
-        return await _run(ctx, tools.ask, question=question, document_id=document_id)
+        return await _run(ctx, tools.ask, question=question, document_id=document_id, kb=kb)
 
     return server

@@ -20,50 +20,77 @@ class ToolInputError(ValueError):
     """Bad arguments: reported to the MCP client as a tool error with this message."""
 
 
-def search_kb(user: Any, *, query: str, top_k: int | None = None) -> dict[str, Any]:
+def _kb_scope(user: Any, kb: list[int] | None) -> frozenset[int]:
+    """The knowledge bases a call searches: every readable one, or the readable ones it names; an id the
+    caller cannot read is reported exactly like one that does not exist."""
+    from kb.access import KbNotFound, requested_kb_ids
+
+    try:
+        return requested_kb_ids(user, kb)
+    except KbNotFound:
+        raise ToolInputError("no such knowledge base") from None
+    except ValueError as exc:
+        raise ToolInputError(str(exc)) from None
+
+
+def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] | None = None) -> dict[str, Any]:
     """The evidence `POST /api/kb/retrieve/` returns for the same query (the same function)."""
     from kb.retrieval.api import RetrieveInputError, retrieve
 
     _require(user)
+    payload: dict[str, Any] = {"query": query}
+    if top_k is not None:
+        payload["top_k"] = top_k
+    if kb is not None:
+        payload["kb"] = kb
     try:
-        return retrieve({"query": query} if top_k is None else {"query": query, "top_k": top_k}, user=user)
+        return retrieve(payload, user=user)
     except RetrieveInputError as exc:
         raise ToolInputError(exc.message) from None
     except Http404:
         raise ToolInputError("no such knowledge base") from None
 
 
-def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None) -> dict[str, Any]:
+def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None,
+                   kb: list[int] | None = None) -> dict[str, Any]:
     """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
-    from kb.access import readable_kb_ids
     from kb.search import get_searcher
 
     _require(user)
+    scope = _kb_scope(user, kb)
     query = (query or "").strip()
     if not query:
         raise ToolInputError("query must not be empty")
     if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_KEYWORD_K:
         raise ToolInputError(f"top_k must be between 1 and {MAX_KEYWORD_K}")
-    hits = get_searcher().scoped(readable_kb_ids(user)).lexical_search(query, k=int(top_k),
-                                                                       domains=[domain] if domain else None)
+    hits = get_searcher().scoped(scope).lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
     return {"chunks": [{"chunk_id": c.chunk_id, "document_id": c.document_id, "document_title": c.document_title,
                         "domain": c.domain, "content": c.content, "score": round(float(c.score), 4)} for c in hits]}
 
 
 def list_documents(user: Any, *, domain: str | None = None, status: str | None = "ready",
-                   limit: int = 100) -> dict[str, Any]:
+                   limit: int = 100, kb: list[int] | None = None) -> dict[str, Any]:
     """Documents as `GET /api/kb/documents/` lists them (ready ones unless another status is asked for)."""
-    from kb.access import readable_kb_ids
     from kb.models import DocumentStatus
     from kb.selectors import document_list
 
     _require(user)
+    scope = _kb_scope(user, kb)
     if status and status not in DocumentStatus.values:
         raise ToolInputError(f"status must be one of {', '.join(DocumentStatus.values)}")
-    rows = document_list(kb_ids=readable_kb_ids(user), domain=domain or None,
+    rows = document_list(kb_ids=scope, domain=domain or None,
                          status=status or None)[:max(1, min(int(limit), 500))]
-    return {"documents": [{"id": d.pk, "title": d.title, "domain": d.domain, "status": d.status,
+    return {"documents": [{"id": d.pk, "title": d.title, "kb": d.kb_id, "domain": d.domain, "status": d.status,
                            "chunk_count": d.chunk_count, "created_at": d.created_at.isoformat()} for d in rows]}
+
+
+def list_knowledge_bases(user: Any) -> dict[str, Any]:
+    """The knowledge bases `GET /api/kbs/` lists for this user: the readable ones, default first."""
+    from kb.access import readable_kbs
+
+    _require(user)
+    return {"knowledge_bases": [{"id": k.pk, "name": k.name, "description": k.description or "",
+                                 "default": k.is_default} for k in readable_kbs(user)]}
 
 
 def list_domains(user: Any) -> dict[str, Any]:
@@ -98,14 +125,15 @@ def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, 
             "section": int(section), "sections": len(parents), "content": content[:MAX_SECTION_CHARS]}
 
 
-def ask(user: Any, *, question: str, document_id: int | None = None) -> dict[str, Any]:
+def ask(user: Any, *, question: str, document_id: int | None = None, kb: list[int] | None = None) -> dict[str, Any]:
     """A full chat turn (understanding, routing, retrieval, generation, citations) for this user."""
     from chat.pipeline import ChatPipeline
 
     _require(user)
     done: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    for event in ChatPipeline().run(user=user, message=question, document_id=document_id, cancel=threading.Event()):
+    for event in ChatPipeline().run(user=user, message=question, document_id=document_id, kb=kb,
+                                    cancel=threading.Event()):
         if event.type == "done":
             done = event.data
         elif event.type == "error":

@@ -21,7 +21,8 @@ from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
 pytestmark = pytest.mark.django_db(transaction=True)
 
 APP = McpMount(get_asgi_application())
-TOOLS = {"search_kb", "keyword_search", "list_documents", "list_domains", "read_section", "ask"}
+TOOLS = {"search_kb", "keyword_search", "list_documents", "list_knowledge_bases", "list_domains", "read_section",
+         "ask"}
 
 
 @pytest.fixture
@@ -94,6 +95,45 @@ async def test_documents_sections_and_keyword_search_are_readable(member, kb):
     assert keyword["chunks"] and code in keyword["chunks"][0]["content"]
     assert bad.is_error and "section must be between" in bad.content[0].text
     assert empty.is_error and "query" in empty.content[0].text
+
+
+def _ingest_into_new_kbs(member) -> dict[str, tuple[int, str]]:
+    """Two more bases, one readable by `member` and one not, each with a page holding its own code."""
+    import uuid
+
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_ingest_text, kb_create, kb_grant
+
+    made = {}
+    for name, readable in (("研发", True), ("财务", False)):
+        base = kb_create(name=f"{name}-{uuid.uuid4().hex[:6]}")
+        if readable:
+            kb_grant(kb=base, access="read", user=member)
+        code = f"K{uuid.uuid4().hex[:8].upper()}"
+        document_ingest_text(title=f"{name}代码表", text=f"代码 {code} 属于{name}部门的系统。", domain="demo", kb=base)
+        made[name] = (base.pk, code)
+    process_pending_documents()
+    return made
+
+
+async def test_a_caller_narrows_to_its_readable_bases_and_never_reaches_another(member, kb):
+    made = await sync_to_async(_ingest_into_new_kbs)(member)
+    (own, own_code), (other, other_code) = made["研发"], made["财务"]
+    async with _client(await _token(member)) as mcp:
+        bases = _data(await mcp.call_tool("list_knowledge_bases", {}))["knowledge_bases"]
+        narrowed = _data(await mcp.call_tool("keyword_search", {"query": own_code, "kb": [own]}))
+        elsewhere = _data(await mcp.call_tool("search_kb", {"query": QUESTION, "kb": [own]}))
+        documents = _data(await mcp.call_tool("list_documents", {"kb": [own]}))["documents"]
+        hidden = _data(await mcp.call_tool("keyword_search", {"query": other_code}))
+        refused = [await mcp.call_tool(tool, {"query": other_code, "kb": [other]})
+                   for tool in ("search_kb", "keyword_search")]
+        refused.append(await mcp.call_tool("ask", {"question": other_code, "kb": [other]}))
+    assert own in {b["id"] for b in bases} and other not in {b["id"] for b in bases}
+    assert narrowed["chunks"] and own_code in narrowed["chunks"][0]["content"]
+    assert all(c["document_title"] != HANDBOOK_TITLE for c in elsewhere["chunks"])
+    assert [d["kb"] for d in documents] == [own]
+    assert all(other_code not in c["content"] for c in hidden["chunks"])
+    assert all(r.is_error and "no such knowledge base" in r.content[0].text.lower() for r in refused)
 
 
 async def test_ask_answers_with_citations_as_the_calling_user(member, admin_user, kb):
