@@ -11,7 +11,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from docmind.telemetry import metrics
-from kb.ingestion.parsers import ParseError
+from kb.ingestion.parsers import ParseError, ParseInterrupted
 from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
 
@@ -66,6 +66,13 @@ def _finish_failed(document: Document, exc: Exception) -> None:
     from kb.ingestion.pipeline import DocumentGone
     from kb.services import document_mark_failed
 
+    if isinstance(exc, ParseInterrupted):
+        # Stopped by a shutdown, not by the file: back to the queue, for this worker or the next one to start.
+        log.warning("ingestion of document %s was interrupted (%s)", document.pk, exc)
+        attempts = Document.objects.filter(pk=document.pk).values_list("attempts", flat=True).first()
+        if attempts is not None:
+            _requeue_or_fail(document.pk, attempts)
+        return
     _observe(document, "failed")
     if isinstance(exc, ParseError):
         document_mark_failed(document_id=document.pk, reason=str(exc))
@@ -146,19 +153,24 @@ def process_pending_documents(*, limit: int | None = None, stop: threading.Event
     return _run(_claimed(limit, stop))
 
 
-def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
-    """Documents left in `processing` by a dead process go back to pending, or fail after MAX_ATTEMPTS."""
+def _requeue_or_fail(document_id: int, attempts: int) -> None:
+    """An interrupted job goes back to the queue, unless it was interrupted so often that it never will finish."""
     from kb.services import document_mark_failed, document_requeue_interrupted
 
+    if attempts >= MAX_ATTEMPTS:
+        document_mark_failed(document_id=document_id,
+                             reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
+    else:
+        document_requeue_interrupted(document_id=document_id)
+
+
+def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
+    """Documents left in `processing` by a dead process go back to pending, or fail after MAX_ATTEMPTS."""
     cutoff = timezone.now() - stale_after
     stuck = Document.objects.filter(status=DocumentStatus.PROCESSING, updated_at__lte=cutoff)
     recovered = 0
     for document_id, attempts in stuck.values_list("id", "attempts"):
-        if attempts >= MAX_ATTEMPTS:
-            document_mark_failed(document_id=document_id,
-                                 reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
-        else:
-            document_requeue_interrupted(document_id=document_id)
+        _requeue_or_fail(document_id, attempts)
         recovered += 1
     if recovered:
         log.info("recovered %d interrupted ingestion job(s)", recovered)

@@ -5,12 +5,19 @@
 """
 from __future__ import annotations
 
-from kb.ingestion.parsers.base import SUPPORTED_TYPES, ParseError, ParseLimits, check_chars, file_type_of
+from kb.ingestion.parsers.base import (
+    SUPPORTED_TYPES,
+    ParseError,
+    ParseInterrupted,
+    ParseLimits,
+    check_chars,
+    file_type_of,
+)
 from kb.ingestion.parsers.html_text import html_to_text
 from kb.ingestion.parsers.text import decode_text, normalise_text
 
-__all__ = ["SUPPORTED_TYPES", "ParseError", "ParseLimits", "decode_text", "file_type_of", "html_to_text",
-           "normalise_text", "parse_document"]
+__all__ = ["SUPPORTED_TYPES", "ParseError", "ParseInterrupted", "ParseLimits", "decode_text", "file_type_of",
+           "html_to_text", "normalise_text", "parse_document"]
 
 
 def parse_document(data: bytes, file_type: str, *, limits: ParseLimits | None = None) -> str:

@@ -11,6 +11,11 @@ class ParseError(ValueError):
     """The file cannot become text; the message is shown to the user as the failure reason."""
 
 
+class ParseInterrupted(RuntimeError):
+    """The parse was stopped from outside (the service is shutting down), which says nothing about the file:
+    the document goes back to the queue instead of failing."""
+
+
 @dataclass(frozen=True)
 class ParseLimits:
     """Bounds that keep one hostile or absurd file from taking the worker's memory and time.

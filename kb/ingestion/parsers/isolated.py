@@ -11,20 +11,24 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.ingestion.parsers.base import MIB, ParseError, ParseLimits
+from kb.ingestion.parsers.base import MIB, ParseError, ParseInterrupted, ParseLimits
 
 log = logging.getLogger(__name__)
 
 # The directory holding the `kb` package.
 _PROJECT_ROOT = Path(__file__).resolve().parents[3]
 CHILD_MODULE = "kb.ingestion.parsers.child"
+# Signals a shutdown sends (a terminal's Ctrl+C, systemd or a container stopping the service's process group):
+# the child was stopped, not defeated by the file.
+_STOPPED_FROM_OUTSIDE = (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP)
 # Status bytes the child writes before its payload.
 TEXT, REFUSED, OUT_OF_MEMORY = b"T", b"R", b"M"
 
 
 @dataclass(frozen=True)
 class IsolatedParser:
-    """Callable as parse(data, file_type) -> text; raises ParseError with a reason a member may see.
+    """Callable as parse(data, file_type) -> text; raises ParseError with a reason a member may see, or
+    ParseInterrupted when the child was stopped by a shutdown signal.
 
     A parser bug or a hostile file can make a library allocate gigabytes or loop; in a child
     process with an address-space limit and a deadline that costs one failed document instead
@@ -59,6 +63,8 @@ class IsolatedParser:
             raise ParseError(self._too_big())
         log.warning("parser child for a .%s file exited with %s: %s", file_type, done.returncode,
                     done.stderr.decode("utf-8", errors="replace")[-4000:])
+        if done.returncode in _STOPPED_FROM_OUTSIDE:
+            raise ParseInterrupted(f"the parser was stopped by signal {-done.returncode}")
         if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
             raise ParseError(self._too_slow())
         raise ParseError("the file could not be parsed (the parser stopped unexpectedly)")

@@ -1,15 +1,17 @@
 """Bounded parsing: zip bombs, oversized documents and runaway parsers fail with a reason, never stall."""
+import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import psutil
 import pytest
 
-from kb.ingestion.parsers import ParseError, ParseLimits, parse_document
+from kb.ingestion.parsers import ParseError, ParseInterrupted, ParseLimits, parse_document
 from kb.ingestion.parsers.base import MIB
-from kb.ingestion.parsers.isolated import IsolatedParser
+from kb.ingestion.parsers.isolated import CHILD_MODULE, IsolatedParser
 from tests.kb.ingestion.files import blank_pdf, docx_bytes, docx_with_paragraphs, zip_with_members
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -84,13 +86,39 @@ def test_a_parse_that_exceeds_the_time_limit_is_killed_with_a_reason():
 
 
 
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_parser_child_stopped_by_a_shutdown_signal_is_an_interruption_not_a_bad_file(signum):
+    parser = IsolatedParser(limits=ParseLimits(max_zip_ratio=1e9, max_paragraphs=10**8), timeout_seconds=60)
+    raised: list[BaseException] = []
+
+    def parse() -> None:
+        try:
+            parser(docx_with_paragraphs(1_000_000), "docx")
+        except BaseException as exc:  # noqa: BLE001 - the test inspects what was raised
+            raised.append(exc)
+
+    thread = threading.Thread(target=parse)
+    thread.start()
+    parsers: list[psutil.Process] = []
+    deadline = time.monotonic() + 20
+    while not parsers and time.monotonic() < deadline:
+        time.sleep(0.02)
+        parsers = [p for p in psutil.Process().children() if CHILD_MODULE in " ".join(p.cmdline())]
+    (child,) = parsers
+    time.sleep(0.3)  # inside python-docx by now
+    child.send_signal(signum)
+    thread.join(timeout=20)
+    assert len(raised) == 1 and isinstance(raised[0], ParseInterrupted)
+    assert not isinstance(raised[0], ParseError)  # a ParseError would fail the document for good
+
+
 def test_a_parser_child_dies_with_its_worker(tmp_path):
     path = tmp_path / "slow.docx"
     path.write_bytes(docx_with_paragraphs(1_000_000))
     script = (
         "import sys, pathlib; sys.path[:0] = sys.argv[1:2]\n"
         "from kb.ingestion.parsers import ParseLimits\n"
-        "from kb.ingestion.parsers.isolated import IsolatedParser\n"
+        "from kb.ingestion.parsers.isolated import CHILD_MODULE, IsolatedParser\n"
         "limits = ParseLimits(max_zip_ratio=1e9, max_paragraphs=10**8)\n"
         "IsolatedParser(limits=limits, timeout_seconds=60)(pathlib.Path(sys.argv[2]).read_bytes(), 'docx')\n"
     )
@@ -122,7 +150,7 @@ def test_a_refusal_is_not_mistaken_for_running_out_of_memory_under_a_large_worke
         "ballast = bytearray(1200 * 1024 * 1024)\n"
         "for i in range(0, len(ballast), 4096): ballast[i] = 1\n"
         "from kb.ingestion.parsers import ParseError\n"
-        "from kb.ingestion.parsers.isolated import IsolatedParser\n"
+        "from kb.ingestion.parsers.isolated import CHILD_MODULE, IsolatedParser\n"
         "from tests.kb.ingestion.files import docx_with_paragraphs\n"
         "try:\n"
         "    IsolatedParser()(docx_with_paragraphs(4_000_000), 'docx')\n"

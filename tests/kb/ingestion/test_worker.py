@@ -65,6 +65,41 @@ def test_a_job_interrupted_three_times_is_failed_with_the_reason(kb_index):
     assert "interrupted 3 times" in document.error
 
 
+def test_a_parse_stopped_by_a_shutdown_puts_the_document_back_in_the_queue(kb_index, monkeypatch):
+    from kb.ingestion.parsers import ParseInterrupted
+    from kb.ingestion.parsers.isolated import IsolatedParser
+
+    def stopped(self, data, file_type):
+        raise ParseInterrupted("the parser was stopped by signal 15")
+
+    document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    monkeypatch.setattr(IsolatedParser, "__call__", stopped)
+    worker.process_pending_documents(limit=1)
+    document.refresh_from_db()
+    assert (document.status, document.error) == (DocumentStatus.PENDING, "")
+
+    monkeypatch.undo()
+    worker.process_pending_documents()
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.READY
+
+
+def test_a_document_whose_parse_is_stopped_again_and_again_fails_with_the_reason(kb_index, monkeypatch):
+    from kb.ingestion.parsers import ParseInterrupted
+    from kb.ingestion.parsers.isolated import IsolatedParser
+
+    def stopped(self, data, file_type):
+        raise ParseInterrupted("the parser was stopped by signal 15")
+
+    document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
+    monkeypatch.setattr(IsolatedParser, "__call__", stopped)
+    for _ in range(worker.MAX_ATTEMPTS):
+        worker.process_pending_documents(limit=1)
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED
+    assert f"interrupted {worker.MAX_ATTEMPTS} times" in document.error
+
+
 def test_a_live_job_is_not_taken_from_its_worker(kb_index):
     document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
     document_claim(document_id=document.pk)
