@@ -67,10 +67,14 @@ class DocumentUploadForm(forms.ModelForm):
 
 
 class DocumentActionForm(ActionForm):
-    """The changelist's action bar, with the target domain the "move" action needs."""
+    """The changelist's action bar, with the target domain or knowledge base the "move" actions need."""
 
     domain = forms.CharField(label=_("Target domain"), required=False, max_length=64,
                              widget=forms.TextInput(attrs={"list": "dm-domains", "size": 14}))
+    # A name typed with suggestions rather than a select of every base: the form is built without the
+    # request, and the suggestions (the bases this user may edit) come from the changelist's context.
+    target_kb = forms.CharField(label=_("Target knowledge base"), required=False, max_length=128,
+                                widget=forms.TextInput(attrs={"list": "dm-kbs", "size": 16}))
 
 
 class ChunkInline(admin.TabularInline):
@@ -102,13 +106,14 @@ def ingestion_cell(document: Document) -> str:
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["title", "kb", "domain", "ingestion", "chunk_count", "file_type", "size", "created_at"]
-    list_filter = ["kb", "status", "domain", "file_type"]
+    # Only the bases of documents this user can see: a plain filter would list every base's name.
+    list_filter = [("kb", admin.RelatedOnlyFieldListFilter), "status", "domain", "file_type"]
     search_fields = ["title", "checksum"]
     readonly_fields = ["title", "original_file", "file_type", "kb", "domain", "ingestion", "attempts", "checksum",
                        "size",
                        "metadata", "uploaded_by", "created_at", "updated_at"]
     inlines = [ChunkInline]
-    actions = ["retry_ingestion", "reindex", "move_to_domain"]
+    actions = ["retry_ingestion", "reindex", "move_to_domain", "move_to_kb"]
     action_form = DocumentActionForm
     change_list_template = "admin/kb/document/change_list.html"
 
@@ -218,7 +223,8 @@ class DocumentAdmin(admin.ModelAdmin):
              "error": d.error, "chunk_count": d.child_count} for d in rows]})
 
     def changelist_view(self, request, extra_context=None):
-        extra = {**_upload_context(MultiUploadForm(user=request.user)), "can_upload": self.has_add_permission(request)}
+        extra = {**_upload_context(MultiUploadForm(user=request.user)), "can_upload": self.has_add_permission(request),
+                 "editable_kbs": KnowledgeBase.objects.filter(pk__in=editable_kb_ids(request.user)).order_by("name")}
         return super().changelist_view(request, {**extra, **(extra_context or {})})
 
     # --- actions ------------------------------------------------------------------------------------
@@ -259,6 +265,27 @@ class DocumentAdmin(admin.ModelAdmin):
                                                 "%(count)d documents moved to %(domain)s.", done)
                               % {"count": done, "domain": target}, messages.SUCCESS)
 
+    @admin.action(description=_("Move the selected documents to the target knowledge base"), permissions=["change"])
+    def move_to_kb(self, request, queryset) -> None:
+        queryset = self._editable(request, queryset)
+        name = (request.POST.get("target_kb") or "").strip()
+        target = KnowledgeBase.objects.filter(name=name, pk__in=editable_kb_ids(request.user)).first() if name else None
+        if target is None:
+            # An unknown base and one this user may not edit get the same answer: names are not revealed.
+            self.message_user(request, gettext("Type the name of a knowledge base you may edit next to the action "
+                                               "first."), messages.ERROR)
+            return
+        done = 0
+        for document in queryset:
+            try:
+                done += maintenance.document_move_to_kb(document=document, kb=target)
+            except services.IngestError as exc:
+                self.message_user(request, f"{document.title}: {exc}", messages.ERROR)
+        if done:
+            self.message_user(request, ngettext("%(count)d document moved to %(kb)s.",
+                                                "%(count)d documents moved to %(kb)s.", done)
+                              % {"count": done, "kb": target.name}, messages.SUCCESS)
+
     def _report(self, request, done: int, skipped: int, done_message: str, skipped_message: str) -> None:
         if done:
             self.message_user(request, done_message % {"count": done}, messages.SUCCESS)
@@ -279,8 +306,10 @@ class DocumentAdmin(admin.ModelAdmin):
 
 
 def _upload_context(form: MultiUploadForm) -> dict:
-    known = set(KnowledgeDomain.objects.values_list("domain_id", flat=True))
-    known |= set(Document.objects.values_list("domain", flat=True).distinct())
+    # Domain suggestions from the bases this user can read only: another base's domain names are its own.
+    readable = readable_kb_ids(form.user)
+    known = set(KnowledgeDomain.objects.filter(kb_id__in=readable).values_list("domain_id", flat=True))
+    known |= set(Document.objects.filter(kb_id__in=readable).values_list("domain", flat=True).distinct())
     return {"upload_form": form, "domains": sorted(known | {services.DEFAULT_DOMAIN}),
             "supported_types": ", ".join(f".{t}" for t in SUPPORTED_TYPES),
             "max_upload_mb": settings.MAX_UPLOAD_BYTES // 2**20}

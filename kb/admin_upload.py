@@ -40,6 +40,7 @@ class MultiUploadForm(forms.Form):
 
     def __init__(self, *args, user=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        self.user = user
         # Only the knowledge bases the uploader may edit are offered (and accepted).
         from kb.access import editable_kb_ids
 

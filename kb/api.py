@@ -1,4 +1,4 @@
-"""Document API: list, upload (202, ingested in the background), detail, delete."""
+"""Document API: list, upload (202, ingested in the background), detail, move, delete."""
 from __future__ import annotations
 
 from django.http import Http404
@@ -11,11 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from docmind.roles import IsKbEditorOrReadOnly
-from kb import selectors, services
+from kb import maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
-from kb.kbs_api import readable_kb
+from kb.kbs_api import editable_kb, readable_kb
 from kb.models import DocumentStatus
-from kb.serializers import DocumentSerializer, DocumentUploadSerializer
+from kb.serializers import DocumentMoveSerializer, DocumentSerializer, DocumentUploadSerializer
 
 
 class DocumentListView(GenericAPIView):
@@ -74,6 +74,24 @@ class DocumentDetailView(GenericAPIView):
 
     def get(self, request: Request, pk: int) -> Response:
         return Response(DocumentSerializer(self.get_object()).data)
+
+    @extend_schema(request=DocumentMoveSerializer, responses={200: DocumentSerializer})
+    def patch(self, request: Request, pk: int) -> Response:
+        """Move the document to another knowledge base and/or domain (edit access to both bases)."""
+        document = self.get_object()
+        if document.kb_id not in editable_kb_ids(request.user):
+            raise PermissionDenied("moving documents of this knowledge base needs edit access")
+        form = DocumentMoveSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        target = form.validated_data.get("kb")
+        try:
+            if target is not None:
+                maintenance.document_move_to_kb(document=document, kb=editable_kb(request.user, target))
+            if form.validated_data.get("domain"):
+                maintenance.document_move(document=document, domain=form.validated_data["domain"])
+        except services.IngestError as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(DocumentSerializer(self.get_queryset().get(pk=document.pk)).data)
 
     def delete(self, request: Request, pk: int) -> Response:
         document = self.get_object()

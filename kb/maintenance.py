@@ -1,4 +1,5 @@
-"""Services that act on stored documents again: retry a failed ingestion, re-index, move to another domain."""
+"""Services that act on stored documents again: retry a failed ingestion, re-index, move to another domain or
+knowledge base."""
 from __future__ import annotations
 
 import logging
@@ -7,8 +8,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from kb.domains.records import knowledge_domain_refresh
+from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.resume import CHUNKING_KEY
-from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeBase
 from kb.services import IngestError, _validate_domain, kb_version_bump
 
 log = logging.getLogger(__name__)
@@ -71,7 +73,7 @@ def document_move(*, document: Document, domain: str) -> bool:
         knowledge_domain_refresh(kb_id=document.kb_id, domain_id=source)
         knowledge_domain_refresh(kb_id=document.kb_id, domain_id=target)
         document_id = document.pk
-        transaction.on_commit(lambda: _rewrite_index_domain(document_id, target))
+        transaction.on_commit(lambda: _rewrite_index_placement(document_id))
         kb_id = document.kb_id
         transaction.on_commit(lambda: _reaggregate(kb_id, (source, target)))
         transaction.on_commit(kb_version_bump)
@@ -79,15 +81,44 @@ def document_move(*, document: Document, domain: str) -> bool:
     return True
 
 
-def _rewrite_index_domain(document_id: int, domain: str) -> None:
+def document_move_to_kb(*, document: Document, kb: KnowledgeBase) -> bool:
+    """Move a document to another knowledge base; False when it is already there.
+
+    The caller checks that the user may edit both bases. Readers of the old base stop seeing the
+    document when this commits (every search re-checks a chunk's base in the database); the index
+    entries, which carry the base for filtering, are then rewritten with the stored vectors, as for
+    a domain move. Both bases' knowledge maps are re-aggregated and cached answers are dropped.
+    """
+    source = document.kb_id
+    if kb.pk == source:
+        return False
+    with transaction.atomic():
+        moved = Document.objects.filter(pk=document.pk, status__in=_AT_REST).update(
+            kb=kb, updated_at=timezone.now())
+        if not moved:
+            raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
+        domain = document.domain
+        knowledge_domain_refresh(kb_id=source, domain_id=domain)
+        knowledge_domain_refresh(kb_id=kb.pk, domain_id=domain)
+        document_id, target = document.pk, kb.pk
+        transaction.on_commit(lambda: _rewrite_index_placement(document_id))
+        transaction.on_commit(lambda: (_reaggregate(source, (domain,)), _reaggregate(target, (domain,))))
+        transaction.on_commit(kb_version_bump)
+    document.refresh_from_db()
+    return True
+
+
+def _rewrite_index_placement(document_id: int) -> None:
+    """Write the document's current domain and knowledge base into its index entries (vectors reused)."""
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     document = Document.objects.filter(pk=document_id).first()
     if document is None or document.status != DocumentStatus.READY:
-        return  # a queued document is indexed with its new domain; a failed one has nothing searchable
+        return  # a queued document is indexed with its new placement; a failed one has nothing searchable
+    domain = document.domain
     children = list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD)
-                    .order_by("ordinal").values_list("id", "content"))
-    ids = [pk for pk, _ in children]
+                    .order_by("ordinal").values_list("id", "context", "content"))
+    ids = [pk for pk, _, _ in children]
     try:
         store = get_vector_store()
         vectors = store.fetch(ids)
@@ -98,8 +129,10 @@ def _rewrite_index_domain(document_id: int, domain: str) -> None:
             store.upsert(ids=with_vector, vectors=np.stack([vectors[pk] for pk in with_vector]),
                          document_ids=[document_id] * len(with_vector), domains=[domain] * len(with_vector),
                          kb_ids=[document.kb_id] * len(with_vector))
-        get_lexical_index().add(ids=ids, texts=[text for _, text in children], document_ids=[document_id] * len(ids),
-                                domains=[domain] * len(ids), kb_ids=[document.kb_id] * len(ids))
+        # The same text ingestion indexed: the chunk's title/section context line, then its own text.
+        get_lexical_index().add(ids=ids, texts=[retrieval_text(context, text) for _, context, text in children],
+                                document_ids=[document_id] * len(ids), domains=[domain] * len(ids),
+                                kb_ids=[document.kb_id] * len(ids))
     except Exception:
         log.exception("could not move the index entries of document %s; re-indexing it", document_id)
         document_reindex(document=document)

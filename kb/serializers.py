@@ -38,3 +38,16 @@ class DocumentUploadSerializer(serializers.Serializer):
     kb = serializers.IntegerField(required=False, min_value=1,
                                   help_text="knowledge-base id; the default one when absent")
     title = serializers.CharField(required=False, allow_blank=True, max_length=255)
+
+
+class DocumentMoveSerializer(serializers.Serializer):
+    """PATCH /api/kb/documents/<id>/: where the document goes; at least one of the two."""
+
+    kb = serializers.IntegerField(min_value=1, required=False,
+                                  help_text="Target knowledge base id (edit access needed on both bases).")
+    domain = serializers.CharField(required=False, max_length=64, help_text="Target knowledge domain.")
+
+    def validate(self, attrs: dict) -> dict:
+        if not attrs.get("kb") and not attrs.get("domain"):
+            raise serializers.ValidationError("give kb, domain or both")
+        return attrs

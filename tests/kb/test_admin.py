@@ -148,6 +148,25 @@ def test_the_move_action_needs_a_target_domain_and_moves_documents(client, admin
     assert any("domain must be" in m for m in _messages(_act(client, "move_to_domain", [doc], domain="bad one!")))
 
 
+def test_the_move_to_base_action_takes_an_editable_base_by_name(client, kb_editor, kb_index):
+    from kb.access import kb_default
+    from kb.services import kb_create
+
+    client.force_login(kb_editor)
+    doc = Document.objects.create(title="r", file_type="txt", checksum="r", kb=kb_default(),
+                                  status=DocumentStatus.PENDING)
+    mine, others = kb_create(name="我的库", owner=kb_editor), kb_create(name="别人的库")
+    assert "我的库" in client.get(CHANGELIST).content.decode()  # suggested next to the action
+    assert "别人的库" not in client.get(CHANGELIST).content.decode()
+    for name in ("", "别人的库", "不存在"):
+        refused = _messages(_act(client, "move_to_kb", [doc], target_kb=name))
+        assert any("knowledge base you may edit" in m for m in refused)
+        assert Document.objects.get(pk=doc.pk).kb_id == kb_default().pk
+    messages = _messages(_act(client, "move_to_kb", [doc], target_kb="我的库"))
+    assert Document.objects.get(pk=doc.pk).kb_id == mine.pk and others.pk != mine.pk
+    assert any("moved to 我的库" in m for m in messages)
+
+
 def test_uploading_the_same_file_again_says_so_instead_of_announcing_a_new_document(client, admin_user, kb_index):
     client.force_login(admin_user)
     for _ in range(2):

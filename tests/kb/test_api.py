@@ -73,3 +73,33 @@ def test_delete_answers_204_and_members_cannot_delete(editor_client, member_clie
     assert member_client.delete(f"{URL}{document_id}/").status_code == 403
     assert editor_client.delete(f"{URL}{document_id}/").status_code == 204
     assert not Document.objects.exists()
+
+
+def _ready_document(client) -> int:
+    document_id = upload(client).json()["id"]
+    process_pending_documents()
+    return document_id
+
+
+def test_an_editor_moves_a_document_to_another_base_and_domain(editor_client, kb_editor, kb_index):
+    from kb.services import kb_create
+
+    document_id = _ready_document(editor_client)
+    target = kb_create(name="财务库", owner=kb_editor)
+    response = editor_client.patch(f"{URL}{document_id}/", {"kb": target.pk, "domain": "finance"}, format="json")
+    assert response.status_code == 200
+    assert (response.json()["kb"], response.json()["domain"]) == (target.pk, "finance")
+    assert Document.objects.filter(pk=document_id, kb=target, domain="finance").exists()
+
+
+def test_a_move_needs_edit_access_to_both_bases_and_a_target(editor_client, member_client, kb_index):
+    from kb.services import kb_create
+
+    document_id = _ready_document(editor_client)
+    unreadable = kb_create(name="别人的库")  # no grant: the editor cannot even read it
+    assert member_client.patch(f"{URL}{document_id}/", {"domain": "x"}, format="json").status_code == 403
+    assert editor_client.patch(f"{URL}{document_id}/", {"kb": unreadable.pk}, format="json").status_code == 404
+    assert editor_client.patch(f"{URL}{document_id}/", {}, format="json").status_code == 400
+    bad_domain = editor_client.patch(f"{URL}{document_id}/", {"domain": "bad one!"}, format="json")
+    assert bad_domain.status_code == 400 and "domain" in bad_domain.json()["error"]
+    assert Document.objects.get(pk=document_id).kb_id != unreadable.pk

@@ -4,9 +4,9 @@ import pytest
 from docmind.backends import get_embedder
 from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
-from kb.maintenance import document_move, document_reindex, document_retry
+from kb.maintenance import document_move, document_move_to_kb, document_reindex, document_retry
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
-from kb.services import IngestError, document_ingest_text, document_mark_failed
+from kb.services import IngestError, document_ingest_text, document_mark_failed, kb_create
 
 pytestmark = pytest.mark.django_db
 
@@ -89,3 +89,39 @@ def test_a_document_being_processed_or_a_bad_domain_cannot_be_moved(kb_index):
     with pytest.raises(IngestError, match="being indexed"):
         document_move(document=document, domain="travel")
     assert Document.objects.get(pk=document.pk).domain == "hr"
+
+
+def test_a_moved_document_stays_findable_by_its_section_heading(kb_index, django_capture_on_commit_callbacks):
+    document = _ready(text="# 差旅制度\n## 交通\n员工出差乘坐高铁二等座，费用凭票报销。")
+    ids = _child_ids(document)
+    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["hr"])} & set(ids)
+    with django_capture_on_commit_callbacks(execute=True):
+        document_move(document=document, domain="travel")
+    # The heading is in the chunk's context line, not its text: the move must index both, as ingestion did.
+    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["travel"])} & set(ids)
+
+
+def test_moving_to_another_knowledge_base_moves_its_search_and_its_map(kb_index, django_capture_on_commit_callbacks):
+    from kb.search import get_searcher
+
+    document = _ready()
+    source, target = document.kb_id, kb_create(name="差旅知识库")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert document_move_to_kb(document=document, kb=target)
+    assert document.kb_id == target.pk
+    found_in = {kb_id: {c.document_id for c in get_searcher().scoped({kb_id}).lexical_search("报销", k=5)}
+                for kb_id in (source, target.pk)}
+    assert found_in == {source: set(), target.pk: {document.pk}}
+    query = get_embedder().embed_query("出差交通费报销")
+    assert not {pk for pk, _ in get_vector_store().search(query, k=5, kb_ids=[source])} & set(_child_ids(document))
+    counts = dict(KnowledgeDomain.objects.filter(domain_id="hr").values_list("kb_id", "document_count"))
+    assert counts.get(source, 0) == 0 and counts[target.pk] == 1
+
+
+def test_moving_to_the_same_base_changes_nothing_and_a_busy_document_cannot_move(kb_index):
+    document = _ready()
+    assert not document_move_to_kb(document=document, kb=document.kb)
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.PROCESSING)
+    with pytest.raises(IngestError, match="being indexed"):
+        document_move_to_kb(document=document, kb=kb_create(name="别处"))
+    assert Document.objects.get(pk=document.pk).kb_id == document.kb_id
