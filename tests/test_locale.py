@@ -62,3 +62,16 @@ def test_a_chosen_language_wins_over_the_browsers(member):
     assert copy_zh not in catalogue  # English: the script's own strings are used as they are
     client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
     assert copy_zh in client.get("/jsi18n/").content.decode()
+
+
+@pytest.mark.django_db
+def test_the_login_lockout_pages_of_the_admin_are_in_chinese_for_a_chinese_browser(admin_user):
+    from axes.models import AccessAttempt
+
+    AccessAttempt.objects.create(username="someone", ip_address="10.0.0.9", user_agent="curl", http_accept="*/*",
+                                 path_info="/login/", get_data="", post_data="", failures_since_start=3)
+    client = Client()
+    client.force_login(admin_user)
+    page = client.get("/admin/axes/accessattempt/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "登录尝试" in page and "失败登录次数" in page
+    assert "access attempts" not in page.lower()
