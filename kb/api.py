@@ -83,12 +83,15 @@ class DocumentDetailView(GenericAPIView):
             raise PermissionDenied("moving documents of this knowledge base needs edit access")
         form = DocumentMoveSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        # The target base is checked before anything moves, and the domain (validated by its move) goes
+        # first: a refused request changes nothing.
         target = form.validated_data.get("kb")
+        target_kb = editable_kb(request.user, target) if target is not None else None
         try:
-            if target is not None:
-                maintenance.document_move_to_kb(document=document, kb=editable_kb(request.user, target))
             if form.validated_data.get("domain"):
                 maintenance.document_move(document=document, domain=form.validated_data["domain"])
+            if target_kb is not None:
+                maintenance.document_move_to_kb(document=document, kb=target_kb)
         except services.IngestError as exc:
             return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(DocumentSerializer(self.get_queryset().get(pk=document.pk)).data)

@@ -100,6 +100,7 @@ def test_a_move_needs_edit_access_to_both_bases_and_a_target(editor_client, memb
     assert member_client.patch(f"{URL}{document_id}/", {"domain": "x"}, format="json").status_code == 403
     assert editor_client.patch(f"{URL}{document_id}/", {"kb": unreadable.pk}, format="json").status_code == 404
     assert editor_client.patch(f"{URL}{document_id}/", {}, format="json").status_code == 400
-    bad_domain = editor_client.patch(f"{URL}{document_id}/", {"domain": "bad one!"}, format="json")
+    mine = kb_create(name="我的库", owner=Document.objects.get(pk=document_id).uploaded_by)
+    bad_domain = editor_client.patch(f"{URL}{document_id}/", {"kb": mine.pk, "domain": "bad one!"}, format="json")
     assert bad_domain.status_code == 400 and "domain" in bad_domain.json()["error"]
-    assert Document.objects.get(pk=document_id).kb_id != unreadable.pk
+    assert Document.objects.get(pk=document_id).kb_id not in (unreadable.pk, mine.pk)  # a refusal moves nothing
