@@ -13,6 +13,8 @@ OPENAI_* is set) and the events are read as a browser would read them.
   The same pronoun question asked alone is the control.
 - abstention: share of held-back questions flagged (`start.noEvidence` or `start.lowConfidence`), against
   the share of answerable single-turn questions flagged.
+- answer length: mean characters after the lead line (single turn and follow-ups), so that a higher hit
+  rate bought by quoting more text is visible.
 - calibration: AUROC of `done.confidenceScore` for "the answer contains the gold answer", over the
   answerable single-turn questions, and over those plus the held-back ones.
 
@@ -134,6 +136,16 @@ def share(values: list[bool]) -> float:
     return round(sum(values) / len(values), 3) if values else float("nan")
 
 
+def quoted_chars(result: dict) -> int:
+    """Length of what the answer says after its lead line: a hit bought by quoting more shows up here."""
+    answer = result.get("answer") or ""
+    return len(answer.split("\n\n", 1)[1]) if "\n\n" in answer else len(answer)
+
+
+def mean(values: list[int]) -> float:
+    return round(sum(values) / len(values), 1) if values else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
@@ -184,6 +196,7 @@ def main() -> None:
     for q in answerable:
         r = single.ask(q["question"])
         rows["single"].append({"q": q["question"], "hit": hit(r, q), "cites": cites(r, q, doc_of),
+                               "chars": quoted_chars(r),
                                "score": r.get("score", 0.0), "flagged": r.get("flagged", False),
                                "band": r.get("band", ""), "error": r.get("error")})
     held = asker("held")
@@ -199,6 +212,7 @@ def main() -> None:
         q = pair["turn2"]
         rows["followup"].append({"q": q["question"], "rewritten": second.get("rewritten", ""),
                                  "hit": hit(second, q), "cites": cites(second, q, doc_of),
+                                 "chars": quoted_chars(second),
                                  "error": second.get("error")})
         alone = control.ask(q["question"])
         rows["control"].append({"q": q["question"], "hit": hit(alone, q), "cites": cites(alone, q, doc_of),
@@ -210,10 +224,12 @@ def main() -> None:
         "documents": len(kept), "ingest_seconds": ingest_s, "ask_seconds": ask_s,
         "errors": sum(bool(r["error"]) for rs in rows.values() for r in rs),
         "single_turn": {"n": len(s), "answer_hit": share([r["hit"] for r in s]),
-                        "cites_gold": share([r["cites"] for r in s])},
+                        "cites_gold": share([r["cites"] for r in s]),
+                        "mean_answer_chars": mean([r["chars"] for r in s])},
         "followup": {"n": len(f), "cites_gold": share([r["cites"] for r in f]),
                      "answer_hit": share([r["hit"] for r in f]),
-                     "cites_and_hit": share([r["cites"] and r["hit"] for r in f])},
+                     "cites_and_hit": share([r["cites"] and r["hit"] for r in f]),
+                     "mean_answer_chars": mean([r["chars"] for r in f])},
         "followup_control_alone": {"n": len(c), "cites_gold": share([r["cites"] for r in c]),
                                    "answer_hit": share([r["hit"] for r in c])},
         "abstention": {"unanswerable_n": len(u), "unanswerable_flagged": share([r["flagged"] for r in u]),
