@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+import pytest
+
 from chat.generation import ExtractiveAnswerer
 from chat.types import AnswerShape
 from kb.retrieval.types import ScoredChunk
@@ -142,3 +144,13 @@ def test_a_short_quoted_sentence_is_followed_by_the_one_that_completes_it():
 def test_a_sentence_cut_inside_a_title_mark_is_quoted_whole():
     answer = ExtractiveAnswerer().run(question="林小雨的唱片由哪家公司发行？", chunks=[ALBUM])
     assert "- 第二张专辑《晴天！雨天》由一家独立唱片公司发行。[1]" in answer
+
+
+@pytest.mark.parametrize("question,asks_death", [
+    ("老周是怎么死的？", True), ("老周的死因是什么？", True), ("老周逝世的时间是？", True),
+    ("老周病死后，儿子做了什么？", False), ("老周的儿子叫什么？", False),
+])
+def test_only_a_question_about_how_someone_died_looks_for_a_death(question, asks_death):
+    from chat.generation.extractive import _shape_fit, _shapes
+
+    assert (_shape_fit(_shapes(question), "老周于1950年冬天病故。") > 0) is asks_death
