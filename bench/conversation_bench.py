@@ -13,6 +13,8 @@ OPENAI_* is set) and the events are read as a browser would read them.
   The same pronoun question asked alone is the control.
 - abstention: share of held-back questions flagged (`start.noEvidence` or `start.lowConfidence`), against
   the share of answerable single-turn questions flagged.
+- answer length: mean characters after the lead line (single turn and follow-ups), so that a higher hit
+  rate bought by quoting more text is visible.
 - calibration: AUROC of `done.confidenceScore` for "the answer contains the gold answer", over the
   answerable single-turn questions, and over those plus the held-back ones.
 
@@ -68,6 +70,27 @@ def load(holdout_every: int) -> tuple[list[dict], list[dict], list[dict], list[d
                 turn2 = dict(later[0], question=later[0]["question"].replace(title, PRONOUN))
                 followups.append({"turn1": qas[0], "turn2": turn2})
     return kept, answerable, unanswerable, followups
+
+
+def warm_up() -> None:
+    """Load the in-process indexes before the first question, as the server does at start-up: a data dir
+    ingested by an earlier run (a copied pristine one) is otherwise opened by the first search."""
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
+
+    get_vector_store().warm_up(wait=True)
+    get_lexical_index().warm_up(wait=True)
+
+
+def bench_user(username: str):
+    """A member: knowledge-base grants go to roles, and a user without one reads no knowledge base."""
+    from django.contrib.auth import get_user_model
+
+    from docmind.roles import MEMBER, ensure_roles, user_set_role
+
+    ensure_roles()
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    user_set_role(user=user, role=MEMBER)
+    return user
 
 
 def sample(items: list, fraction: float) -> list:
@@ -134,6 +157,16 @@ def share(values: list[bool]) -> float:
     return round(sum(values) / len(values), 3) if values else float("nan")
 
 
+def quoted_chars(result: dict) -> int:
+    """Length of what the answer says after its lead line: a hit bought by quoting more shows up here."""
+    answer = result.get("answer") or ""
+    return len(answer.split("\n\n", 1)[1]) if "\n\n" in answer else len(answer)
+
+
+def mean(values: list[int]) -> float:
+    return round(sum(values) / len(values), 1) if values else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
@@ -150,7 +183,6 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.test import AsyncClient
 
@@ -165,13 +197,14 @@ def main() -> None:
         document, _ = document_ingest_text(title=p["title"], text=p["text"], domain="cmrc", filename=f"{p['id']}.txt")
         doc_of[p["id"]] = document.pk
     process_pending_documents()
+    warm_up()
     ingest_s = round(time.monotonic() - started, 1)
 
     runner = asyncio.Runner()
 
     def asker(name: str) -> Asker:
         # One user per phase: the semantic answer cache is per user and must not carry answers across phases.
-        user, _ = get_user_model().objects.get_or_create(username=f"bench-conv-{name}")
+        user = bench_user(f"bench-conv-{name}")
         client = AsyncClient()
         runner.run(client.aforce_login(user))
         return Asker(client, runner)
@@ -184,6 +217,7 @@ def main() -> None:
     for q in answerable:
         r = single.ask(q["question"])
         rows["single"].append({"q": q["question"], "hit": hit(r, q), "cites": cites(r, q, doc_of),
+                               "chars": quoted_chars(r),
                                "score": r.get("score", 0.0), "flagged": r.get("flagged", False),
                                "band": r.get("band", ""), "error": r.get("error")})
     held = asker("held")
@@ -199,6 +233,7 @@ def main() -> None:
         q = pair["turn2"]
         rows["followup"].append({"q": q["question"], "rewritten": second.get("rewritten", ""),
                                  "hit": hit(second, q), "cites": cites(second, q, doc_of),
+                                 "chars": quoted_chars(second),
                                  "error": second.get("error")})
         alone = control.ask(q["question"])
         rows["control"].append({"q": q["question"], "hit": hit(alone, q), "cites": cites(alone, q, doc_of),
@@ -210,10 +245,12 @@ def main() -> None:
         "documents": len(kept), "ingest_seconds": ingest_s, "ask_seconds": ask_s,
         "errors": sum(bool(r["error"]) for rs in rows.values() for r in rs),
         "single_turn": {"n": len(s), "answer_hit": share([r["hit"] for r in s]),
-                        "cites_gold": share([r["cites"] for r in s])},
+                        "cites_gold": share([r["cites"] for r in s]),
+                        "mean_answer_chars": mean([r["chars"] for r in s])},
         "followup": {"n": len(f), "cites_gold": share([r["cites"] for r in f]),
                      "answer_hit": share([r["hit"] for r in f]),
-                     "cites_and_hit": share([r["cites"] and r["hit"] for r in f])},
+                     "cites_and_hit": share([r["cites"] and r["hit"] for r in f]),
+                     "mean_answer_chars": mean([r["chars"] for r in f])},
         "followup_control_alone": {"n": len(c), "cites_gold": share([r["cites"] for r in c]),
                                    "answer_hit": share([r["hit"] for r in c])},
         "abstention": {"unanswerable_n": len(u), "unanswerable_flagged": share([r["flagged"] for r in u]),

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
 from docmind.language import is_chinese
-from docmind.text import ANSWER_STOP_WORDS, char_bigrams, coverage, salient_terms, words
+from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words
 from kb.retrieval.types import ScoredChunk
 from memory.style import AnswerStyle
 
@@ -40,6 +40,20 @@ _POINTS_BACK = re.compile(r"^(?:因此|因而|所以|故|于是|从而|由此|�
                           r"however|but|also|then|later)\b)", re.IGNORECASE)
 # How many neighbouring sentences one quoted sentence may pull in through such references.
 CONTINUATION = 2
+# Brackets and quotation marks a sentence terminator inside them does not end ("《卡拉OK.LIVE！‧台北‧我》",
+# "称：“文章者…也。与山水近…”"): the split piece is merged with the next ones until they close (at most
+# OPEN_SPAN pieces), so a quote never stops mid-title or mid-quotation.
+_PAIRS = {"《": "》", "（": "）", "(": ")", "“": "”", "「": "」", "『": "』", "【": "】"}
+OPEN_SPAN = 4
+# How much the expected shape of the fact (a number for "多少", a date for "何时"…) and a partly shared word (体重 →
+# "约只有8公斤重") add to a sentence's match with the question's words. They decide which sentences are quoted, never
+# how many: that stays the number of sentences the question's words alone carry above the floor.
+SHAPE_BONUS = 0.2
+PARTIAL_BONUS = 0.2
+# A quoted sentence with fewer meaningful characters than this rarely states a whole fact ("产妇症状为高热。"): the
+# sentence after it in the same chunk is quoted with it when that one bears on the question too (shares a word, part
+# of one, or the shape of the fact asked for).
+SHORT_QUOTE = 20
 # Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
 MIN_SENTENCE_CHARS = 6
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
@@ -100,11 +114,111 @@ def _cited(text: str, index: int) -> str:
 
 
 @dataclass(frozen=True)
+class _Shape:
+    """A kind of fact a question asks for, and what a sentence stating such a fact looks like."""
+
+    asks: re.Pattern[str]
+    holds: re.Pattern[str]
+
+
+_SHAPES = (
+    # An amount, a size or a count: the answer holds a number.
+    _Shape(re.compile(r"多少|几[个种次年位名岁人天条所座家项倍级]|多[大长高重远久宽深厚]|体重|重量|面积|人口|长度|高度|"
+                      r"宽度|深度|数量|价格|金额|比例|how (?:many|much|long|tall|big|far|old|heavy)", re.IGNORECASE),
+           re.compile(r"\d|[一二两三四五六七八九十百千万亿]+[多余]?[个名人年月日天岁次种座所家条位元米里斤克吨倍级]")),
+    # A date or a period.
+    _Shape(re.compile(r"什么时候|何时|哪一?年|哪个?朝代?|哪个?时期|年代|日期|时间|\bwhen\b|what year", re.IGNORECASE),
+           re.compile(r"\d{1,4}年|\d{1,2}月|[〇一二三四五六七八九十]+年|世纪|年代|年间|[朝代]|时期|\b1\d{3}\b|\b20\d{2}\b")),
+    # A place.
+    _Shape(re.compile(r"哪里|哪儿|何处|什么地方|哪个?地[方区]|哪些地[方区]|在哪|位于|分布|\bwhere\b", re.IGNORECASE),
+           re.compile(r"位于|分布|坐落|[省市县区州岛洲镇乡村]|\b(?:in|at|near)\b")),
+    # Another name.
+    _Shape(re.compile(r"别名|别称|又名|又称|俗称|俗名|简称|原名|本名|名字|名称|叫什么|称号|外号|"
+                      r"also known|other names?", re.IGNORECASE),
+           re.compile(r"又名|又称|别名|别称|俗称|俗名|简称|原名|本名|亦作|亦称|或称|也称|称为|名为|称作|名叫|"
+                      r"also known|called", re.IGNORECASE)),
+    # How someone died ("怎么死的", "死因"; not "X病死后…", which only dates what is asked).
+    _Shape(re.compile(r"(?:怎么|怎样|如何|因何|为什么|为何|何时|哪年|哪一年|什么时候)(?:而)?(?:死|去世|逝世|身亡|过世)|"
+                      r"死因|死于|死亡原因|(?:去世|逝世|死亡|身亡)的(?:时间|原因|地点)|how did .* die|cause of death",
+                      re.IGNORECASE),
+           re.compile(r"死|亡|卒|逝|崩|薨|殁|诛|遇害|遇刺|自尽|自杀|病故|杀害|处死|\bdie|death|killed", re.IGNORECASE)),
+)
+# Interrogatives and their parts: never part of what the answer says.
+_ASKING = re.compile(r"什么|哪|几|多少|怎|如何|为何|吗|呢|谁")
+
+
+def _unclosed(text: str) -> bool:
+    return any(text.count(opening) > text.count(closing) for opening, closing in _PAIRS.items())
+
+
+def _join(text: str, piece: str) -> str:
+    # Latin sentences were split after ". " / "! ": the space goes back; Chinese ones never had one.
+    return f"{text} {piece}" if text.endswith((".", "!", "?")) and piece[:1].isascii() else text + piece
+
+
+def _closed(pieces: Sequence[str]) -> list[str]:
+    """Sentences whose brackets and quotation marks close: a piece cut inside a title or a quotation is joined
+    with the pieces after it until they close (OPEN_SPAN pieces at most; an unclosed mark in the source then
+    leaves the pieces as they were)."""
+    out: list[str] = []
+    i = 0
+    while i < len(pieces):
+        text, end = pieces[i], i + 1
+        if OPEN_SPAN > 1 and _unclosed(text):
+            joined = text
+            for j in range(i + 1, min(len(pieces), i + OPEN_SPAN)):
+                joined = _join(joined, pieces[j])
+                if not _unclosed(joined):
+                    text, end = joined, j + 1
+                    break
+        out.append(text)
+        i = end
+    return out
+
+
+def _shapes(question: str) -> tuple[_Shape, ...]:
+    return tuple(shape for shape in _SHAPES if shape.asks.search(question))
+
+
+def _shape_fit(shapes: Sequence[_Shape], text: str) -> float:
+    """Share of the asked-for kinds of fact that the sentence has the shape of."""
+    return sum(1 for shape in shapes if shape.holds.search(text)) / len(shapes) if shapes else 0.0
+
+
+def _aspects(question: str, named: str) -> list[str]:
+    """The question's content words that its chunk's title and heading do not name, single characters included
+    ("花", "根"): what the question asks about the subject."""
+    out = []
+    for word in words(question.lower()):
+        word = word.strip()
+        if (not word or word in ANSWER_STOP_WORDS or word in STOP_WORDS or _ASKING.search(word)
+                or _CJK_RUN.fullmatch(word) is None or word in named):
+            continue
+        out.append(word)
+    return out
+
+
+def _partial(aspects: Sequence[str], text: str) -> float:
+    """How much of the asked-about words the sentence says, a word's characters counting for their share when
+    the whole word is not there (体重 → "8公斤重", 颜色 → "体呈银灰色", 树叶 → "其叶螺旋状")."""
+    if not aspects:
+        return 0.0
+    found = 0.0
+    for word in aspects:
+        found += 1.0 if word in text else sum(ch in text for ch in word) / len(word)
+    return found / len(aspects)
+
+
+@dataclass(frozen=True)
 class _Candidate:
     chunk_index: int  # 1-based, the [n] of the prompt
     position: int
     text: str
     score: float
+    # The share of the question's words alone, before shape and partial-match credit.
+    lexical: float = 0.0
+    # The share of the question's asked-about words it says, counting words it has only in part.
+    partial: float = 0.0
 
 
 def _passages(picked: Sequence[_Candidate]) -> list[tuple[str, int]]:
@@ -199,14 +313,15 @@ class ExtractiveAnswerer:
         elif shape is AnswerShape.STEPS:
             body = self._steps(question, chunks)
         if not body:
-            body = self._facts(question, chunks, limit)
+            # A short-answer preference is kept to the letter: a short quote is not completed by the next sentence.
+            body = self._facts(question, chunks, limit, complete=style is None or style.brevity != "short")
         if not body:
             return (NO_EVIDENCE_ZH if zh else NO_EVIDENCE_EN) + memory_note(style, applied, zh)
         return lead + "\n\n" + body + memory_note(style, applied, zh)
 
     # ------------------------------------------------------------------ shapes
-    def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int) -> str:
-        picked = self._best(question, self._relevant(chunks, question), limit)
+    def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
+        picked = self._best(question, self._relevant(chunks, question), limit, complete=complete)
         return "\n".join(f"- {_cited(text, index)}" for text, index in _passages(picked))
 
     def _comparison(self, question: str, chunks: Sequence[ScoredChunk], sides: Sequence[str], zh: bool) -> str:
@@ -280,7 +395,7 @@ class ExtractiveAnswerer:
         return indexed
 
     def _best(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]], limit: int,
-              exclude: set[str] | None = None) -> list[_Candidate]:
+              exclude: set[str] | None = None, *, complete: bool = True) -> list[_Candidate]:
         wanted = terms(question)
         # Sentences already quoted elsewhere in the answer count as seen.
         seen = set(exclude or ())
@@ -290,6 +405,7 @@ class ExtractiveAnswerer:
         # best chunk): a sentence from a document the question is not about counts a quarter.
         named = {index: overlap(wanted, named_by(chunk)) for index, chunk in chunks}
         top_named = max(named.values(), default=0.0)
+        shapes = _shapes(question)
         candidates = []
         for index, chunk in chunks:
             weight = max(0.25, named[index] / top_named) if top_named > 0 else 1.0
@@ -299,16 +415,32 @@ class ExtractiveAnswerer:
                 # The title and heading name the whole question ("扣款无回调呢？", "X 是什么？"): the section
                 # is the answer, and its opening says most about it.
                 scores = [named[index] * weight / (1 + k) for k in range(len(sentences))]
+                lexical = scores
+                partials = [0.0] * len(sentences)
             else:
-                scores = [overlap(rest, c.text) * weight for c in sentences]
+                # The sentence's share of the question's words, plus credit for having the shape of the fact asked
+                # for and for words it shares in part (a paraphrase often keeps a character: 体重 → 公斤重).
+                aspects = _aspects(question, named_by(chunk).lower())
+                lexical = [overlap(rest, c.text) * weight for c in sentences]
+                partials = [_partial(aspects, c.text.lower()) for c in sentences]
+                scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part) * weight
+                          for c, lex, part in zip(sentences, lexical, partials, strict=True)]
             # A small rank prior breaks ties in favour of the better-ranked chunk.
-            candidates += [replace(c, score=score + 0.01 / c.chunk_index)
-                           for c, score in zip(sentences, scores, strict=True)]
+            candidates += [replace(c, score=score + 0.01 / c.chunk_index, lexical=lex + 0.01 / c.chunk_index,
+                                   partial=part)
+                           for c, score, lex, part in zip(sentences, scores, lexical, partials, strict=True)]
         if not candidates:
             return []
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
-        floor = max(self.min_overlap, self.sentence_floor * ranked[0].score)
-        picked = [c for c in ranked if c.score >= floor][:limit]
+        # How many: the sentences whose own words match above the floor. Which: the best by words, shape and
+        # partly shared words together.
+        floor = max(self.min_overlap, self.sentence_floor * max(c.lexical for c in candidates))
+        picked = ranked[:min(sum(c.lexical >= floor for c in candidates), limit)]
+        if not picked and ranked[0].score >= self.min_overlap:
+            # No sentence shares enough words, but one has the shape or part of the words asked for: it is quoted
+            # with its chunk's opening, which says what the chunk is about.
+            opening = next(c for c in candidates if c.chunk_index == ranked[0].chunk_index)
+            picked = [opening] if opening is ranked[0] else [opening, ranked[0]]
         first = min(c.chunk_index for c in candidates)
         if not picked:
             # Retrieval chose these chunks although the words differ: quote the best-ranked chunk's opening.
@@ -318,12 +450,13 @@ class ExtractiveAnswerer:
             own = [c for c in ranked if c.chunk_index == first]
             if own:
                 picked = [*picked[:limit - 1], own[0]]
-        picked = self._with_references(picked, candidates, limit)
+        picked = self._with_references(picked, candidates, limit, SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
 
     @staticmethod
-    def _with_references(picked: list[_Candidate], candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:
+    def _with_references(picked: list[_Candidate], candidates: Sequence[_Candidate], limit: int,
+                         short: int) -> list[_Candidate]:
         """Adds the sentences a quoted sentence cannot be read without: the one before it when it opens by
         pointing back, and the ones after it that open by pointing back at it (its continuation)."""
         at = {(c.chunk_index, c.position): c for c in candidates}
@@ -344,7 +477,11 @@ class ExtractiveAnswerer:
             position = c.position
             while position - c.position < CONTINUATION:
                 after = at.get((c.chunk_index, position + 1))
-                if after is None or not _POINTS_BACK.match(after.text):
+                # A sentence continues the quoted one when it points back at it, or when the quoted one is too
+                # short to state a whole fact and this one bears on the question (more than the rank prior).
+                if after is None or not (_POINTS_BACK.match(after.text)
+                                         or position == c.position and len(_key(c.text)) < short
+                                         and (after.lexical > 0.01 / after.chunk_index or after.partial > 0)):
                     break
                 position += 1
                 if (c.chunk_index, position) not in have:
@@ -356,7 +493,7 @@ class ExtractiveAnswerer:
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:
         labels = _labels(chunk)
         out = []
-        for position, raw in enumerate(split_sentences(chunk.content, clauses=False)):
+        for position, raw in enumerate(_closed(split_sentences(chunk.content, clauses=False))):
             if _HEADING.match(raw):
                 continue
             # Strip list/heading markup and any [n] the source text had: they'd read as our citations.

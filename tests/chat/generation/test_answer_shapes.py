@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+import pytest
+
 from chat.generation import ExtractiveAnswerer
 from chat.types import AnswerShape
 from kb.retrieval.types import ScoredChunk
@@ -96,3 +98,59 @@ def test_sentences_that_continue_the_quoted_one_follow_it_and_unrelated_ones_do_
     answer = ExtractiveAnswerer().run(question="浮龙有哪些独有特征？", chunks=[TRAITS])
     assert "浮龙具有数个独有特征。牠们的鳍状肢狭窄、尾鳍大。其眼睛也相当大。[1]" in answer
     assert "白垩纪" not in answer
+
+
+MOUSE = chunk("m", "灰斑鼠是鼠科的一种小型动物，常见于山地森林。灰斑鼠以草籽和昆虫为食，夜间活动。"
+                   "成年个体约只有50克重，尾巴与身体等长。", title="灰斑鼠", rerank=0.9)
+BRIDGE = chunk("b", "青石桥横跨老城的护城河，是老城最有名的桥梁。桥上的石狮子由本地工匠雕刻而成。"
+                    "1892年全部完工，此后一直是进城的主要道路。", title="青石桥", rerank=0.9)
+ALBUM = chunk("a", "林小雨出生于海边的小镇，自幼学习钢琴。第二张专辑《晴天！雨天》由一家独立唱片公司发行。",
+              title="林小雨", rerank=0.9)
+
+
+def test_a_paraphrased_answer_is_found_through_the_characters_it_shares_with_the_question(monkeypatch):
+    # "体重" is nowhere in the passage; "约只有50克重" keeps its 重 (and the asked-for number).
+    answer = ExtractiveAnswerer().run(question="灰斑鼠的体重大约是多少？", chunks=[MOUSE])
+    assert "约只有50克重" in answer
+    # The shared character alone decides here, without the expected-shape cue.
+    monkeypatch.setattr("chat.generation.extractive.SHAPE_BONUS", 0.0)
+    assert "约只有50克重" in ExtractiveAnswerer().run(question="灰斑鼠的体重大约是多少？", chunks=[MOUSE])
+
+
+def test_a_when_question_prefers_the_sentence_that_holds_a_date(monkeypatch):
+    monkeypatch.setattr("chat.generation.extractive.PARTIAL_BONUS", 0.0)
+    answer = ExtractiveAnswerer().run(question="青石桥是什么时候建好的？", chunks=[BRIDGE])
+    assert "1892年全部完工" in answer
+    assert "石狮子" not in answer
+
+
+def test_sentences_that_only_have_the_expected_shape_are_not_quoted():
+    mouse = chunk("m", "灰斑鼠是鼠科的一种小型动物，常见于山地森林。成年个体约只有50克重，尾巴与身体等长。"
+                       "每年繁殖3次，每窝4到6只。寿命约为2年。", title="灰斑鼠", rerank=0.9)
+    answer = ExtractiveAnswerer().run(question="灰斑鼠的体重大约是多少？", chunks=[mouse])
+    assert "约只有50克重" in answer
+    # Numbers alone do not answer a question about weight: the shape picks among sentences, it adds none.
+    assert "繁殖" not in answer and "寿命" not in answer
+
+
+def test_a_short_quoted_sentence_is_followed_by_the_one_that_completes_it():
+    fever = chunk("f", "这种病毒主要通过蚊虫传播。患者症状为高热。患者还会出现皮疹和关节疼痛。多数患者一周内康复。",
+                  title="登革热", rerank=0.9)
+    answer = ExtractiveAnswerer().run(question="患者症状是什么？", chunks=[fever])
+    assert "- 患者症状为高热。患者还会出现皮疹和关节疼痛。[1]" in answer
+    assert "康复" not in answer
+
+
+def test_a_sentence_cut_inside_a_title_mark_is_quoted_whole():
+    answer = ExtractiveAnswerer().run(question="林小雨的唱片由哪家公司发行？", chunks=[ALBUM])
+    assert "- 第二张专辑《晴天！雨天》由一家独立唱片公司发行。[1]" in answer
+
+
+@pytest.mark.parametrize("question,asks_death", [
+    ("老周是怎么死的？", True), ("老周的死因是什么？", True), ("老周逝世的时间是？", True),
+    ("老周病死后，儿子做了什么？", False), ("老周的儿子叫什么？", False),
+])
+def test_only_a_question_about_how_someone_died_looks_for_a_death(question, asks_death):
+    from chat.generation.extractive import _shape_fit, _shapes
+
+    assert (_shape_fit(_shapes(question), "老周于1950年冬天病故。") > 0) is asks_death
