@@ -81,7 +81,7 @@ def direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) ->
 
 
 def _direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -> Evidence:
-    from chat import selectors
+    from kb import selectors
 
     parents = selectors.document_parent_chunks(document_id=document_id, kb_ids=kb_ids)
     chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
@@ -252,7 +252,7 @@ def abstention_text(question: str, related: list[dict]) -> str:
 
 
 def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Iterator[str]:
-    from chat import selectors
+    from kb import selectors
 
     scope = classification.scope.value
     # Only the scope that talks about them reads them: a greeting needs neither list.
