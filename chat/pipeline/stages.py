@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chat.meta_answers import MetaAnswerer
     from kb.retrieval.params import RetrievalParams
     from kb.retrieval.pipeline import OneShotRetriever
+    from memory.types import MemoryParams
 
 
 @dataclass
@@ -32,6 +33,8 @@ class TurnStages:
     # Read once per turn: the one-shot retriever and the agentic loop use them, and their evidence budget
     # is the prompt's and the direct read's.
     retrieval_params: RetrievalParams
+    # Recall, extraction and the MEMORY scope get these values; they never read the config.
+    memory: MemoryParams
     chat_model: ChatModel | None
     understanding: QueryUnderstanding
     router: PathRouter
@@ -73,6 +76,7 @@ class TurnStages:
 def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> TurnStages:
     from docmind.backends import get_chat_model, get_embedder
     from kb.retrieval.compose import build_one_shot_retriever, retrieval_params
+    from memory.compose import memory_params
 
     chat_model = get_chat_model()
     retrieval = retrieval_params(snapshot)
@@ -80,6 +84,7 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         snapshot=snapshot,
         kb_ids=frozenset(kb_ids),
         retrieval_params=retrieval,
+        memory=memory_params(snapshot),
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
