@@ -207,8 +207,10 @@ def test_the_evidence_in_the_prompt_costs_what_the_budget_says():
     chunks = [_chunk(i, "年假按工龄计算。" * (i + 1)) for i in range(4)]
     parts = _run(PromptParams(total_max_tokens=100_000), chunks=chunks)
     rendered = _user(parts).split("【参考资料】\n", 1)[1].split("\n\n【用户问题】", 1)[0]
-    # The budget charges a separator after every block, the last one too.
-    assert parts.tokens["chunks"] == EvidenceBudget().cost(chunks) == estimate_tokens(rendered + "\n\n")
+    # Every block (and a separator after it, the last one too) is estimated on its own: never less than
+    # the evidence text as a whole, and a few tokens more at most.
+    assert parts.tokens["chunks"] == EvidenceBudget().cost(chunks)
+    assert 0 <= EvidenceBudget().cost(chunks) - estimate_tokens(rendered + "\n\n") <= len(chunks)
 
 
 def test_profile_counts_as_fixed_cost():
