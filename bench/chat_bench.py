@@ -82,7 +82,12 @@ def phase_pipeline(data_dir: Path, n: int) -> dict:
         doc_of[p["id"]] = document.pk
     process_pending_documents()
     ingest_s = time.monotonic() - started
+    from docmind.roles import MEMBER, user_set_role
+
     user, _ = get_user_model().objects.get_or_create(username="bench-chat")
+    # A member, like the WebSocket phase's user: members read the default knowledge base, where the
+    # passages went; a user without a role reads no base and every answer would be "nothing found".
+    user_set_role(user=user, role=MEMBER)
 
     first_event, first_token, totals, gold, cited, errors = [], [], [], 0, 0, 0
     pipeline = ChatPipeline()
@@ -287,6 +292,10 @@ def phase_tracing_child(data_dir: Path, n: int, rounds: int) -> dict:
     # The answer cache is per user: one user per mode and round, so no ask is ever a replay.
     users = {(mode, r): get_user_model().objects.get_or_create(username=f"bench-tracing-{mode}-{r}")[0]
              for mode in ("off", "on") for r in range(rounds)}
+    from docmind.roles import MEMBER, user_set_role
+
+    for user in users.values():  # members read the default knowledge base (see phase_pipeline)
+        user_set_role(user=user, role=MEMBER)
     totals: dict[str, list[float]] = {"off": [], "on": []}
     pipeline = ChatPipeline()
     for r in range(rounds):

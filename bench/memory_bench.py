@@ -104,16 +104,16 @@ QUESTIONS = {
 def say(user, text: str) -> None:
     from chat.understanding import QueryUnderstanding
     from config_admin.conf import ai_config
+    from memory.compose import memory_params
     from memory.scope import memory_scope_reply
     from memory.turn import extract_and_save
-    from memory.types import MemoryParams
 
     c = QueryUnderstanding(None, "").run(message=text)
+    params = memory_params(ai_config.snapshot())
     if c.scope.value == "MEMORY":  # "记住……" is answered by the MEMORY scope, which saves at once
-        memory_scope_reply(user_id=user.pk, message=text, hints=c.memory_write_hints, snapshot=ai_config.snapshot())
+        memory_scope_reply(user_id=user.pk, message=text, hints=c.memory_write_hints, params=params)
     else:  # any other turn: the post-`done` extraction
-        extract_and_save(user_id=user.pk, message=text, hints=c.memory_write_hints,
-                         params=MemoryParams.from_config(ai_config.snapshot()), chat_model=None)
+        extract_and_save(user_id=user.pk, message=text, hints=c.memory_write_hints, params=params, chat_model=None)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -126,10 +126,10 @@ def quality(users: int) -> None:
 
     from config_admin.conf import ai_config
     from memory.backends import get_memory_index
+    from memory.compose import memory_params
     from memory.models import UserMemory
     from memory.recall import is_standing
     from memory.turn import build_recaller, recall_for_turn
-    from memory.types import MemoryParams
 
     rng = random.Random(7)
     people = []
@@ -161,10 +161,9 @@ def quality(users: int) -> None:
     for row in stale_rows:
         index.upsert(memory_id=row.pk, user_id=row.user_id, memory_type=row.memory_type, text=row.content,
                      vector=embedder.embed_passages([row.content])[0])
-    snapshot = ai_config.snapshot()
     owner = dict(UserMemory.objects.values_list("id", "user_id"))
     invalid = set(UserMemory.objects.filter(invalidated_at__isnull=False).values_list("id", flat=True))
-    params = MemoryParams.from_config(snapshot)
+    params = memory_params(ai_config.snapshot())
     wide = build_recaller(replace(params, recall_min_score=-1.0, recall_margin=9.0, recall_top_k=50))
     hits = asked = relevant = relevant_right = stale = cross = standing = 0
     sweep: list[tuple[bool, list[tuple[float, bool]]]] = []
@@ -172,7 +171,7 @@ def quality(users: int) -> None:
     for user, p, current in people:
         for topic, template in QUESTIONS[p["zh"]].items():
             question = template.format(**p)
-            recalled = recall_for_turn(user_id=user.pk, query=question, snapshot=snapshot).recall.memories
+            recalled = recall_for_turn(user_id=user.pk, query=question, params=params).recall.memories
             asked += 1
             texts = {m.item.content for m in recalled}
             hits += current[topic] in texts
@@ -241,10 +240,11 @@ def latency(users: list, turns: int) -> None:
     from config_admin.conf import ai_config
     from config_admin.models import SysAiConfig
     from docmind.backends import get_embedder
+    from memory.compose import memory_params
     from memory.turn import recall_for_turn
     from tests.chat.chat_helpers import ingest_tiny_kb
 
-    snapshot = ai_config.snapshot()
+    params = memory_params(ai_config.snapshot())
     inner = get_embedder().inner
     cold, warm, embed_only = [], [], []
     for i in range(turns):
@@ -254,10 +254,10 @@ def latency(users: list, turns: int) -> None:
             inner.embed_query(question + "基线")
             embed_only.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()
-            recall_for_turn(user_id=user.pk, query=question, snapshot=snapshot)
+            recall_for_turn(user_id=user.pk, query=question, params=params)
             cold.append((time.perf_counter() - started) * 1000)
             started = time.perf_counter()  # the turn embedded this question already (answer cache, retrieval)
-            recall_for_turn(user_id=user.pk, query=question, snapshot=snapshot)
+            recall_for_turn(user_id=user.pk, query=question, params=params)
             warm.append((time.perf_counter() - started) * 1000)
     print(f"at 200 memories/user ({len(cold)} recalls): query embedding alone p50 {pct(embed_only, .5):.1f} ms "
           f"p95 {pct(embed_only, .95):.1f} ms (baseline)")

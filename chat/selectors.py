@@ -1,7 +1,8 @@
-"""Reads for the chat: a user's own conversations, turn history, and documents a user may pick."""
+"""Reads of the chat's own tables: a user's conversations, turn history, answers and usage.
+
+The documents a turn may read come from kb.selectors, which owns those tables."""
 from __future__ import annotations
 
-from collections.abc import Collection
 from datetime import date
 from typing import Any
 
@@ -9,7 +10,7 @@ from django.db.models import Count, QuerySet, Sum
 
 from chat.models import Conversation, Message, MessageRole, MessageStatus
 from chat.types import ConversationContext, PreviousTurn, SourceRef
-from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.selectors import section_headings
 
 
 def conversation_list(*, user: Any) -> QuerySet[Conversation]:
@@ -61,42 +62,10 @@ def conversation_context(*, conversation: Conversation, before_id: int | None = 
             entry[0] += 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
     sources = tuple(SourceRef(document_id=doc, title=title) for doc, (_, _, title) in ranked)
-    sections = document_sections(document_id=sources[0].document_id) if sources and sources[0].document_id else ()
+    sections = section_headings(document_id=sources[0].document_id) if sources and sources[0].document_id else ()
     return ConversationContext(previous=PreviousTurn(
         question=question, rewritten=str(classification.get("rewritten") or ""), answer=answer.content,
         sources=sources, sections=sections))
-
-
-def document_sections(*, document_id: int) -> tuple[str, ...]:
-    """A document's section headings in reading order (the innermost heading of each child's context)."""
-    from kb.ingestion.chunker import CONTEXT_SEPARATOR
-
-    contexts = (Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD).order_by("ordinal")
-                .values_list("context", flat=True))
-    sections: list[str] = []
-    for context in contexts:
-        parts = context.split(CONTEXT_SEPARATOR)
-        if len(parts) > 1 and parts[-1] not in sections:
-            sections.append(parts[-1])
-    return tuple(sections)
-
-
-def ready_documents(*, kb_ids: Collection[int], limit: int = 500) -> list[dict[str, Any]]:
-    """Ready documents of the knowledge bases in `kb_ids` (what a user can select or ask about), by title."""
-    rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids))
-            .order_by("title", "id")[:limit])
-    return [{"id": d.id, "title": d.title, "domain": d.domain, "kb": d.kb_id} for d in rows]
-
-
-def ready_document(*, document_id: int, kb_ids: Collection[int]) -> Document:
-    return Document.objects.get(pk=document_id, status=DocumentStatus.READY, kb_id__in=list(kb_ids))
-
-
-def document_parent_chunks(*, document_id: int, kb_ids: Collection[int]) -> list[Chunk]:
-    """A document's parent chunks in reading order, if it is in one of `kb_ids`: the material of a direct read."""
-    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT,
-                                     document__kb_id__in=list(kb_ids))
-                .select_related("document").order_by("ordinal"))
 
 
 def usage_daily_totals(*, since: date) -> list[dict[str, Any]]:

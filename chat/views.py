@@ -8,6 +8,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 
 from chat import selectors
 from config_admin.conf import ai_config
+from kb import selectors as kb_selectors
 from kb.access import readable_kb_ids, readable_kbs
 
 
@@ -17,7 +18,7 @@ def chat_page(request: HttpRequest) -> HttpResponse:
     kb_ids = readable_kb_ids(request.user)
     return render(request, "chat/page.html", {
         "conversations": selectors.conversation_list(user=request.user)[:200],
-        "documents": selectors.ready_documents(kb_ids=kb_ids),
+        "documents": kb_selectors.ready_documents(kb_ids=kb_ids),
         "kbs": [{"id": kb.pk, "name": kb.name} for kb in readable_kbs(request.user).filter(pk__in=kb_ids)],
         "max_chars": ai_config.get("chat.max_message_chars"),
     })

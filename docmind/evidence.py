@@ -1,11 +1,14 @@
-"""ScoredChunk and Source: one piece of evidence as every layer passes it (retrieval, rerank, web search, chat)."""
+"""ScoredChunk and Source: one piece of evidence as every layer passes it (retrieval, rerank, web search, chat);
+how the prompt renders it, and the evidence budget measured in that rendering."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from types import MappingProxyType
 from typing import Any
+
+from docmind.tokens import estimate_tokens, pack_greedily
 
 
 class Source(StrEnum):
@@ -74,3 +77,62 @@ def unique_best(chunks: Sequence[ScoredChunk]) -> list[ScoredChunk]:
         if key not in best or chunk.score > best[key].score:
             best[key] = chunk
     return list(best.values())
+
+
+# Between two evidence blocks in the prompt; every block is charged for one, the last included.
+BLOCK_SEPARATOR = "\n\n"
+
+
+def evidence_header(index: int, chunk: ScoredChunk) -> str:
+    """The numbered line above a piece of evidence in the prompt; [index] is what a citation names."""
+    title = chunk.document_title or (chunk.url or "未命名来源")
+    parts = [f"[{index}] 《{title}》"]
+    # The section path says what the passage is about; the title is already in the brackets.
+    section = chunk.context.split("›", 1)[1].strip() if "›" in chunk.context else ""
+    if section:
+        parts.append(f"章节：{section}")
+    if chunk.domain:
+        parts.append(f"领域：{chunk.domain}")
+    if chunk.source is Source.WEB:
+        parts.append(f"网页：{chunk.url}" if chunk.url else "网页")
+    return " · ".join(parts) + "\n"
+
+
+def evidence_block(index: int, chunk: ScoredChunk, content: str | None = None) -> str:
+    """One piece of evidence as the prompt shows it: header, then its text (or `content` in its place)."""
+    return evidence_header(index, chunk) + (chunk.content if content is None else content).strip()
+
+
+@dataclass(frozen=True)
+class EvidenceBudget:
+    """The evidence budget (`rag.context_max_tokens`), in one unit for every stage that applies it: estimated
+    tokens of the evidence as the prompt renders it, i.e. each numbered block (header line and text) plus the
+    separator after it. Retrieval packs its evidence with it, the direct read trims its sample to it and the
+    prompt fits the evidence in it, so what retrieval returns within the budget reaches the prompt whole."""
+
+    tokens: int = 3000
+
+    def __post_init__(self) -> None:
+        if self.tokens <= 0:
+            raise ValueError("the evidence budget must be positive")
+
+    @staticmethod
+    def block_cost(index: int, chunk: ScoredChunk, content: str | None = None) -> int:
+        """Tokens the chunk takes as block `index` (1-based) of the prompt's evidence."""
+        return estimate_tokens(evidence_block(index, chunk, content) + BLOCK_SEPARATOR)
+
+    @staticmethod
+    def header_cost(index: int, chunk: ScoredChunk) -> int:
+        """Tokens block `index` takes before any of its text."""
+        return estimate_tokens(evidence_header(index, chunk) + BLOCK_SEPARATOR)
+
+    def cost(self, chunks: Iterable[ScoredChunk]) -> int:
+        """Tokens `chunks` take as the prompt's evidence, numbered from 1 in the order given."""
+        return sum(self.block_cost(i, chunk) for i, chunk in enumerate(chunks, 1))
+
+    def pack(self, chunks: Iterable[ScoredChunk], *, ceiling: int | None = None) -> tuple[list[ScoredChunk], int]:
+        """Chunks in order while their blocks fit (a chunk that does not fit is skipped, never cut), numbered by
+        their place among the kept ones, and the tokens they take; `ceiling` lowers the budget (what is left of
+        a whole prompt)."""
+        budget = self.tokens if ceiling is None else min(self.tokens, ceiling)
+        return pack_greedily(chunks, budget, lambda chunk, kept: self.block_cost(kept + 1, chunk))

@@ -1,14 +1,16 @@
-"""Reads of the knowledge base that are more than one ORM line."""
+"""Reads of the knowledge base's tables (documents, chunks, domains), for kb and for the apps above it."""
 from __future__ import annotations
 
 import logging
 import time
 from collections.abc import Collection
+from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Q, QuerySet
 
-from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+from kb.ingestion.chunker import CONTEXT_SEPARATOR
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 
 KB_VERSION_KEY = "kb:version"
 
@@ -64,3 +66,39 @@ def document_sections(*, document: Document) -> list[Chunk]:
 
 def chunk_of_document(*, document: Document, chunk_id: int) -> Chunk | None:
     return Chunk.objects.filter(document=document, pk=chunk_id).first()
+
+
+def domain_list(*, kb_ids: Collection[int]) -> QuerySet[KnowledgeDomain]:
+    """The knowledge domains of the knowledge bases in `kb_ids`, by domain, then base."""
+    return KnowledgeDomain.objects.filter(kb_id__in=list(kb_ids)).order_by("domain_id", "kb_id")
+
+
+def section_headings(*, document_id: int) -> tuple[str, ...]:
+    """A document's section headings in reading order (the innermost heading of each child's context)."""
+    contexts = (Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD).order_by("ordinal")
+                .values_list("context", flat=True))
+    sections: list[str] = []
+    for context in contexts:
+        parts = context.split(CONTEXT_SEPARATOR)
+        if len(parts) > 1 and parts[-1] not in sections:
+            sections.append(parts[-1])
+    return tuple(sections)
+
+
+def ready_documents(*, kb_ids: Collection[int], limit: int = 500) -> list[dict[str, Any]]:
+    """Ready documents of the knowledge bases in `kb_ids` (what a user can select or ask about), by title."""
+    rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids))
+            .order_by("title", "id")[:limit])
+    return [{"id": d.id, "title": d.title, "domain": d.domain, "kb": d.kb_id} for d in rows]
+
+
+def ready_document(*, document_id: int, kb_ids: Collection[int]) -> Document:
+    """A ready document of one of `kb_ids`; any other raises Document.DoesNotExist, like an unknown id."""
+    return Document.objects.get(pk=document_id, status=DocumentStatus.READY, kb_id__in=list(kb_ids))
+
+
+def document_parent_chunks(*, document_id: int, kb_ids: Collection[int]) -> list[Chunk]:
+    """A document's parent chunks in reading order, if it is in one of `kb_ids`: the material of a direct read."""
+    return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT,
+                                     document__kb_id__in=list(kb_ids))
+                .select_related("document").order_by("ordinal"))

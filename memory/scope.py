@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from memory.turn import TYPE_LABELS, extract_and_save
@@ -42,14 +42,13 @@ def _match_forget_target(*, user_id: int, target: str, items: Sequence[Any], par
     return [by_id[pk] for pk, cos in hits if pk in by_id and scale.passages(cos) >= FORGET_MATCH_MIN]
 
 
-def memory_scope_reply(*, user_id: int, message: str, hints: Sequence[str], snapshot: Mapping[str, Any],
+def memory_scope_reply(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                        chat_model: Any = None) -> str:
     """The MEMORY scope: list what is remembered, explain it, forget one / all, or remember a statement."""
     from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer
     from memory.selectors import memory_items_from_db
     from memory.services import memory_forget, memory_forget_all
 
-    params = MemoryParams.from_config(snapshot)
     command = MemoryCommandParser().run(message=message)
     items = memory_items_from_db(user_id=user_id)
     forgotten: list[str] = []

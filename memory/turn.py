@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,10 +68,9 @@ def build_recaller(params: MemoryParams) -> Any:
         top_k=params.recall_top_k, min_score=params.recall_min_score, margin=params.recall_margin)
 
 
-def recall_for_turn(*, user_id: int, query: str, snapshot: Mapping[str, Any], memory_aware: bool = False,
+def recall_for_turn(*, user_id: int, query: str, params: MemoryParams, memory_aware: bool = False,
                     recaller: Any = None) -> TurnMemory:
     """The user's memories for this question; any failure gives an empty TurnMemory, never a failed answer."""
-    params = MemoryParams.from_config(snapshot)
     if not params.enabled:
         return TurnMemory()
     try:
@@ -93,11 +92,10 @@ def recall_for_turn(*, user_id: int, query: str, snapshot: Mapping[str, Any], me
     return TurnMemory(recall=result, lines=lines, profile=profile, style=style, applied=applied)
 
 
-def recall_tool(*, user_id: int, snapshot: Mapping[str, Any]) -> Callable[[str], list[str]]:
+def recall_tool(*, user_id: int, params: MemoryParams) -> Callable[[str], list[str]]:
     """The agentic loop's recall_memory: the user's relevant memories for a query, as short lines."""
 
     def run(query: str) -> list[str]:
-        params = MemoryParams.from_config(snapshot)
         if not params.enabled:
             return []
         result = build_recaller(params).run(user_id=user_id, query=query, include_standing=False)
@@ -107,12 +105,11 @@ def recall_tool(*, user_id: int, snapshot: Mapping[str, Any]) -> Callable[[str],
     return run
 
 
-def schedule_extraction(*, user_id: int, message: str, hints: Sequence[str], snapshot: Mapping[str, Any],
+def schedule_extraction(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                         chat_model: Any) -> Future | None:
     """Queue extraction of this turn's message; the answer has already been sent when it runs."""
     from memory.commands import is_forget_request
 
-    params = MemoryParams.from_config(snapshot)
     if not (params.enabled and params.extraction_enabled) or not message.strip() or is_forget_request(message):
         return None
     if chat_model is None and not hints:

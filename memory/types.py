@@ -73,7 +73,7 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class MemoryParams:
-    """The memory keys of one config snapshot, validated once."""
+    """The memory keys of one config snapshot (memory.compose reads them), validated once."""
 
     enabled: bool = True
     extraction_enabled: bool = True
@@ -98,22 +98,3 @@ class MemoryParams:
                 raise ValueError(f"{name} must be positive")
         if self.decay_days <= 0:
             raise ValueError("decay_days must be positive")
-
-    @classmethod
-    def from_config(cls, snapshot: Mapping[str, Any]) -> MemoryParams:
-        return cls(
-            enabled=bool(snapshot["memory.enabled"]),
-            extraction_enabled=bool(snapshot["memory.extraction.enabled"]),
-            duplicate_threshold=float(snapshot["memory.duplicate_threshold"]),
-            supersede_threshold=float(snapshot["memory.supersede_threshold"]),
-            calibrate=bool(snapshot["memory.similarity.calibrate"]),
-            max_per_user=int(snapshot["memory.max_per_user"]),
-            decay_days=float(snapshot["memory.eviction.decay_days"]),
-            access_weight=float(snapshot["memory.eviction.access_weight"]),
-            cache_ttl_seconds=int(snapshot["memory.cache_ttl_seconds"]),
-            vector_max_chars=int(snapshot["memory.vector_max_chars"]),
-            recall_top_k=int(snapshot["memory.recall.top_k"]),
-            recall_min_score=float(snapshot["memory.recall.min_score"]),
-            recall_margin=float(snapshot["memory.recall.margin"]),
-            extract_model=str(snapshot["memory.extract_model"]),
-        )

@@ -14,9 +14,9 @@ log = logging.getLogger(__name__)
 def params_or_config(params: MemoryParams | None) -> MemoryParams:
     if params is not None:
         return params
-    from config_admin.conf import ai_config
+    from memory.compose import configured_memory_params
 
-    return MemoryParams.from_config(ai_config.snapshot())
+    return configured_memory_params()
 
 
 def embedder_or_default(embedder: Any = None) -> Any:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import close_old_connections
 
@@ -12,20 +12,24 @@ from chat.agentic.search import KbDocSearch
 from docmind.llm.base import ChatModel
 from docmind.sandbox import PythonSandbox, SandboxUnavailable
 
+if TYPE_CHECKING:
+    from kb.retrieval.params import RetrievalParams
+
 log = logging.getLogger(__name__)
 
 
-def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None,
-                       kb_ids: frozenset[int]) -> AgenticSearchOrchestrator:
+def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None, kb_ids: frozenset[int],
+                       params: RetrievalParams | None = None) -> AgenticSearchOrchestrator:
     """Real backends: KB searcher, embedder, reranker; web search and the sandbox only when enabled.
     Without a chat model the offline planner drives the same loop. The searcher, the finisher's
-    lookups and the knowledge map are all limited to the knowledge bases in `kb_ids`."""
+    lookups and the knowledge map are all limited to the knowledge bases in `kb_ids`. `params` are the
+    turn's retrieval parameters (read once with its other stages); without them they are read here."""
     from docmind.backends import get_embedder, get_web_search
     from kb.retrieval.compose import build_evidence_finisher, build_hybrid_search, retrieval_params
     from kb.search import get_searcher
 
     _warm_imports()
-    params = retrieval_params(snapshot)
+    params = params or retrieval_params(snapshot)
     web = get_web_search()
     docs = KbDocSearch(hybrid=build_hybrid_search(params, kb_ids=kb_ids, embed_query=get_embedder().embed_query),
                        searcher=get_searcher().scoped(kb_ids))

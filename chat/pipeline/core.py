@@ -145,7 +145,7 @@ class ChatPipeline:
         record.assessment = assessment
         with span("chat.citations"):
             report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
-        done = self._done(turn, report.as_dict())
+        done = self._done(turn, stages, report.as_dict())
         with span("chat.cache.store"):
             steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
                               report.as_dict())
@@ -164,7 +164,7 @@ class ChatPipeline:
         yield payloads.start(extractive=hit.extractive, model=hit.model, sources=hit.sources,
                              low_confidence=hit.low_confidence, cached=True, mode=decision.mode.value)
         yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), guard)
-        yield self._done(turn, hit.report)
+        yield self._done(turn, stages, hit.report)
 
     def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: QueryClassification,
                      guard: StageGuard) -> Iterator[ChatEvent]:
@@ -173,7 +173,7 @@ class ChatPipeline:
         yield payloads.meta_routing(classification.scope.value)
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
         yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), guard)
-        yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
+        yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": None, "confidenceBand": ""})
 
     def _abstain(self, turn: ChatTurn, stages: TurnStages, evidence: Evidence, assessment: Assessment,
@@ -186,7 +186,7 @@ class ChatPipeline:
                              no_evidence=True, mode=turn.record.route.mode.value if turn.record.route else "")
         text = steps.abstention_text(turn.question, related)
         yield from self._generate(turn, lambda: iter([text]), guard)
-        yield self._done(turn, {"citations": [], "citationCoverage": None, "invalidRefs": [],
+        yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": round(assessment.score, 4), "confidenceBand": "none"})
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
@@ -200,11 +200,11 @@ class ChatPipeline:
                     yield payloads.token(piece)
         turn.record.timings_ms["generation"] = round((time.monotonic() - started) * 1000, 1)
 
-    def _done(self, turn: ChatTurn, report: Mapping[str, Any]) -> ChatEvent:
+    def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any]) -> ChatEvent:
         saved = finish_turn(turn, citations=list(report.get("citations", [])),
                             confidence_score=report.get("confidenceScore"),
                             confidence_band=str(report.get("confidenceBand") or ""))
-        steps.schedule_memory_extraction(turn)  # runs on a worker: the answer never waits for it
+        steps.schedule_memory_extraction(turn, stages)  # runs on a worker: the answer never waits for it
         turn.record.report = dict(report)
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,
                              message_id=saved.pk, question_id=turn.question_message.pk,

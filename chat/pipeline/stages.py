@@ -15,11 +15,14 @@ from chat.generation import AnswerGenerator
 from chat.path import PathRouter
 from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding
+from docmind.evidence import EvidenceBudget
 from docmind.llm.base import ChatModel
 
 if TYPE_CHECKING:
     from chat.meta_answers import MetaAnswerer
+    from kb.retrieval.params import RetrievalParams
     from kb.retrieval.pipeline import OneShotRetriever
+    from memory.types import MemoryParams
 
 
 @dataclass
@@ -27,6 +30,11 @@ class TurnStages:
     snapshot: Mapping[str, Any]
     # The turn's readable knowledge bases: every retrieval stage built here filters on them.
     kb_ids: frozenset[int]
+    # Read once per turn: the one-shot retriever and the agentic loop use them, and their evidence budget
+    # is the prompt's and the direct read's.
+    retrieval_params: RetrievalParams
+    # Recall, extraction and the MEMORY scope get these values; they never read the config.
+    memory: MemoryParams
     chat_model: ChatModel | None
     understanding: QueryUnderstanding
     router: PathRouter
@@ -67,16 +75,20 @@ class TurnStages:
 
 def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> TurnStages:
     from docmind.backends import get_chat_model, get_embedder
-    from kb.retrieval.compose import build_one_shot_retriever
+    from kb.retrieval.compose import build_one_shot_retriever, retrieval_params
+    from memory.compose import memory_params
 
     chat_model = get_chat_model()
+    retrieval = retrieval_params(snapshot)
     return TurnStages(
         snapshot=snapshot,
         kb_ids=frozenset(kb_ids),
+        retrieval_params=retrieval,
+        memory=memory_params(snapshot),
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
-        assembler=PromptAssembler(prompt_params(snapshot)),
+        assembler=PromptAssembler(prompt_params(snapshot, retrieval.evidence)),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
         citations=CitationParser(),
         calibrator=ConfidenceCalibrator(abstain_below=float(snapshot["answer.abstain_below"]),
@@ -88,17 +100,18 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
         # The same retriever as the retrieve API's, so the API shows the evidence a chat answer sees.
-        _retriever_factory=lambda: build_one_shot_retriever(snapshot, kb_ids=kb_ids),
+        _retriever_factory=lambda: build_one_shot_retriever(snapshot, kb_ids=kb_ids, params=retrieval),
         # The sample is the prompt's evidence, so it gets the prompt's evidence budget.
         _direct_reader_factory=lambda: DocumentDirectReader(max_chunks=int(snapshot["chat.direct_read.max_chunks"]),
-                                                            budget_tokens=int(snapshot["rag.context_max_tokens"])),
+                                                            budget=retrieval.evidence),
         _meta_factory=lambda: _meta_answerer(chat_model, snapshot),
     )
 
 
-def prompt_params(snapshot: Mapping[str, Any]) -> PromptParams:
+def prompt_params(snapshot: Mapping[str, Any], evidence: EvidenceBudget) -> PromptParams:
+    """The prompt's budgets; the evidence budget is the one retrieval packed with, passed in, not read again."""
     return PromptParams(
-        context_max_tokens=int(snapshot["rag.context_max_tokens"]),
+        evidence=evidence,
         aux_max_tokens=int(snapshot["prompt.budget.aux_max_tokens"]),
         computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]),
         memory_max_tokens=int(snapshot["prompt.budget.memory_max_tokens"]),

@@ -81,7 +81,7 @@ def direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) ->
 
 
 def _direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -> Evidence:
-    from chat import selectors
+    from kb import selectors
 
     parents = selectors.document_parent_chunks(document_id=document_id, kb_ids=kb_ids)
     chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
@@ -113,11 +113,11 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
         try:
             with span("agentic.loop"):
                 orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model,
-                                                          kb_ids=stages.kb_ids)
+                                                          kb_ids=stages.kb_ids, params=stages.retrieval_params)
                 outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,
-                                                                               snapshot=stages.snapshot))
+                                                                               params=stages.memory))
         except AgenticCancelled as exc:  # the user pressed Stop or left: the turn logs that once
             log.debug("agentic loop stopped: %s", exc)
             outcome["error"] = exc
@@ -149,12 +149,12 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
 def recall_memories(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> TurnMemory:
     """The user's long-term memories for this question (vector recall checked against the record + standing)."""
     memory = recall_for_turn(user_id=turn.user.pk, query=classification.rewritten or turn.question,
-                             snapshot=stages.snapshot, memory_aware=bool(classification.memory_aware))
+                             params=stages.memory, memory_aware=bool(classification.memory_aware))
     turn.record.memory = memory
     return memory
 
 
-def schedule_memory_extraction(turn: ChatTurn) -> None:
+def schedule_memory_extraction(turn: ChatTurn, stages: TurnStages) -> None:
     """After `done`: what the user said about themselves becomes memories (MEMORY-scope turns did it already)."""
     from docmind.backends import get_chat_model
 
@@ -162,7 +162,7 @@ def schedule_memory_extraction(turn: ChatTurn) -> None:
     if classification is None or classification.scope.value == "MEMORY" or not turn.answer:
         return
     schedule_extraction(user_id=turn.user.pk, message=turn.question,
-                        hints=list(classification.memory_write_hints), snapshot=turn.snapshot,
+                        hints=list(classification.memory_write_hints), params=stages.memory,
                         chat_model=get_chat_model())
 
 
@@ -252,12 +252,12 @@ def abstention_text(question: str, related: list[dict]) -> str:
 
 
 def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Iterator[str]:
-    from chat import selectors
+    from kb import selectors
 
     scope = classification.scope.value
     # Only the scope that talks about them reads them: a greeting needs neither list.
     if scope == "MEMORY":
-        yield memory_scope_reply(user_id=turn.user.pk, message=turn.question, snapshot=stages.snapshot,
+        yield memory_scope_reply(user_id=turn.user.pk, message=turn.question, params=stages.memory,
                                  hints=classification.memory_write_hints, chat_model=stages.chat_model)
         return
     documents = selectors.ready_documents(kb_ids=turn.kb_ids) if scope == "KB_META" else []

@@ -131,12 +131,13 @@ def _kb_ids(user: Any, kb: Any) -> frozenset[int]:
 
 
 def _document(document_id: Any, kb_ids: frozenset[int]) -> tuple[int, str]:
+    from kb import selectors as kb_selectors
     from kb.models import Document
 
     pk = _id(document_id, "document_id")
     try:
         # A document outside the readable knowledge bases answers like one that does not exist.
-        document = selectors.ready_document(document_id=pk, kb_ids=kb_ids)
+        document = kb_selectors.ready_document(document_id=pk, kb_ids=kb_ids)
     except Document.DoesNotExist:
         raise ChatInputError("document_not_found", _("No such document, or it has not finished processing."),
                              status=404) from None

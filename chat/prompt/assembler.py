@@ -9,7 +9,8 @@ from chat.prompt.budget import block_cost, fit_head, fit_items
 from chat.prompt.history import HistoryFitter, Summarizer
 from chat.prompt.params import PromptParams
 from chat.types import PromptParts
-from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
+from docmind.evidence import BLOCK_SEPARATOR, evidence_block
+from docmind.tokens import estimate_tokens, truncate_to_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 
@@ -54,7 +55,7 @@ class PromptAssembler:
         }
         # Chunks come first, but never past the global ceiling left after the fixed text.
         ceiling_left = p.total_max_tokens - tokens["scaffolding"] - tokens["question"] - tokens["profile"]
-        used, evidence, chunk_tokens = self._fit_chunks(chunks, min(p.context_max_tokens, ceiling_left), notes)
+        used, evidence, chunk_tokens = self._fit_chunks(chunks, ceiling_left, notes)
         tokens["chunks"] = chunk_tokens
         tokens["fixed"] = tokens["scaffolding"] + tokens["question"] + tokens["profile"] + chunk_tokens
         aux_left = max(0, min(p.aux_max_tokens, p.total_max_tokens - tokens["fixed"]))
@@ -76,22 +77,22 @@ class PromptAssembler:
         return PromptParts(messages=messages, chunks=tuple(used), low_confidence=low, tokens=tokens,
                            notes=tuple(notes))
 
-    def _fit_chunks(self, chunks: Sequence[ScoredChunk], budget: int,
+    def _fit_chunks(self, chunks: Sequence[ScoredChunk], ceiling: int,
                     notes: list[str]) -> tuple[list[ScoredChunk], str, int]:
-        used, spent = pack_greedily(chunks, budget,
-                                    lambda chunk, n: estimate_tokens(t.evidence_block(n + 1, chunk) + "\n\n"))
-        blocks = [t.evidence_block(i, chunk) for i, chunk in enumerate(used, 1)]
+        budget = self.params.evidence
+        used, spent = budget.pack(chunks, ceiling=ceiling)
+        blocks = [evidence_block(i, chunk) for i, chunk in enumerate(used, 1)]
         if not used and chunks:
             # Not even the best chunk fits whole: its head beats no evidence at all.
-            room = budget - estimate_tokens(t.evidence_header(1, chunks[0]) + "\n\n")
+            room = min(budget.tokens, ceiling) - budget.header_cost(1, chunks[0])
             head = truncate_to_tokens(chunks[0].content, room)
             if head:
-                block = t.evidence_block(1, chunks[0], head)
-                used, blocks, spent = [chunks[0]], [block], estimate_tokens(block + "\n\n")
+                used, blocks, spent = [chunks[0]], [evidence_block(1, chunks[0], head)], budget.block_cost(
+                    1, chunks[0], head)
                 notes.append("chunk [1] truncated to fit the context budget")
         if len(used) < len(chunks):
             notes.append(f"{len(chunks) - len(used)} chunk(s) left out by the context budget")
-        return used, "\n\n".join(blocks), spent
+        return used, BLOCK_SEPARATOR.join(blocks), spent
 
     def _computations(self, items: Sequence[Any], budget: int, notes: list[str]) -> tuple[str, int]:
         texts = [x for x in (_computation_text(i) for i in items) if x]

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from docmind.evidence import EvidenceBudget
+
 
 @dataclass(frozen=True)
 class PromptParams:
-    context_max_tokens: int = 3000
+    # The same value retrieval packed its evidence with (it validates itself).
+    evidence: EvidenceBudget = EvidenceBudget()
     aux_max_tokens: int = 2500
     computations_max_tokens: int = 1500
     memory_max_tokens: int = 600
@@ -17,7 +20,7 @@ class PromptParams:
     message_max_chars: int = 600
 
     def __post_init__(self) -> None:
-        for name in ("context_max_tokens", "total_max_tokens", "message_max_chars"):
+        for name in ("total_max_tokens", "message_max_chars"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
         # Zero switches a stream off; negative is a configuration mistake.

@@ -1,7 +1,7 @@
-"""Prompt texts of the answer step: the normal, low-confidence and no-evidence templates, evidence blocks."""
-from __future__ import annotations
+"""Prompt texts of the answer step: the normal, low-confidence and no-evidence templates and the block headers.
 
-from kb.retrieval.types import ScoredChunk, Source
+The evidence blocks are rendered in docmind.evidence, beside the budget that measures them."""
+from __future__ import annotations
 
 _RULES = """规则：
 1. 每个用到参考资料的句子末尾标注来源编号，例如 [1] 或 [1][2]；只能使用下面给出的编号，不要编造编号。
@@ -41,21 +41,3 @@ MEMORY_HEADER = "\n\n【关于用户的长期记忆】（用户本人说过的�
 HISTORY_HEADER = "\n\n【对话历史】\n"
 QUESTION_HEADER = "\n\n【用户问题】\n"
 COMPUTATIONS_DROPPED = "（另有 {n} 条计算结果因篇幅省略）"
-
-
-def evidence_header(index: int, chunk: ScoredChunk) -> str:
-    title = chunk.document_title or (chunk.url or "未命名来源")
-    parts = [f"[{index}] 《{title}》"]
-    # The section path says what the passage is about; the title is already in the brackets.
-    section = chunk.context.split("›", 1)[1].strip() if "›" in chunk.context else ""
-    if section:
-        parts.append(f"章节：{section}")
-    if chunk.domain:
-        parts.append(f"领域：{chunk.domain}")
-    if chunk.source is Source.WEB:
-        parts.append(f"网页：{chunk.url}" if chunk.url else "网页")
-    return " · ".join(parts) + "\n"
-
-
-def evidence_block(index: int, chunk: ScoredChunk, content: str | None = None) -> str:
-    return evidence_header(index, chunk) + (chunk.content if content is None else content).strip()

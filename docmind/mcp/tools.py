@@ -95,10 +95,10 @@ def list_knowledge_bases(user: Any) -> dict[str, Any]:
 
 def list_domains(user: Any) -> dict[str, Any]:
     from kb.access import readable_kb_ids
-    from kb.models import KnowledgeDomain
+    from kb.selectors import domain_list
 
     _require(user)
-    rows = KnowledgeDomain.objects.filter(kb_id__in=list(readable_kb_ids(user))).order_by("domain_id", "kb_id")
+    rows = domain_list(kb_ids=readable_kb_ids(user))
     return {"domains": [{"domain_id": d.domain_id, "kb": d.kb_id, "description": d.description or "",
                          "when_to_retrieve": d.when_to_retrieve or "", "document_count": d.document_count}
                         for d in rows]}
@@ -106,7 +106,7 @@ def list_domains(user: Any) -> dict[str, Any]:
 
 def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, Any]:
     """One section (parent chunk, ~1000 characters, headings kept) of a ready document, 1-based."""
-    from chat import selectors
+    from kb import selectors
     from kb.access import readable_kb_ids
 
     _require(user)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from django.db import close_old_connections
 
+from docmind.evidence import EvidenceBudget
 from kb.retrieval.finisher import EvidenceFinisher
 from kb.retrieval.hybrid import HybridSearch
 from kb.retrieval.hyde import HydeExpander
@@ -41,8 +42,14 @@ def retrieval_params(snapshot: Mapping[str, Any], *, top_k: int | None = None) -
         web_on_ambiguous=bool(snapshot["grader.web_fallback_on_ambiguous"]),
         high_threshold=float(snapshot["grader.high_threshold"]),
         low_threshold=float(snapshot["grader.low_threshold"]),
-        context_max_tokens=int(snapshot["rag.context_max_tokens"]),
+        evidence=evidence_budget(snapshot),
     )
+
+
+def evidence_budget(snapshot: Mapping[str, Any]) -> EvidenceBudget:
+    """The evidence budget, read here only: retrieval packs with it, and a chat turn hands the same value
+    (through its RetrievalParams) to its prompt and its direct read."""
+    return EvidenceBudget(int(snapshot["rag.context_max_tokens"]))
 
 
 def _read_or_none(snapshot: Mapping[str, Any], key: str) -> Any:
@@ -53,15 +60,18 @@ def _read_or_none(snapshot: Mapping[str, Any], key: str) -> Any:
         return None
 
 
-def build_one_shot_retriever(snapshot: Mapping[str, Any], *, kb_ids: Collection[int],
-                             top_k: int | None = None) -> OneShotRetriever:
+def build_one_shot_retriever(snapshot: Mapping[str, Any], *, kb_ids: Collection[int], top_k: int | None = None,
+                             params: RetrievalParams | None = None) -> OneShotRetriever:
     """The RULE_PLANNER retriever for one request, searching only the knowledge bases in `kb_ids`: web
     compensation when a web search is configured, HyDE when retrieval.hyde.enabled and a model is there
-    to write the hypothetical answer."""
+    to write the hypothetical answer. `params` are the caller's, already read from `snapshot` (a chat turn
+    reads them once for all its stages); without them they are read here."""
+    if params is not None and top_k is not None:
+        raise ValueError("give top_k or params, not both")
     from docmind.backends import get_chat_model, get_embedder, get_reranker, get_web_search
     from kb.search import get_searcher
 
-    params = retrieval_params(snapshot, top_k=top_k)
+    params = params or retrieval_params(snapshot, top_k=top_k)
     embedder = get_embedder()
     chat_model = get_chat_model()
     hyde = None

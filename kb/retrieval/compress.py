@@ -1,11 +1,11 @@
-"""ContextCompressor: dedupe, drop near-duplicates, cut long chunks around the hit, pack into the token budget."""
+"""ContextCompressor: dedupe, drop near-duplicates, cut long chunks around the hit, pack into the evidence budget."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
 
+from docmind.evidence import EvidenceBudget
 from docmind.text import SENTENCE_ENDS, bigrams, jaccard, normalise, salient_terms
-from docmind.tokens import estimate_tokens, pack_greedily
 from kb.retrieval.outcome import StageOutcome
 from kb.retrieval.types import ScoredChunk
 
@@ -13,14 +13,12 @@ SNAP_CHARS = 80
 
 
 class ContextCompressor:
-    def __init__(self, *, max_tokens: int, window_chars: int = 800, near_dup_jaccard: float = 0.85) -> None:
-        if max_tokens <= 0:
-            raise ValueError("max_tokens must be positive")
+    def __init__(self, *, budget: EvidenceBudget, window_chars: int = 800, near_dup_jaccard: float = 0.85) -> None:
         if window_chars <= 0:
             raise ValueError("window_chars must be positive")
         if not 0 <= near_dup_jaccard <= 1:
             raise ValueError("near_dup_jaccard must be in [0, 1]")
-        self._budget = max_tokens
+        self._budget = budget
         self._window = window_chars
         self._near = near_dup_jaccard
 
@@ -28,7 +26,8 @@ class ContextCompressor:
         """`chunks` best first; the better chunk wins every dedupe and gets the budget first."""
         kept = self._drop_near_duplicates(self._drop_exact_duplicates(chunks))
         windowed = [self.window(query, c) for c in kept]
-        packed, _ = pack_greedily(windowed, self._budget, lambda chunk, _kept: estimate_tokens(chunk.content))
+        # Measured as the prompt will show them, so the prompt keeps every chunk packed here.
+        packed, _ = self._budget.pack(windowed)
         skipped = len(windowed) - len(packed)
         notes = (f"compress: {skipped} chunk(s) over the token budget skipped",) if skipped else ()
         return StageOutcome(tuple(packed), notes)

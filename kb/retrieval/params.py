@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from docmind.evidence import EvidenceBudget
+
 
 @dataclass(frozen=True)
 class RetrievalParams:
@@ -21,7 +23,8 @@ class RetrievalParams:
     web_on_ambiguous: bool = True
     high_threshold: float = 0.6
     low_threshold: float = 0.3
-    context_max_tokens: int = 3000
+    # Shared with the chat prompt and the direct read, which apply it in the same unit.
+    evidence: EvidenceBudget = EvidenceBudget()
     web_k: int = 5
 
     def __post_init__(self) -> None:

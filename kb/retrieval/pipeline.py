@@ -33,7 +33,7 @@ def build_finisher(*, params: RetrievalParams, searcher: VectorLookup | ParentLo
         rerank=RerankStage(reranker=reranker),
         mmr=MmrSelector(top_k=top_k or params.top_k, lambda_=params.mmr_lambda, similarity=params.mmr_similarity),
         parents=ParentExpander(parents=searcher),  # type: ignore[arg-type]
-        compressor=ContextCompressor(max_tokens=params.context_max_tokens, window_chars=params.window_chars,
+        compressor=ContextCompressor(budget=params.evidence, window_chars=params.window_chars,
                                      near_dup_jaccard=params.near_dup_jaccard),
         grader=RetrievalGrader(high_threshold=params.high_threshold, low_threshold=params.low_threshold,
                                mode=params.grader_mode, web_on_low=params.web_on_low,

@@ -114,13 +114,3 @@ def test_with_a_model_an_abstention_does_not_call_the_main_model(member, kb, rem
     events = ask(member, "公司的股票期权怎么行权？")
     assert by_type(events, "start").data["noEvidence"] is True
     assert not any(r["model"] == "qwen-plus" for r in remote.requests)
-
-
-def test_document_sections_are_the_headings_in_reading_order(member):
-    from kb.ingestion.worker import process_pending_documents
-    from kb.services import document_ingest_text
-
-    text = "# 手册\n## 一、超时\n超时三十秒。\n## 二、回调\n回调重试八次。\n"
-    document, _ = document_ingest_text(title="手册", text=text)
-    process_pending_documents()
-    assert selectors.document_sections(document_id=document.pk) == ("一、超时", "二、回调")

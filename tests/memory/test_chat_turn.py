@@ -9,6 +9,7 @@ from chat.agentic.tools import ToolContext, offered_tools, recall_memory
 from chat.agentic.tracker import RetrievedDocTracker
 from chat.pipeline import ChatPipeline
 from config_admin.conf import ai_config
+from memory.compose import memory_params
 from memory.models import UserMemory
 from memory.services import memory_save
 from memory.turn import _extract_pool, recall_tool
@@ -120,9 +121,8 @@ def test_another_users_memories_never_reach_my_turn(member, other_member, kb):
 def test_recall_memory_tool_returns_the_users_memories_only(member, other_member):
     remember(member, "我对花生过敏", "fact")
     remember(other_member, "我对海鲜过敏", "fact")
-    snapshot = ai_config.snapshot()
     ctx = ToolContext(session_id="s", tracker=RetrievedDocTracker(), docs=None,
-                      memory=recall_tool(user_id=member.pk, snapshot=snapshot))
+                      memory=recall_tool(user_id=member.pk, params=memory_params(ai_config.snapshot())))
     outcome = recall_memory(ctx, {"query": "我能吃花生酱吗"})
     assert "我对花生过敏" in outcome.text and "海鲜" not in outcome.text and not outcome.chunks
 

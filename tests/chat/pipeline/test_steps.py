@@ -12,6 +12,8 @@ from chat.agentic.types import AgenticCancelled
 from chat.pipeline import steps
 from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.turn import TurnCancelled
+from kb.retrieval.params import RetrievalParams
+from memory.types import MemoryParams
 
 
 class _StoppedLoop:
@@ -27,7 +29,8 @@ def test_a_cancelled_agentic_loop_logs_no_traceback_and_leaves_the_turn_line_to_
     guard = StageGuard(cancel)
     with caplog.at_level(logging.DEBUG, logger="chat.pipeline.steps"):
         with pytest.raises(TurnCancelled):
-            stages = SimpleNamespace(snapshot={}, chat_model=None, kb_ids=frozenset())
+            stages = SimpleNamespace(snapshot={}, chat_model=None, kb_ids=frozenset(),
+                                     retrieval_params=RetrievalParams(), memory=MemoryParams())
             list(steps.agentic(stages=stages, turn=turn, classification=None,
                                guard=guard))
         guard.settle()  # the loop's thread reports its own end after the turn has already stopped

@@ -5,6 +5,7 @@ import pytest
 
 from chat.prompt import PromptAssembler, PromptParams
 from chat.prompt.history import OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
+from docmind.evidence import EvidenceBudget
 from docmind.tokens import estimate_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk, Source
 
@@ -61,7 +62,7 @@ def test_no_evidence_uses_the_no_evidence_template():
 
 
 def test_big_chunks_squeeze_aux_under_the_global_ceiling():
-    params = PromptParams(context_max_tokens=3000, total_max_tokens=3500, aux_max_tokens=2500)
+    params = PromptParams(evidence=EvidenceBudget(3000), total_max_tokens=3500, aux_max_tokens=2500)
     chunks = [_chunk(i, "长" * 900) for i in range(3)]
     parts = _run(params, chunks=chunks, history=_history(10), memories=["喜欢简洁"] * 50,
                  computations=["x = 1\nprint(x)"] * 20)
@@ -173,16 +174,43 @@ def test_zero_or_negative_budget_leaks_nothing(params):
 
 
 def test_a_chunk_bigger_than_the_context_budget_is_cut_not_lost():
-    parts = _run(PromptParams(context_max_tokens=200), chunks=[_chunk(1, "巨" * 1000)])
+    parts = _run(PromptParams(evidence=EvidenceBudget(200)), chunks=[_chunk(1, "巨" * 1000)])
     assert parts.chunks and parts.tokens["chunks"] <= 200
     assert "[1] 《员工手册1》" in _user(parts)
 
 
 def test_chunks_that_do_not_fit_are_skipped_and_numbering_stays_aligned():
     chunks = [_chunk(1, "短内容一"), _chunk(2, "长" * 3000), _chunk(3, "短内容三")]
-    parts = _run(PromptParams(context_max_tokens=500), chunks=chunks)
+    parts = _run(PromptParams(evidence=EvidenceBudget(500)), chunks=chunks)
     assert [c.chunk_id for c in parts.chunks] == ["c1", "c3"]
     assert "[2] 《员工手册3》" in _user(parts)
+
+
+@pytest.mark.parametrize("budget", [120, 250, 400, 700, 3000])
+def test_evidence_that_retrieval_packed_reaches_the_prompt_whole(budget):
+    from kb.retrieval.compress import ContextCompressor
+
+    # Texts of varied length, with headers of varied length (titles, sections, a web page's URL).
+    chunks = [_chunk(i, f"第{i}条：" + "规定内容" * (5 + 13 * i % 40), context=f"员工手册{i} › 第{i}章")
+              for i in range(8)]
+    chunks.append(ScoredChunk(chunk_id="w", content="网页上的补充说明。" * 6, score=0.5, source=Source.WEB,
+                              url="https://example.com/a/very/long/path/to/the/page"))
+    evidence = EvidenceBudget(budget)
+    packed = ContextCompressor(budget=evidence, window_chars=800).run(query="规定", chunks=chunks).chunks
+    parts = _run(PromptParams(evidence=evidence, total_max_tokens=100_000), chunks=list(packed))
+    assert packed and parts.chunks == packed
+    assert parts.tokens["chunks"] == evidence.cost(packed) <= budget
+    assert not any("left out" in note or "truncated" in note for note in parts.notes)
+
+
+def test_the_evidence_in_the_prompt_costs_what_the_budget_says():
+    chunks = [_chunk(i, "年假按工龄计算。" * (i + 1)) for i in range(4)]
+    parts = _run(PromptParams(total_max_tokens=100_000), chunks=chunks)
+    rendered = _user(parts).split("【参考资料】\n", 1)[1].split("\n\n【用户问题】", 1)[0]
+    # Every block (and a separator after it, the last one too) is estimated on its own: never less than
+    # the evidence text as a whole, and a few tokens more at most.
+    assert parts.tokens["chunks"] == EvidenceBudget().cost(chunks)
+    assert 0 <= EvidenceBudget().cost(chunks) - estimate_tokens(rendered + "\n\n") <= len(chunks)
 
 
 def test_profile_counts_as_fixed_cost():
@@ -199,7 +227,7 @@ def test_inputs_are_not_mutated():
     assert history == snapshot
 
 
-@pytest.mark.parametrize("kwargs", [{"context_max_tokens": 0}, {"aux_max_tokens": -1}, {"message_max_chars": 0}])
+@pytest.mark.parametrize("kwargs", [{"aux_max_tokens": -1}, {"message_max_chars": 0}, {"total_max_tokens": 0}])
 def test_params_reject_bad_values(kwargs):
     with pytest.raises(ValueError):
         PromptParams(**kwargs)

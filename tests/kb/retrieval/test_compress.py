@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from docmind.tokens import estimate_tokens
+from docmind.evidence import EvidenceBudget
 from kb.retrieval.compress import ContextCompressor
 from tests.kb.retrieval.fakes import chunk
 
 
-def _compressor(**kwargs) -> ContextCompressor:
-    return ContextCompressor(**{"max_tokens": 3000, "window_chars": 200, "near_dup_jaccard": 0.85, **kwargs})
+def _compressor(*, max_tokens: int = 3000, **kwargs) -> ContextCompressor:
+    return ContextCompressor(**{"budget": EvidenceBudget(max_tokens), "window_chars": 200, "near_dup_jaccard": 0.85,
+                                **kwargs})
 
 
 @pytest.mark.parametrize("kwargs", [{"max_tokens": 0}, {"window_chars": 0}, {"near_dup_jaccard": 1.5}])
@@ -81,7 +82,15 @@ def test_a_budget_smaller_than_every_chunk_gives_no_evidence():
     assert out.chunks == ()
 
 
-def test_packed_chunks_stay_within_the_budget():
-    chunks = [chunk(str(i), f"第{i}段" + "内容" * 40, 1 - i / 100) for i in range(20)]
+def test_packed_chunks_stay_within_the_budget_as_the_prompt_renders_them():
+    chunks = [chunk(str(i), f"第{i}段" + "内容" * 40, 1 - i / 100, document_title=f"员工手册第{i}版")
+              for i in range(20)]
     out = _compressor(max_tokens=300).run(query="q", chunks=chunks)
-    assert sum(estimate_tokens(c.content) for c in out.chunks) <= 300 and out.chunks
+    assert out.chunks and EvidenceBudget(300).cost(out.chunks) <= 300
+
+
+def test_the_block_headers_count_against_the_budget():
+    # Three 82-token texts fit 250 tokens as bare text, not with their numbered headers.
+    chunks = [chunk(str(i), f"第{i}段" + "内容" * 40, 1 - i / 100, document_title="员工手册") for i in range(3)]
+    out = _compressor(max_tokens=250).run(query="q", chunks=chunks)
+    assert [c.chunk_id for c in out.chunks] == ["0", "1"]
