@@ -109,7 +109,8 @@ def _budget(key: str, default: int, description: str, category: str = "prompt") 
 
 KEYS: tuple[ConfigKey, ...] = (
     # Prompt budget: one global cap, evidence first, aux streams share the rest
-    _budget("rag.context_max_tokens", 3000, "Token budget for the evidence chunks in the prompt.", "rag"),
+    _budget("rag.context_max_tokens", 3000, "Token budget for the evidence chunks in the prompt, counted as the "
+            "prompt shows them (each numbered block with its header line).", "rag"),
     _budget("prompt.budget.aux_max_tokens", 2500, "Shared budget of computations, memory and history."),
     _budget("prompt.budget.computations_max_tokens", 1500, "Cap for sandbox computation output."),
     _budget("prompt.budget.memory_max_tokens", 600, "Cap for long-term memory in the prompt."),

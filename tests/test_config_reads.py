@@ -28,3 +28,11 @@ def test_the_memory_keys_are_read_by_memory_compose_only():
 
 def test_no_stage_parameters_read_the_config_themselves():
     assert not [path for path, text in _sources().items() if "def from_config" in text]
+
+
+def test_every_prompt_budget_is_read_once_for_the_prompt_assembler():
+    # The prompt assembler owns the budgets of the prompt's parts; a second reader (the agentic loop once
+    # packed computations too) would enforce the same budget twice, possibly in different units.
+    key = re.compile(r'\["prompt\.budget\.[a-z_]+"\]')
+    readers = {path for path, text in _sources().items() if key.search(text)}
+    assert readers == {"chat/pipeline/stages.py"}

@@ -49,8 +49,7 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
         finisher=build_evidence_finisher(params, kb_ids=kb_ids, web=web),
         max_iterations=int(snapshot["agentic.max_iterations"]),
-        knowledge_map=_knowledge_map(kb_ids), web=web, sandbox=sandbox, k=params.top_k,
-        computations_max_tokens=int(snapshot["prompt.budget.computations_max_tokens"]))
+        knowledge_map=_knowledge_map(kb_ids), web=web, sandbox=sandbox, k=params.top_k)
 
 
 def _external_tools() -> tuple[list, list[str]]:

@@ -17,11 +17,10 @@ from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_too
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
-from docmind.evidence import unique_best
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
-from docmind.tokens import estimate_tokens, pack_greedily, truncate_to_tokens
+from docmind.tokens import estimate_tokens, truncate_to_tokens
 from docmind.websearch import WebSearch
 from kb.retrieval.types import Evidence, ScoredChunk, Source
 
@@ -77,7 +76,7 @@ class AgenticSearchOrchestrator:
     def __init__(self, *, planner: ChatModel | None, model: str, docs: DocSearch, finisher: Finisher,
                  max_iterations: int, knowledge_map: str = "", web: WebSearch | None = None,
                  sandbox: PythonSandbox | None = None, tracker: RetrievedDocTracker | None = None, k: int = 6,
-                 result_max_tokens: int = 900, computations_max_tokens: int = 1500, tool_timeout: float = 30.0,
+                 result_max_tokens: int = 900, tool_timeout: float = 30.0,
                  executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None,
                  extra_tools: Sequence[ToolSpec] = (), notes: Sequence[str] = ()) -> None:
         if max_iterations <= 0:
@@ -92,7 +91,6 @@ class AgenticSearchOrchestrator:
         self.knowledge_map = knowledge_map
         self.tracker = tracker or retrieved_doc_tracker
         self.k, self.result_max_tokens = k, result_max_tokens
-        self.computations_max_tokens = computations_max_tokens
         self.tool_timeout = tool_timeout
         self.executor = executor or _POOL
         # Run in the pool thread around each tool call (the composition layer drops stale DB
@@ -165,18 +163,17 @@ class AgenticSearchOrchestrator:
 
     def finalize(self, *, question: str, chunks: Sequence[ScoredChunk], used_web: bool,
                  trace: Sequence[str] = ()) -> Evidence:
-        """Union of every call's chunks → deduped by key (best score wins) → the shared tail, once.
+        """Union of every call's chunks → the shared tail, once (it dedupes by key, best score winning).
 
         Rerank scores from different calls (and KB vs web) are not comparable, so the union is
         reranked on one scale. Web compensation only when the loop never touched the web: the
         model could have searched it and chose not to, so a second web search would override its judgement.
         """
-        pool = unique_best(chunks)  # chunks are frozen: the pool shares them without any risk of mutation
-        kb = sum(1 for c in pool if c.source == Source.KB)
-        notes = [*trace, f"finalize: union {len(chunks)} → {len(pool)} unique (KB {kb}, web {len(pool) - kb})"]
+        kb = sum(1 for c in chunks if c.source == Source.KB)
+        notes = [*trace, f"finalize: union of {len(chunks)} chunks (KB {kb}, web {len(chunks) - kb})"]
         if used_web:
             notes.append("web compensation off: the loop already searched the web")
-        evidence = self.finisher.run(query=question, candidates=pool, allow_web=not used_web, trace=notes)
+        evidence = self.finisher.run(query=question, candidates=chunks, allow_web=not used_web, trace=notes)
         if not evidence.chunks:
             raise AgenticEmpty("the agentic loop found no evidence")
         summary = (f"evidence: KB {len(evidence.kb_chunks)}, web {len(evidence.web_chunks)}, "
@@ -229,13 +226,11 @@ class AgenticSearchOrchestrator:
             return outcome
         return replace(outcome, text=truncate_to_tokens(outcome.text, self.result_max_tokens - 12) + "\n…（已截断）")
 
-    def _computation_blocks(self, computations: list[dict[str, Any]]) -> tuple[str, ...]:
-        """Sandbox runs as prompt blocks, whole entries only, within the computations budget."""
-        blocks = [f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
-                  f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}" for comp in computations]
-        kept, _ = pack_greedily(blocks, self.computations_max_tokens,
-                                lambda block, _kept: estimate_tokens(block, code_like=True))
-        return tuple(kept)
+    @staticmethod
+    def _computation_blocks(computations: list[dict[str, Any]]) -> tuple[str, ...]:
+        """Sandbox runs as prompt blocks; the prompt assembler owns their budget and drops whole blocks to fit."""
+        return tuple(f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
+                     f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}" for comp in computations)
 
 
 def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],

@@ -52,7 +52,9 @@ class EvidenceFinisher:
             trace: Sequence[str] = ()) -> Evidence:
         """`allow_web=False` when the caller already searched the web (the agentic loop)."""
         clock = _Clock(dict(timings_ms or {}), list(trace))
-        pool = unique_best(candidates)
+        pool = unique_best(candidates)  # the one dedupe of every path's candidates (best score per key)
+        if len(pool) < len(candidates):
+            clock.trace.append(f"dedupe: {len(candidates)} → {len(pool)} unique")
         if query_vector is None and self._embedder is not None:
             start = time.perf_counter()
             try:

@@ -90,6 +90,7 @@ def test_finisher_reranks_the_union_and_skips_web_when_told(searcher):
     evidence = finisher.run(query="火星最高的山", candidates=union, allow_web=False)
     assert web.calls == 0
     assert sorted(c.chunk_id for c in evidence.chunks) == ["3", "w2"]  # duplicates removed
+    assert "dedupe: 3 → 2 unique" in evidence.trace
     assert all("rerank" in c.stage_scores for c in evidence.chunks)
 
 
