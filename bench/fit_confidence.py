@@ -32,8 +32,8 @@ from conversation_bench import auroc, bench_user, load, sample, warm_up  # noqa:
 # written answer's `answer_focus` (the pipeline stores it once the answer exists) and what the question
 # asks for (an explanation or list, or a number or date); on held-out questions that ranked answers better
 # than the best evidence sentence alone.
-ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence")
-RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity")
+ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence", "sentence_cover")
+RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity", "sentence_cover")
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
@@ -150,27 +150,34 @@ def main() -> None:
         return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
 
     xa, xr = matrix(ANSWERABLE_FEATURES), matrix(RIGHT_FEATURES)
-    w_ans = fit(xa, answerable)
-    w_right = fit(xr[answerable > 0], hit[answerable > 0])
+    # Halves by position within each group (every other question, as `--sample 0.5` picks them): the weights
+    # are fitted on the even half and every figure below is measured on the odd half, never in sample.
+    position = np.zeros(len(rows), dtype=int)
+    for group in ("answerable", "unanswerable"):
+        members = [i for i, r in enumerate(rows) if r["group"] == group]
+        position[members] = np.arange(len(members))
+
+    def fitted(train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return fit(xa[train], answerable[train]), fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
+
+    even, odd = position % 2 == 0, position % 2 == 1
+    w_ans, w_right = fitted(even)
     for name, names, w in (("ANSWERABLE_WEIGHTS", ANSWERABLE_FEATURES, w_ans),
                            ("RIGHT_WEIGHTS", RIGHT_FEATURES, w_right)):
         weights = dict.fromkeys(FEATURES, 0.0) | {f: round(float(v), 2) for f, v in zip(names, w[:-1], strict=True)}
-        print(name, {**weights, "bias": round(float(w[-1]), 2)})
-    for half in (0, 1):
-        train, test = np.arange(len(rows)) % 2 != half, np.arange(len(rows)) % 2 == half
-        wa = fit(xa[train], answerable[train])
-        wr = fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
-        score = prob(wa, xa[test]) * prob(wr, xr[test])
-        print(f"fitted on the other half, half {half}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
-              f"AUROC(answerable) {auroc(list(prob(wa, xa[test])), list(answerable[test] > 0)):.4f}")
-    p_ans = prob(w_ans, xa)
-    score = p_ans * prob(w_right, xr)
-    print("in sample: AUROC(hit)", round(auroc(list(score), list(hit > 0)), 4),
-          "AUROC(hit | answerable)", round(auroc(list(score[answerable > 0]), list(hit[answerable > 0] > 0)), 4))
+        print(name, "(fitted on the even half)", {**weights, "bias": round(float(w[-1]), 2)})
+    for label, train, test in (("even -> odd", even, odd), ("odd -> even", odd, even)):
+        wa, wr = fitted(train)
+        p_ans = prob(wa, xa[test])
+        score = p_ans * prob(wr, xr[test])
+        ans = answerable[test] > 0
+        print(f"fitted {label}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
+              f"AUROC(hit | answerable) {auroc(list(score[ans]), list(hit[test][ans] > 0)):.4f}, "
+              f"AUROC(answerable) {auroc(list(p_ans), list(ans)):.4f}")
+    p_ans = prob(w_ans, xa[odd])
     for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        print(f"abstain below {t:.2f}: unanswerable flagged {np.mean(p_ans[answerable == 0] < t):.3f}, "
-              f"answerable flagged {np.mean(p_ans[answerable > 0] < t):.3f}")
-
+        print(f"odd half, P(answerable) below {t:.2f}: unanswerable {np.mean(p_ans[answerable[odd] == 0] < t):.3f}, "
+              f"answerable {np.mean(p_ans[answerable[odd] > 0] < t):.3f}")
 
 if __name__ == "__main__":
     main()

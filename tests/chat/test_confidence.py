@@ -5,7 +5,7 @@ from types import MappingProxyType
 
 import pytest
 
-from chat.confidence import ConfidenceCalibrator, evidence_features
+from chat.confidence import ConfidenceCalibrator, content_runs, cover_share, evidence_features
 from chat.types import Assessment, Verdict
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -92,3 +92,24 @@ def test_an_abstention_is_not_reassessed_by_its_text():
                                                  ("Who approves annual leave?", 0.0)])
 def test_questions_asking_for_an_explanation_or_a_list_are_open_ended(question, open_ended):
     assert evidence_features(question=question, chunks=[ANSWER], grade=grade(0.8))["open_ended"] == open_ended
+
+
+def test_content_runs_drop_stop_words_and_punctuation_but_keep_what_jieba_splits_inside_a_run():
+    assert content_runs("黄华麒是哪个大学毕业的？") == ("黄华麒是", "大学毕业")
+
+
+def test_a_sentence_that_says_each_word_in_another_order_covers_the_whole_question():
+    # Term matching by character pairs misses 学毕 and counts the question's interrogatives; covering
+    # characters does not.
+    runs = content_runs("黄华麒是哪个大学毕业的？")
+    # jieba cuts 黄华/麒是: only 是 is left uncovered.
+    assert cover_share(runs, "黄华麒毕业于清华大学，是一名工程师。") == 7 / 8
+    assert cover_share(runs, "黄华麒生于上海。") == 3 / 8
+    assert cover_share(runs, "本校有三个校区。") == 0.0
+
+
+def test_the_sentence_cover_feature_reads_the_best_sentence_with_its_context():
+    chunk = ScoredChunk(chunk_id="2", content="他生于上海。毕业于清华大学，主修建筑。", score=0.8,
+                        document_title="黄华麒", context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.8}))
+    features = evidence_features(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.8))
+    assert features["sentence_cover"] > features["best_sentence"]
