@@ -54,6 +54,7 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
 # words salient_terms also ignores.
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def content_runs(text: str) -> tuple[str, ...]:
@@ -80,6 +81,10 @@ def covered(runs: Sequence[str], text: str) -> list[bool]:
     lowered = text.lower()
     marks: list[bool] = []
     for run in runs:
+        if not _CJK.search(run):  # a Latin word or number counts whole, not by its letter pairs
+            whole = re.search(rf"(?<![a-z0-9]){re.escape(run)}(?![a-z0-9])", lowered) is not None
+            marks.extend([whole] * len(run))
+            continue
         found = [len(run) == 1 and run in lowered] * len(run)
         for i, pair in enumerate(char_bigrams(run)):
             if pair in lowered:

@@ -108,6 +108,13 @@ def test_a_sentence_that_says_each_word_in_another_order_covers_the_whole_questi
     assert cover_share(runs, "本校有三个校区。") == 0.0
 
 
+def test_an_english_word_is_covered_whole_not_by_its_letter_pairs():
+    runs = content_runs("Who approves annual leave?")
+    assert runs == ("approves", "annual", "leave")
+    assert cover_share(runs, "Annual leave is approved by HR.") == len("annualleave") / len("approvesannualleave")
+    assert cover_share(runs, "Manual cleaves.") == 0.0
+
+
 def test_the_sentence_cover_feature_reads_the_best_sentence_with_its_context():
     chunk = ScoredChunk(chunk_id="2", content="他生于上海。毕业于清华大学，主修建筑。", score=0.8,
                         document_title="黄华麒", context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.8}))
