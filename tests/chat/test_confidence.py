@@ -120,3 +120,14 @@ def test_the_sentence_cover_feature_reads_the_best_sentence_with_its_context():
                         document_title="黄华麒", context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.8}))
     features = evidence_features(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.8))
     assert features["sentence_cover"] > features["best_sentence"]
+
+
+def test_a_question_whose_words_the_evidence_says_apart_is_not_abstained():
+    # The pairs 是哪, 个大, 学毕 of the question are in no sentence; its content words all are.
+    chunk = ScoredChunk(chunk_id="3", content="黄华麒（英文名：，），前任香港广播处长。黄华麒早年就读圣保罗书院，"
+                        "及后于香港大学地理系毕业，其后于英国广播公司接受培训。", score=0.46, document_title="黄华麒",
+                        context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.46}))
+    shipped = ConfidenceCalibrator(abstain_below=0.3, medium_from=0.5, high_from=0.7)
+    assessed = shipped.run(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.46, 0.6))
+    assert assessed.features["sentence_cover"] > 0.8 > assessed.features["best_sentence"] + 0.5
+    assert assessed.verdict is not Verdict.ABSTAIN
