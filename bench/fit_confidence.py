@@ -33,7 +33,7 @@ from conversation_bench import auroc, bench_user, load, sample, warm_up  # noqa:
 # asks for (an explanation or list, or a number or date); on held-out questions that ranked answers better
 # than the best evidence sentence alone.
 ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence", "sentence_cover")
-RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity", "sentence_cover")
+RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity", "sentence_cover", "best_said")
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
@@ -59,7 +59,7 @@ def _chunk(data: dict):
 
 def replay(record: dict) -> dict[str, float]:
     """The calibrator's features of one recorded turn, computed by the current chat/confidence.py."""
-    from chat.confidence import answer_focus, evidence_features
+    from chat.confidence import answer_features, evidence_features
     from kb.retrieval.types import Grade, GradeResult
 
     chunks = [_chunk(c) for c in record["chunks"]]
@@ -68,7 +68,7 @@ def replay(record: dict) -> dict[str, float]:
                         web_compensation_needed=False)
     features = evidence_features(question=record["question"], chunks=chunks, grade=grade)
     if record["answer"]:
-        features["answer_focus"] = answer_focus(question=record["question"], chunks=chunks, answer=record["answer"])
+        features.update(answer_features(question=record["question"], chunks=chunks, answer=record["answer"]))
     return features
 
 

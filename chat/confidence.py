@@ -25,7 +25,7 @@ from kb.retrieval.types import GradeResult, ScoredChunk, Source
 TOP_N = 3
 FEATURES = ("rerank_top1", "lex_coverage", "entity_coverage", "best_sentence", "sentence_margin", "best_in_top",
             "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus",
-            "sentence_cover")
+            "sentence_cover", "best_said")
 # Questions whose answer is an explanation, a description or a list (why, how, what is it like, which ones):
 # their answer spans several sentences, so any answer — quoted or written — is more often incomplete.
 _OPEN_ENDED = re.compile(r"为什么|为何|何以|因何|原因|怎么|怎样|如何|什么样|哪些|哪几|特点|特征|特色|影响|"
@@ -44,12 +44,14 @@ _QUANTITY = re.compile(r"多少|几[个年月日天岁次种名位人本部条�
 ANSWERABLE_WEIGHTS: Mapping[str, float] = MappingProxyType({
     "rerank_top1": 16.69, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 5.6,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "sentence_cover": 3.36, "bias": -12.35,
+    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "sentence_cover": 3.36, "best_said": 0.0,
+    "bias": -12.35,
 })
 RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "rerank_top1": 0.87, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
+    "rerank_top1": 0.06, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": -0.12, "asks_quantity": 1.29, "answer_focus": 2.88, "sentence_cover": 1.66, "bias": -1.91,
+    "open_ended": -0.29, "asks_quantity": 1.04, "answer_focus": 1.64, "sentence_cover": 2.4, "best_said": 3.56,
+    "bias": -4.43,
 })
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
 # words salient_terms also ignores.
@@ -99,6 +101,18 @@ def cover_share(runs: Sequence[str], text: str) -> float:
     return sum(marks) / len(marks) if marks else 0.0
 
 
+def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[float, str]:
+    """The evidence sentence of the top chunks that covers most of `runs` (read with its chunk's title and
+    section), and that share; (0.0, "") without sentences."""
+    best, sentence = 0.0, ""
+    for chunk in chunks[:TOP_N]:
+        for candidate in split_sentences(chunk.content):
+            share = cover_share(runs, f"{chunk.context} {candidate}")
+            if share > best or not sentence:
+                best, sentence = share, candidate
+    return best, sentence
+
+
 def _sigmoid(x: float) -> float:
     return 1 / (1 + math.exp(-max(-40.0, min(40.0, x))))
 
@@ -124,8 +138,7 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
         rest = beyond_context(wanted, c)
         focus = max(focus, 1.0 if rest is None else max((overlap(rest, s) for s in split_sentences(c.content)),
                                                          default=0.0))
-    runs = content_runs(question)
-    cover = max((cover_share(runs, f"{c.context} {s}") for c in top for s in split_sentences(c.content)), default=0.0)
+    cover, _ = best_covered(content_runs(question), top)
     reranked = [float(c.stage_scores.get("rerank", c.score)) for c in chunks[:2]]
     # Both retrieval branches (dense and lexical) found the best chunk: two independent kinds of evidence.
     agree = 1.0 if {"vector", "bm25"} <= set(chunks[0].stage_scores) else 0.0
@@ -140,7 +153,9 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
             "answer_focus": float(focus),
             # The best sentence's match by content characters rather than terms: what jieba happens to cut
             # a question into, and the pairs across its word boundaries, do not lower it.
-            "sentence_cover": float(cover)}
+            "sentence_cover": float(cover),
+            # Until the answer exists it is taken to say the best-covering sentence (see `answer_features`).
+            "best_said": 1.0}
 
 
 def answer_focus(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -> float:
@@ -154,6 +169,17 @@ def answer_focus(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -
         rest = beyond_context(wanted, chunk)
         best = max(best, 1.0 if rest is None else overlap(rest, text))
     return best
+
+
+def answer_features(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -> dict[str, float]:
+    """The signals read from the written answer: `answer_focus`, and `best_said` — how much of the evidence
+    sentence that best covers the question the answer says (content characters, see `covered`). When the
+    answer says something else than the sentence the question's own words point at, the two ways of picking
+    disagree, and such answers are wrong far more often; a paraphrase of that sentence still counts."""
+    _, sentence = best_covered(content_runs(question), chunks)
+    text = REF.sub("", answer)
+    return {"answer_focus": answer_focus(question=question, chunks=chunks, answer=answer),
+            "best_said": cover_share(content_runs(sentence), text) if sentence else 0.0}
 
 
 class ConfidenceCalibrator:
@@ -194,7 +220,7 @@ class ConfidenceCalibrator:
         features = assessment.features
         if assessment.verdict is Verdict.ABSTAIN or not answer or not {*FEATURES, "p_answerable"} <= set(features):
             return assessment
-        written = {**features, "answer_focus": answer_focus(question=question, chunks=chunks, answer=answer)}
+        written = {**features, **answer_features(question=question, chunks=chunks, answer=answer)}
         score = written["p_answerable"] * self.probability(self.right, written)
         if assessment.verdict is Verdict.LOW:
             score = min(score, written["p_answerable"])

@@ -5,7 +5,7 @@ from types import MappingProxyType
 
 import pytest
 
-from chat.confidence import ConfidenceCalibrator, content_runs, cover_share, evidence_features
+from chat.confidence import ConfidenceCalibrator, answer_features, content_runs, cover_share, evidence_features
 from chat.types import Assessment, Verdict
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -131,3 +131,31 @@ def test_a_question_whose_words_the_evidence_says_apart_is_not_abstained():
     assessed = shipped.run(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.46, 0.6))
     assert assessed.features["sentence_cover"] > 0.8 > assessed.features["best_sentence"] + 0.5
     assert assessed.verdict is not Verdict.ABSTAIN
+
+
+HANDBOOK = "星河公司成立于2001年，总部在杭州。员工的年假为每年十五天，入职第一年按月折算。"
+LEAVE = ScoredChunk(chunk_id="4", content=HANDBOOK,
+                    score=0.8, document_title="星河公司员工手册", context="星河公司员工手册",
+                    stage_scores=MappingProxyType({"rerank": 0.8}))
+
+
+def test_best_said_reads_whether_the_answer_says_the_sentence_the_question_points_at():
+    question = "星河公司的年假有多少天？"
+    quoted = answer_features(question=question, chunks=[LEAVE],
+                             answer="员工的年假为每年十五天，入职第一年按月折算。[1]")
+    paraphrased = answer_features(question=question, chunks=[LEAVE], answer="年假每年十五天，第一年按月折算[1]")
+    other = answer_features(question=question, chunks=[LEAVE], answer="星河公司成立于2001年，总部在杭州。[1]")
+    assert quoted["best_said"] == 1.0
+    assert other["best_said"] == 0.0 < paraphrased["best_said"] < 1.0
+
+
+def test_an_answer_that_quotes_another_sentence_than_the_one_the_question_points_at_scores_lower():
+    shipped = ConfidenceCalibrator(abstain_below=0.3, medium_from=0.5, high_from=0.7)
+    question = "星河公司的年假有多少天？"
+    assessed = shipped.run(question=question, chunks=[LEAVE], grade=grade(0.8))
+    on_point = shipped.on_answer(assessment=assessed, answer="员工的年假为每年十五天，入职第一年按月折算。[1]",
+                                 question=question, chunks=[LEAVE])
+    beside = shipped.on_answer(assessment=assessed, answer="星河公司成立于2001年，总部在杭州。[1]",
+                               question=question, chunks=[LEAVE])
+    assert on_point.features["best_said"] > beside.features["best_said"]
+    assert on_point.score > beside.score
