@@ -25,15 +25,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from conversation_bench import auroc, load, sample  # noqa: E402
+from conversation_bench import auroc, bench_user, load, sample, warm_up  # noqa: E402
 
 # The signals each model keeps: a fit on all of them put large opposite-signed weights on correlated
 # signals (rerank score and lexical coverage), which would not transfer to other data. "right" uses the
 # written answer's `answer_focus` (the pipeline stores it once the answer exists) and what the question
 # asks for (an explanation or list, or a number or date); on held-out questions that ranked answers better
 # than the best evidence sentence alone.
-ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence")
-RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity")
+ANSWERABLE_FEATURES = ("rerank_top1", "best_sentence", "sentence_cover")
+RIGHT_FEATURES = ("rerank_top1", "answer_focus", "open_ended", "asks_quantity", "sentence_cover", "best_said")
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
@@ -46,6 +46,74 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.n
         hess = (xb * (p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[np.ones(len(w) - 1), 0])
         w -= np.linalg.solve(hess, grad)
     return w
+
+
+def _chunk(data: dict):
+    from docmind.evidence import ScoredChunk, Source
+
+    return ScoredChunk(chunk_id=data["chunk_id"], content=data["content"], score=data["score"],
+                       source=Source(data["source"]), document_id=data["document_id"],
+                       document_title=data["document_title"], context=data["context"],
+                       stage_scores=data["stage_scores"])
+
+
+def replay(record: dict) -> dict[str, float]:
+    """The calibrator's features of one recorded turn, computed by the current chat/confidence.py."""
+    from chat.confidence import answer_features, evidence_features
+    from kb.retrieval.types import Grade, GradeResult
+
+    chunks = [_chunk(c) for c in record["chunks"]]
+    grade = GradeResult(grade=Grade(record["grade"]["grade"]), rerank_top1=record["grade"]["rerank_top1"],
+                        lex_coverage=record["grade"]["lex_coverage"], kb_entity_weak=False,
+                        web_compensation_needed=False)
+    features = evidence_features(question=record["question"], chunks=chunks, grade=grade)
+    if record["answer"]:
+        features.update(answer_features(question=record["question"], chunks=chunks, answer=record["answer"]))
+    return features
+
+
+def collect(args) -> list[dict]:
+    """Ask every sampled question once (abstention off) and record what the calibrator saw: the question it
+    assessed, the evidence chunks, the grade and the written answer."""
+    from chat.confidence import ConfidenceCalibrator
+    from chat.pipeline import ChatPipeline
+    from chat.pipeline.stages import build_stages
+
+    seen: dict = {}
+    run, on_answer = ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer
+
+    def recording_run(self, *, question, chunks, grade):
+        seen.update(question=question, grade={"grade": grade.grade.value, "rerank_top1": grade.rerank_top1,
+                                              "lex_coverage": grade.lex_coverage},
+                    chunks=[{**c.as_dict(), "stage_scores": dict(c.stage_scores)} for c in chunks])
+        return run(self, question=question, chunks=chunks, grade=grade)
+
+    def recording_on_answer(self, *, assessment, answer, question, chunks):
+        seen["answer"] = answer
+        return on_answer(self, assessment=assessment, answer=answer, question=question, chunks=chunks)
+
+    ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer = recording_run, recording_on_answer
+    warm_up()
+    _, answerable, unanswerable, _ = load(args.holdout_every)
+    user = bench_user("bench-fit")
+    # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
+    pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids, snapshot=
+        {**snap, "answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}))
+    records = []
+    for group, questions in (("answerable", sample(answerable, args.sample)),
+                             ("unanswerable", sample(unanswerable, args.sample))):
+        for q in questions:
+            seen.clear()
+            done = None
+            for event in pipeline.run(user=user, message=q["question"], cancel=threading.Event()):
+                if event.type == "done":
+                    done = event.data
+            if done is None or not seen.get("chunks"):
+                continue
+            records.append({"group": group, "asked": q["question"], "question": seen["question"],
+                            "hit": any(a in done["answer"] for a in q["answers"]), "chunks": seen["chunks"],
+                            "grade": seen["grade"], "answer": seen.get("answer", "")})
+    return records
 
 
 def main() -> None:
@@ -61,39 +129,17 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.contrib.auth import get_user_model
-
     from chat.confidence import FEATURES
-    from chat.models import Message
-    from chat.pipeline import ChatPipeline
-    from chat.pipeline.stages import build_stages
 
-    rows = []
     if args.cache and args.cache.exists():
-        rows = json.loads(args.cache.read_text())
+        records = json.loads(args.cache.read_text())
     else:
-        _, answerable, unanswerable, _ = load(args.holdout_every)
-        user, _ = get_user_model().objects.get_or_create(username="bench-fit")
-        # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
-        pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids, snapshot=
-            {**snap, "answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}))
-        for group, questions in (("answerable", sample(answerable, args.sample)),
-                                 ("unanswerable", sample(unanswerable, args.sample))):
-            for q in questions:
-                done = None
-                for event in pipeline.run(user=user, message=q["question"], cancel=threading.Event()):
-                    if event.type == "done":
-                        done = event.data
-                if done is None:
-                    continue
-                log = Message.objects.get(pk=done["message_id"]).retrieval_log
-                features = (log.get("assessment") or {}).get("features") or {}
-                if not set(FEATURES) <= set(features):
-                    continue
-                rows.append({"group": group, "hit": any(a in done["answer"] for a in q["answers"]),
-                             "features": features})
+        records = collect(args)
         if args.cache:
-            args.cache.write_text(json.dumps(rows))
+            args.cache.write_text(json.dumps(records, ensure_ascii=False))
+    # Features are recomputed from the recorded inputs with the current code, so a changed signal is
+    # tried without asking the questions again.
+    rows = [{"group": r["group"], "hit": r["hit"], "features": replay(r)} for r in records]
     hit = np.array([float(r["hit"]) for r in rows])
     answerable = np.array([float(r["group"] == "answerable") for r in rows])
 
@@ -104,27 +150,34 @@ def main() -> None:
         return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
 
     xa, xr = matrix(ANSWERABLE_FEATURES), matrix(RIGHT_FEATURES)
-    w_ans = fit(xa, answerable)
-    w_right = fit(xr[answerable > 0], hit[answerable > 0])
+    # Halves by position within each group (every other question, as `--sample 0.5` picks them): the weights
+    # are fitted on the even half and every figure below is measured on the odd half, never in sample.
+    position = np.zeros(len(rows), dtype=int)
+    for group in ("answerable", "unanswerable"):
+        members = [i for i, r in enumerate(rows) if r["group"] == group]
+        position[members] = np.arange(len(members))
+
+    def fitted(train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return fit(xa[train], answerable[train]), fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
+
+    even, odd = position % 2 == 0, position % 2 == 1
+    w_ans, w_right = fitted(even)
     for name, names, w in (("ANSWERABLE_WEIGHTS", ANSWERABLE_FEATURES, w_ans),
                            ("RIGHT_WEIGHTS", RIGHT_FEATURES, w_right)):
         weights = dict.fromkeys(FEATURES, 0.0) | {f: round(float(v), 2) for f, v in zip(names, w[:-1], strict=True)}
-        print(name, {**weights, "bias": round(float(w[-1]), 2)})
-    for half in (0, 1):
-        train, test = np.arange(len(rows)) % 2 != half, np.arange(len(rows)) % 2 == half
-        wa = fit(xa[train], answerable[train])
-        wr = fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
-        score = prob(wa, xa[test]) * prob(wr, xr[test])
-        print(f"fitted on the other half, half {half}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
-              f"AUROC(answerable) {auroc(list(prob(wa, xa[test])), list(answerable[test] > 0)):.4f}")
-    p_ans = prob(w_ans, xa)
-    score = p_ans * prob(w_right, xr)
-    print("in sample: AUROC(hit)", round(auroc(list(score), list(hit > 0)), 4),
-          "AUROC(hit | answerable)", round(auroc(list(score[answerable > 0]), list(hit[answerable > 0] > 0)), 4))
+        print(name, "(fitted on the even half)", {**weights, "bias": round(float(w[-1]), 2)})
+    for label, train, test in (("even -> odd", even, odd), ("odd -> even", odd, even)):
+        wa, wr = fitted(train)
+        p_ans = prob(wa, xa[test])
+        score = p_ans * prob(wr, xr[test])
+        ans = answerable[test] > 0
+        print(f"fitted {label}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
+              f"AUROC(hit | answerable) {auroc(list(score[ans]), list(hit[test][ans] > 0)):.4f}, "
+              f"AUROC(answerable) {auroc(list(p_ans), list(ans)):.4f}")
+    p_ans = prob(w_ans, xa[odd])
     for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        print(f"abstain below {t:.2f}: unanswerable flagged {np.mean(p_ans[answerable == 0] < t):.3f}, "
-              f"answerable flagged {np.mean(p_ans[answerable > 0] < t):.3f}")
-
+        print(f"odd half, P(answerable) below {t:.2f}: unanswerable {np.mean(p_ans[answerable[odd] == 0] < t):.3f}, "
+              f"answerable {np.mean(p_ans[answerable[odd] > 0] < t):.3f}")
 
 if __name__ == "__main__":
     main()

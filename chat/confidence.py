@@ -19,12 +19,13 @@ from types import MappingProxyType
 from chat.citations import REF, split_sentences
 from chat.generation.extractive import beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
-from docmind.text import coverage, salient_terms
+from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words
 from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
 TOP_N = 3
 FEATURES = ("rerank_top1", "lex_coverage", "entity_coverage", "best_sentence", "sentence_margin", "best_in_top",
-            "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus")
+            "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus",
+            "sentence_cover", "best_said")
 # Questions whose answer is an explanation, a description or a list (why, how, what is it like, which ones):
 # their answer spans several sentences, so any answer — quoted or written — is more often incomplete.
 _OPEN_ENDED = re.compile(r"为什么|为何|何以|因何|原因|怎么|怎样|如何|什么样|哪些|哪几|特点|特征|特色|影响|"
@@ -36,19 +37,80 @@ _QUANTITY = re.compile(r"多少|几[个年月日天岁次种名位人本部条�
                        r"哪一?年|何时|什么时候|哪一?天|年份|日期|面积|人口|"
                        r"\bhow (?:many|much|long|old|big|far|high)\b|\bwhen\b|\bwhat year\b", re.IGNORECASE)
 # Fitted by bench/fit_confidence.py on the trial set, two logistic regressions: "answerable" (the KB holds
-# the answer: answerable against held-back questions; --sample 0.5) and "right" (among answerable questions,
-# the extractive answer contains the gold answer; --sample 0.34). The score is P(answerable) × P(right |
-# answerable). Each model keeps only the signals that carried it on held-out questions (see the script).
+# the answer: answerable against held-back questions) and "right" (among answerable questions, the extractive
+# answer contains the gold answer), both on every other question and measured on the rest. The score is
+# P(answerable) × P(right | answerable). Each model keeps only the signals that carried it on held-out
+# questions (see the script).
 ANSWERABLE_WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "rerank_top1": 17.34, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 8.76,
+    "rerank_top1": 16.69, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 5.6,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "bias": -11.91,
+    "open_ended": 0.0, "asks_quantity": 0.0, "answer_focus": 0.0, "sentence_cover": 3.36, "best_said": 0.0,
+    "bias": -12.35,
 })
 RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
-    "rerank_top1": 3.28, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
+    "rerank_top1": 0.06, "lex_coverage": 0.0, "entity_coverage": 0.0, "best_sentence": 0.0,
     "sentence_margin": 0.0, "best_in_top": 0.0, "focus_match": 0.0, "rerank_margin": 0.0, "branches_agree": 0.0,
-    "open_ended": -0.35, "asks_quantity": 1.87, "answer_focus": 4.35, "bias": -3.18,
+    "open_ended": -0.29, "asks_quantity": 1.04, "answer_focus": 1.64, "sentence_cover": 2.4, "best_said": 3.56,
+    "bias": -4.43,
 })
+# What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
+# words salient_terms also ignores.
+_NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def content_runs(text: str) -> tuple[str, ...]:
+    """The text's runs of content words (jieba's accurate mode), lower-cased, split at stop words and
+    punctuation: "黄华麒是哪个大学毕业的？" → ("黄华麒是", "大学毕业") whatever way jieba cuts inside a run."""
+    runs, current = [], ""
+    for word in words(text.lower()):
+        word = word.strip()
+        if not word or word in _NOT_CONTENT or not any(ch.isalnum() for ch in word):
+            if current:
+                runs.append(current)
+            current = ""
+            continue
+        current += word
+    if current:
+        runs.append(current)
+    return tuple(runs)
+
+
+def covered(runs: Sequence[str], text: str) -> list[bool]:
+    """Per character of `runs`: does the text contain it as part of a pair of neighbouring run characters (a
+    one-character run: the character itself)? Counting characters rather than pairs, a question pair that
+    spans two words ("学毕" in 大学毕业) costs nothing once each word is found ("毕业于…大学")."""
+    lowered = text.lower()
+    marks: list[bool] = []
+    for run in runs:
+        if not _CJK.search(run):  # a Latin word or number counts whole, not by its letter pairs
+            whole = re.search(rf"(?<![a-z0-9]){re.escape(run)}(?![a-z0-9])", lowered) is not None
+            marks.extend([whole] * len(run))
+            continue
+        found = [len(run) == 1 and run in lowered] * len(run)
+        for i, pair in enumerate(char_bigrams(run)):
+            if pair in lowered:
+                found[i] = found[i + 1] = True
+        marks.extend(found)
+    return marks
+
+
+def cover_share(runs: Sequence[str], text: str) -> float:
+    """Share of the characters of `runs` that `text` covers (see `covered`), in [0, 1]."""
+    marks = covered(runs, text)
+    return sum(marks) / len(marks) if marks else 0.0
+
+
+def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[float, str]:
+    """The evidence sentence of the top chunks that covers most of `runs` (read with its chunk's title and
+    section), and that share; (0.0, "") without sentences."""
+    best, sentence = 0.0, ""
+    for chunk in chunks[:TOP_N]:
+        for candidate in split_sentences(chunk.content):
+            share = cover_share(runs, f"{chunk.context} {candidate}")
+            if share > best or not sentence:
+                best, sentence = share, candidate
+    return best, sentence
 
 
 def _sigmoid(x: float) -> float:
@@ -76,6 +138,7 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
         rest = beyond_context(wanted, c)
         focus = max(focus, 1.0 if rest is None else max((overlap(rest, s) for s in split_sentences(c.content)),
                                                          default=0.0))
+    cover, _ = best_covered(content_runs(question), top)
     reranked = [float(c.stage_scores.get("rerank", c.score)) for c in chunks[:2]]
     # Both retrieval branches (dense and lexical) found the best chunk: two independent kinds of evidence.
     agree = 1.0 if {"vector", "bm25"} <= set(chunks[0].stage_scores) else 0.0
@@ -87,7 +150,12 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
             "branches_agree": agree, "open_ended": 1.0 if _OPEN_ENDED.search(question) else 0.0,
             "asks_quantity": 1.0 if _QUANTITY.search(question) else 0.0,
             # Until the answer exists, the best sentence stands for it: it is what the offline answer quotes.
-            "answer_focus": float(focus)}
+            "answer_focus": float(focus),
+            # The best sentence's match by content characters rather than terms: what jieba happens to cut
+            # a question into, and the pairs across its word boundaries, do not lower it.
+            "sentence_cover": float(cover),
+            # Until the answer exists it is taken to say the best-covering sentence (see `answer_features`).
+            "best_said": 1.0}
 
 
 def answer_focus(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -> float:
@@ -101,6 +169,17 @@ def answer_focus(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -
         rest = beyond_context(wanted, chunk)
         best = max(best, 1.0 if rest is None else overlap(rest, text))
     return best
+
+
+def answer_features(*, question: str, chunks: Sequence[ScoredChunk], answer: str) -> dict[str, float]:
+    """The signals read from the written answer: `answer_focus`, and `best_said` — how much of the evidence
+    sentence that best covers the question the answer says (content characters, see `covered`). When the
+    answer says something else than the sentence the question's own words point at, the two ways of picking
+    disagree, and such answers are wrong far more often; a paraphrase of that sentence still counts."""
+    _, sentence = best_covered(content_runs(question), chunks)
+    text = REF.sub("", answer)
+    return {"answer_focus": answer_focus(question=question, chunks=chunks, answer=answer),
+            "best_said": cover_share(content_runs(sentence), text) if sentence else 0.0}
 
 
 class ConfidenceCalibrator:
@@ -141,7 +220,7 @@ class ConfidenceCalibrator:
         features = assessment.features
         if assessment.verdict is Verdict.ABSTAIN or not answer or not {*FEATURES, "p_answerable"} <= set(features):
             return assessment
-        written = {**features, "answer_focus": answer_focus(question=question, chunks=chunks, answer=answer)}
+        written = {**features, **answer_features(question=question, chunks=chunks, answer=answer)}
         score = written["p_answerable"] * self.probability(self.right, written)
         if assessment.verdict is Verdict.LOW:
             score = min(score, written["p_answerable"])

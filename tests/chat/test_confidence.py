@@ -5,7 +5,7 @@ from types import MappingProxyType
 
 import pytest
 
-from chat.confidence import ConfidenceCalibrator, evidence_features
+from chat.confidence import ConfidenceCalibrator, answer_features, content_runs, cover_share, evidence_features
 from chat.types import Assessment, Verdict
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -92,3 +92,70 @@ def test_an_abstention_is_not_reassessed_by_its_text():
                                                  ("Who approves annual leave?", 0.0)])
 def test_questions_asking_for_an_explanation_or_a_list_are_open_ended(question, open_ended):
     assert evidence_features(question=question, chunks=[ANSWER], grade=grade(0.8))["open_ended"] == open_ended
+
+
+def test_content_runs_drop_stop_words_and_punctuation_but_keep_what_jieba_splits_inside_a_run():
+    assert content_runs("黄华麒是哪个大学毕业的？") == ("黄华麒是", "大学毕业")
+
+
+def test_a_sentence_that_says_each_word_in_another_order_covers_the_whole_question():
+    # Term matching by character pairs misses 学毕 and counts the question's interrogatives; covering
+    # characters does not.
+    runs = content_runs("黄华麒是哪个大学毕业的？")
+    # jieba cuts 黄华/麒是: only 是 is left uncovered.
+    assert cover_share(runs, "黄华麒毕业于清华大学，是一名工程师。") == 7 / 8
+    assert cover_share(runs, "黄华麒生于上海。") == 3 / 8
+    assert cover_share(runs, "本校有三个校区。") == 0.0
+
+
+def test_an_english_word_is_covered_whole_not_by_its_letter_pairs():
+    runs = content_runs("Who approves annual leave?")
+    assert runs == ("approves", "annual", "leave")
+    assert cover_share(runs, "Annual leave is approved by HR.") == len("annualleave") / len("approvesannualleave")
+    assert cover_share(runs, "Manual cleaves.") == 0.0
+
+
+def test_the_sentence_cover_feature_reads_the_best_sentence_with_its_context():
+    chunk = ScoredChunk(chunk_id="2", content="他生于上海。毕业于清华大学，主修建筑。", score=0.8,
+                        document_title="黄华麒", context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.8}))
+    features = evidence_features(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.8))
+    assert features["sentence_cover"] > features["best_sentence"]
+
+
+def test_a_question_whose_words_the_evidence_says_apart_is_not_abstained():
+    # The pairs 是哪, 个大, 学毕 of the question are in no sentence; its content words all are.
+    chunk = ScoredChunk(chunk_id="3", content="黄华麒（英文名：，），前任香港广播处长。黄华麒早年就读圣保罗书院，"
+                        "及后于香港大学地理系毕业，其后于英国广播公司接受培训。", score=0.46, document_title="黄华麒",
+                        context="黄华麒", stage_scores=MappingProxyType({"rerank": 0.46}))
+    shipped = ConfidenceCalibrator(abstain_below=0.3, medium_from=0.5, high_from=0.7)
+    assessed = shipped.run(question="黄华麒是哪个大学毕业的？", chunks=[chunk], grade=grade(0.46, 0.6))
+    assert assessed.features["sentence_cover"] > 0.8 > assessed.features["best_sentence"] + 0.5
+    assert assessed.verdict is not Verdict.ABSTAIN
+
+
+HANDBOOK = "星河公司成立于2001年，总部在杭州。员工的年假为每年十五天，入职第一年按月折算。"
+LEAVE = ScoredChunk(chunk_id="4", content=HANDBOOK,
+                    score=0.8, document_title="星河公司员工手册", context="星河公司员工手册",
+                    stage_scores=MappingProxyType({"rerank": 0.8}))
+
+
+def test_best_said_reads_whether_the_answer_says_the_sentence_the_question_points_at():
+    question = "星河公司的年假有多少天？"
+    quoted = answer_features(question=question, chunks=[LEAVE],
+                             answer="员工的年假为每年十五天，入职第一年按月折算。[1]")
+    paraphrased = answer_features(question=question, chunks=[LEAVE], answer="年假每年十五天，第一年按月折算[1]")
+    other = answer_features(question=question, chunks=[LEAVE], answer="星河公司成立于2001年，总部在杭州。[1]")
+    assert quoted["best_said"] == 1.0
+    assert other["best_said"] == 0.0 < paraphrased["best_said"] < 1.0
+
+
+def test_an_answer_that_quotes_another_sentence_than_the_one_the_question_points_at_scores_lower():
+    shipped = ConfidenceCalibrator(abstain_below=0.3, medium_from=0.5, high_from=0.7)
+    question = "星河公司的年假有多少天？"
+    assessed = shipped.run(question=question, chunks=[LEAVE], grade=grade(0.8))
+    on_point = shipped.on_answer(assessment=assessed, answer="员工的年假为每年十五天，入职第一年按月折算。[1]",
+                                 question=question, chunks=[LEAVE])
+    beside = shipped.on_answer(assessment=assessed, answer="星河公司成立于2001年，总部在杭州。[1]",
+                               question=question, chunks=[LEAVE])
+    assert on_point.features["best_said"] > beside.features["best_said"]
+    assert on_point.score > beside.score
