@@ -16,6 +16,16 @@ def require_services() -> bool:
     return os.environ.get("DOCMIND_REQUIRE_SERVICES", "") == "1"
 
 
+@pytest.fixture(autouse=True)
+def memory_extraction_ends_with_its_test():
+    """A turn's memory extraction runs on a worker after `done`; one still queued when its test ends would call
+    that test's (stopped) fake model during a later test and change what that test counts (model errors)."""
+    yield
+    from memory.turn import _extract_pool
+
+    _extract_pool.submit(lambda: None).result(timeout=60)  # one worker, first in first out
+
+
 @pytest.fixture
 def seeded(db) -> None:
     """Rows that migrations create: a transactional test's flush removes them for later tests."""
