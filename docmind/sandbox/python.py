@@ -189,13 +189,22 @@ def runner_status(config: RunnerConfig | None = None) -> RunnerStatus:
         return status
 
 
+# The verdict holds for the process's lifetime, so one start that fails for a passing reason (a busy machine, a
+# fork racing another thread) must not switch the sandbox off: the trial is repeated before it says no.
+TRIAL_ATTEMPTS = 3
+
+
 def _trial(config: RunnerConfig, status: RunnerStatus) -> RunnerStatus:
     sandbox = PythonSandbox(timeout_seconds=10, memory_mb=128, runner=config, _status=status)
-    result = sandbox.run(code="import os\nprint(6 * 7, os.getuid())")
-    if result.ok and result.stdout.split() == ["42", str(65534)]:
-        return status
-    detail = (result.stderr.strip().splitlines() or ["no output"])[-1][:200]
-    log.warning("sandbox runner trial failed: %s", result.stderr.strip()[:500])
+    detail = "no output"
+    for attempt in range(1, TRIAL_ATTEMPTS + 1):
+        result = sandbox.run(code="import os\nprint(6 * 7, os.getuid())")
+        if result.ok and result.stdout.split() == ["42", str(65534)]:
+            return status
+        detail = (result.stderr.strip().splitlines() or ["no output"])[-1][:200]
+        log.warning("sandbox runner trial %d/%d failed (exit %s): %s", attempt, TRIAL_ATTEMPTS, result.exit_code,
+                    result.stderr.strip()[:500])
+        time.sleep(0.2 * attempt)
     return RunnerStatus(False, f"bubblewrap cannot create its namespaces here ({detail})")
 
 

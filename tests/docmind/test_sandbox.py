@@ -98,3 +98,35 @@ def test_a_run_whose_cgroup_cannot_be_made_is_refused_not_run_unconfined(tmp_pat
     sandbox = PythonSandbox(timeout_seconds=2, memory_mb=64, _status=status)
     result = sandbox.run(code=f"print('ran')\nopen({str(marker)!r}, 'w')")
     assert not result.ok and "ran" not in result.stdout and "could not be set up" in result.stderr
+
+
+def _trial_with_failures(monkeypatch, failures: int):
+    from docmind.sandbox import python as sandbox_module
+    from docmind.sandbox.result import SandboxResult
+
+    real_run, calls = sandbox_module.PythonSandbox.run, []
+
+    def run(self, *, code):
+        calls.append(code)
+        if len(calls) <= failures:  # a start that fails, as bwrap does when it exits before reporting
+            return SandboxResult(stdout="", stderr="[sandbox] the sandbox could not start", exit_code=1,
+                                 duration_ms=1.0)
+        return real_run(self, code=code)
+
+    monkeypatch.setattr(sandbox_module.PythonSandbox, "run", run)
+    monkeypatch.setattr(sandbox_module.time, "sleep", lambda seconds: None)
+    config = RunnerConfig.from_environment()
+    return sandbox_module._trial(config, runner_status(config)), calls
+
+
+def test_one_failed_start_does_not_switch_the_sandbox_off_for_the_process(monkeypatch):
+    status, calls = _trial_with_failures(monkeypatch, failures=1)
+    assert status.available and len(calls) == 2
+
+
+def test_a_runner_that_never_starts_is_reported_unavailable_with_the_reason(monkeypatch):
+    from docmind.sandbox.python import TRIAL_ATTEMPTS
+
+    status, calls = _trial_with_failures(monkeypatch, failures=TRIAL_ATTEMPTS)
+    assert not status.available and len(calls) == TRIAL_ATTEMPTS
+    assert "could not start" in status.reason
