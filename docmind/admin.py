@@ -79,3 +79,18 @@ class McpServerAdmin(admin.ModelAdmin):
 
         super().save_model(request, obj, form, change)
         forget_listings()  # a changed allowlist or URL is used from the next turn on
+
+
+def _lockout_pages_without_date_drilldown() -> None:
+    """django-axes' admin pages drill down by attempt date; on MySQL/MariaDB that needs the server's time-zone
+    tables, which a default install lacks, and the page then fails with a server error. The lists stay sortable
+    and filterable by date without it."""
+    from axes.models import AccessAttempt, AccessFailureLog, AccessLog
+
+    for model in (AccessAttempt, AccessFailureLog, AccessLog):
+        model_admin = admin.site._registry.get(model)
+        if model_admin is not None:
+            model_admin.date_hierarchy = None
+
+
+_lockout_pages_without_date_drilldown()
