@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from tests.browser.chromium import require_chromium
+from tests.browser.chromium import require_chromium, signed_in_chat
 from tests.browser.live_server import LiveServer
 from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE, QUESTION
 
@@ -36,23 +36,11 @@ def server(tmp_path_factory):
     live.stop()
 
 
-def _signed_in(browser, server):
-    from playwright.sync_api import expect
-
-    page = browser.new_page(locale="zh-CN", viewport={"width": 1280, "height": 860})
-    page.goto(server.url + "/")
-    page.fill("input[name=username]", server.username)
-    page.fill("input[name=password]", server.password)
-    page.click("button[type=submit]")
-    page.wait_for_selector("#input")
-    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
-    return page
-
 
 def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp_path):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("console", lambda msg: errors.append(msg.text) if "Content Security Policy" in msg.text else None)
@@ -76,7 +64,7 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp
 def test_markup_in_documents_and_questions_never_runs(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     page.fill("#input", "紫色长颈鹿的口令是什么？<img src=y onerror=window.__pwned=3>")
     page.keyboard.press("Enter")
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)
@@ -89,7 +77,7 @@ def test_markup_in_documents_and_questions_never_runs(server, browser):
 def test_my_memories_page_lists_edits_and_forgets(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.on("dialog", lambda dialog: dialog.accept())
@@ -151,7 +139,7 @@ def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(serve
 def test_a_follow_up_with_an_ordinal_is_answered_from_the_right_document(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     page.fill("#input", "支付失败排查手册里列了哪几类问题？")
     page.keyboard.press("Enter")
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)

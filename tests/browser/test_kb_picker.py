@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.chromium import require_chromium
+from tests.browser.chromium import require_chromium, signed_in_chat
 from tests.browser.live_server import LiveServer
 from tests.chat.chat_helpers import HANDBOOK, HANDBOOK_TITLE, QUESTION
 
@@ -31,18 +31,6 @@ def server(tmp_path_factory):
     live.stop()
 
 
-def _signed_in(browser, server):
-    from playwright.sync_api import expect
-
-    page = browser.new_page(locale="zh-CN", viewport={"width": 1280, "height": 860})
-    page.goto(server.url + "/")
-    page.fill("input[name=username]", server.username)
-    page.fill("input[name=password]", server.password)
-    page.click("button[type=submit]")
-    page.wait_for_selector("#input")
-    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
-    return page
-
 
 def _ask(page, question: str):
     from playwright.sync_api import expect
@@ -58,7 +46,7 @@ def _ask(page, question: str):
 def test_the_picker_offers_only_readable_bases_and_narrows_the_documents(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     offered = page.locator("#kb-picker option").all_inner_texts()
     assert READABLE_KB in offered and HIDDEN_KB not in offered
     documents = page.locator("#doc-picker option")
@@ -72,7 +60,7 @@ def test_the_picker_offers_only_readable_bases_and_narrows_the_documents(server,
 def test_an_answer_is_drawn_only_from_the_chosen_base(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     page.select_option("#kb-picker", label=READABLE_KB)
     answer = _ask(page, "生产环境什么时候发布？")
     expect(answer.locator(".answer")).to_contain_text("周二")
@@ -87,7 +75,7 @@ def test_an_answer_is_drawn_only_from_the_chosen_base(server, browser):
 def test_a_base_the_member_cannot_read_never_reaches_the_page(server, browser):
     from playwright.sync_api import expect
 
-    page = _signed_in(browser, server)
+    page = signed_in_chat(browser, server)
     answer = _ask(page, "总监的年终奖系数是多少？方案的口令是什么？")
     expect(answer.locator(".answer")).not_to_contain_text("四点五")
     assert "青柠檬" not in page.content() and SECRET_TITLE not in page.content()
