@@ -173,6 +173,8 @@ def main() -> None:
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--sample", type=float, default=1.0)
     parser.add_argument("--json", type=Path, default=None, help="also write the per-question results here")
+    parser.add_argument("--ingest-only", action="store_true",
+                        help="stop after ingestion (copy the data dir to run both sides on the same index)")
     args = parser.parse_args()
 
     args.data_dir.mkdir(parents=True, exist_ok=True)
@@ -199,6 +201,9 @@ def main() -> None:
     process_pending_documents()
     warm_up()
     ingest_s = round(time.monotonic() - started, 1)
+    if args.ingest_only:
+        print(json.dumps({"documents": len(kept), "ingest_seconds": ingest_s}))
+        return
 
     runner = asyncio.Runner()
 
@@ -216,14 +221,16 @@ def main() -> None:
     single = asker("single")
     for q in answerable:
         r = single.ask(q["question"])
-        rows["single"].append({"q": q["question"], "hit": hit(r, q), "cites": cites(r, q, doc_of),
+        rows["single"].append({"q": q["question"], "gold": q["answers"], "answer": r.get("answer", ""),
+                               "hit": hit(r, q), "cites": cites(r, q, doc_of),
                                "chars": quoted_chars(r),
                                "score": r.get("score", 0.0), "flagged": r.get("flagged", False),
                                "band": r.get("band", ""), "error": r.get("error")})
     held = asker("held")
     for q in unanswerable:
         r = held.ask(q["question"])
-        rows["unanswerable"].append({"q": q["question"], "hit": hit(r, q), "score": r.get("score", 0.0),
+        rows["unanswerable"].append({"q": q["question"], "answer": r.get("answer", ""),
+                                     "hit": hit(r, q), "score": r.get("score", 0.0),
                                      "flagged": r.get("flagged", False), "error": r.get("error")})
     conv = asker("followup")
     control = asker("control")
@@ -232,6 +239,7 @@ def main() -> None:
         second = conv.ask(pair["turn2"]["question"], first.get("conversation_id"))
         q = pair["turn2"]
         rows["followup"].append({"q": q["question"], "rewritten": second.get("rewritten", ""),
+                                 "gold": q["answers"], "answer": second.get("answer", ""),
                                  "hit": hit(second, q), "cites": cites(second, q, doc_of),
                                  "chars": quoted_chars(second),
                                  "error": second.get("error")})

@@ -121,7 +121,7 @@ def evidence_features(*, question: str, chunks: Sequence[ScoredChunk], grade: Gr
     """Signals in [0, 1]: rerank score of the best chunk, salient-term coverage of the top chunks, coverage
     of the question's entities (its rare terms) in the top KB chunks, and the best single sentence's match."""
     top = list(chunks[:TOP_N])
-    salient = salient_terms(question)
+    salient = salient_terms(question, names=[c.document_title for c in top])
     rare = tuple(t for t in salient if t.rare and len(t.text) >= 2) or \
         ((max(salient, key=lambda t: t.weight),) if salient else ())
     kb_top = [c.searchable_text for c in top if c.source == Source.KB] or [c.content for c in top]

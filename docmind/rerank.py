@@ -63,7 +63,7 @@ class LocalReranker:
 
     def rerank(self, query: str, chunks: Sequence[ScoredChunk], *, query_vector: np.ndarray | None = None,
                chunk_vectors: Mapping[str, np.ndarray] | None = None) -> list[float]:
-        terms = salient_terms(query)
+        terms = salient_terms(query, names=[c.document_title for c in chunks])
         vectors = chunk_vectors or {}
         scores: list[float] = []
         for chunk in chunks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -103,26 +104,65 @@ class Term:
     rare: bool
 
 
-def salient_terms(query: str) -> tuple[Term, ...]:
+def salient_terms(query: str, names: Iterable[str] = ()) -> tuple[Term, ...]:
     """The query's content words, weighted by length and rarity; sub-words of a longer term are dropped.
 
     Weight = min(len, 4) × idf / median idf (capped at 1.5): long and rare words such as names
     carry the question; a term counts as rare (an "entity") when its idf is at least
     RARE_IDF_SHARE of the median (jieba's median is high: most of its vocabulary is rare).
+
+    `names` are the titles of the documents the query is matched against. A title the query contains is one
+    rare term whatever jieba makes of it: it does not know most names ("元皇后" → 元 / 皇后, where 皇后 is in
+    every empress's article; "黄华麒是哪个…" → 黄华麒是), and a one-character name (蓍) would be dropped.
     """
     idf, median = _idf()
     seen: dict[str, Term] = {}
-    for token in tokens(query):
+    rest = query.lower()
+    for name in names_in(query, names):
+        rarity = min(1.5, idf.get(name, median * 1.2) / median)
+        seen[name] = Term(name, round(min(len(name), 4) * rarity, 4), True)
+        rest = rest.replace(name, " ")
+    for token in tokens(rest):
         if token.startswith("哪"):  # 哪款 / 哪种 / 哪年…: interrogatives jieba does not know
             continue
         if len(token) == 1 and not token.isascii():
             continue  # single CJK characters are too unspecific to count as evidence of a match
         rarity = min(1.5, idf.get(token, median * 1.2) / median)
         weight = min(len(token), 4) * rarity
-        seen[token] = Term(token, round(weight, 4), idf.get(token, math.inf) >= RARE_IDF_SHARE * median)
+        seen.setdefault(token, Term(token, round(weight, 4), idf.get(token, math.inf) >= RARE_IDF_SHARE * median))
     terms = list(seen.values())
     # cut_for_search yields 泡泡 and 泡泡堂: keep only the longest so a hit is not counted twice.
     return tuple(t for t in terms if not any(t.text != o.text and t.text in o.text for o in terms))
+
+
+def in_vocabulary(word: str) -> bool:
+    """jieba's IDF table knows the word: a word of the language (党派, 祖籍, 专辑), not a name or code it has never
+    seen (泡泡堂, nexon)."""
+    return word in _idf()[0]
+
+
+# "元皇后 (北齐孝昭帝)", "夜来香（夹竹桃科）": a title's trailing parenthesis tells same-named subjects apart; questions
+# name the subject without it.
+_DISAMBIGUATION = re.compile(r"\s*[（(][^（）()]*[）)]\s*$")
+
+
+def names_in(query: str, titles: Iterable[str]) -> list[str]:
+    """The titles (without a disambiguating parenthesis, lower-cased) that the query contains, longest first,
+    none inside a longer one found. A one-character title counts only when the character is rare (蓍, not 花),
+    and a Latin title only as a whole word of at least two characters."""
+    lowered = query.lower()
+    idf, median = _idf()
+    found: list[str] = []
+    for name in sorted({_DISAMBIGUATION.sub("", t).strip().lower() for t in titles if t}, key=len, reverse=True):
+        if not name or name not in lowered or any(name in longer for longer in found):
+            continue
+        if name.isascii():
+            if len(name) < 2 or not re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", lowered):
+                continue
+        elif len(name) == 1 and idf.get(name, math.inf) < RARE_IDF_SHARE * median:
+            continue
+        found.append(name)
+    return found
 
 
 def normalise(text: str) -> str:

@@ -13,7 +13,17 @@ from dataclasses import dataclass, replace
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
 from docmind.language import is_chinese
-from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words
+from docmind.text import (
+    ANSWER_STOP_WORDS,
+    STOP_WORDS,
+    Term,
+    char_bigrams,
+    coverage,
+    in_vocabulary,
+    names_in,
+    salient_terms,
+    words,
+)
 from kb.retrieval.types import ScoredChunk
 from memory.style import AnswerStyle
 
@@ -50,6 +60,9 @@ OPEN_SPAN = 4
 # how many: that stays the number of sentences the question's words alone carry above the floor.
 SHAPE_BONUS = 0.2
 PARTIAL_BONUS = 0.2
+# A sentence saying on average this share of the characters of each asked-about word is quoted even when no sentence
+# has a whole one ("本鱼体呈银灰色" for "身体是什么颜色").
+PARTIAL_QUOTE = 0.5
 # A quoted sentence with fewer meaningful characters than this rarely states a whole fact ("产妇症状为高热。"): the
 # sentence after it in the same chunk is quoted with it when that one bears on the question too (shares a word, part
 # of one, or the shape of the fact asked for).
@@ -379,14 +392,22 @@ class ExtractiveAnswerer:
     # ------------------------------------------------------------------ helpers
     def _relevant(self, chunks: Sequence[ScoredChunk], question: str = "") -> list[tuple[int, ScoredChunk]]:
         """Chunks near the best one's rerank score and, when some chunk names what the question is about
-        (its rare terms: names, codes), only chunks that name it too."""
+        (a document title it contains, else its rare names and codes), only chunks that name it too."""
         indexed = list(enumerate(chunks, start=1))
         if not indexed:
             return []
         top = max(_rerank(c) for _, c in indexed)
         if top > 0:
             indexed = [(i, c) for i, c in indexed if _rerank(c) >= self.chunk_floor * top]
-        entities = tuple(t for t in salient_terms(question) if t.rare and len(t.text) >= 2) if question else ()
+        entities: tuple[Term, ...] = ()
+        if question:
+            # A document title the question contains names its subject best; else the rare words jieba does not
+            # know (names, codes). A rare word it knows (党派, 祖籍, 专辑) is more often what is asked about the
+            # subject, which the evidence that names the subject may not repeat.
+            titles = [c.document_title for c in chunks]
+            salient, titled = salient_terms(question, names=titles), set(names_in(question, titles))
+            entities = tuple(t for t in salient if t.text in titled) or \
+                tuple(t for t in salient if t.rare and len(t.text) >= 2 and not in_vocabulary(t.text))
         if entities:
             named = {i: coverage(entities, c.searchable_text) for i, c in indexed}
             best = max(named.values(), default=0.0)
@@ -436,9 +457,9 @@ class ExtractiveAnswerer:
         # partly shared words together.
         floor = max(self.min_overlap, self.sentence_floor * max(c.lexical for c in candidates))
         picked = ranked[:min(sum(c.lexical >= floor for c in candidates), limit)]
-        if not picked and ranked[0].score >= self.min_overlap:
-            # No sentence shares enough words, but one has the shape or part of the words asked for: it is quoted
-            # with its chunk's opening, which says what the chunk is about.
+        if not picked and (ranked[0].score >= self.min_overlap or ranked[0].partial >= PARTIAL_QUOTE):
+            # No sentence shares enough words, but one has the shape or part of the words asked for (体呈银灰色 for
+            # 身体 and 颜色): it is quoted with its chunk's opening, which says what the chunk is about.
             opening = next(c for c in candidates if c.chunk_index == ranked[0].chunk_index)
             picked = [opening] if opening is ranked[0] else [opening, ranked[0]]
         first = min(c.chunk_index for c in candidates)

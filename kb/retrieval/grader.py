@@ -43,7 +43,7 @@ class RetrievalGrader:
     def run(self, *, query: str, chunks: Sequence[ScoredChunk]) -> GradeResult:
         if not chunks:
             return self._result(Grade.LOW, 0.0, 0.0, True, "no evidence")
-        terms = salient_terms(query)
+        terms = salient_terms(query, names=[c.document_title for c in chunks])
         top = list(chunks[:TOP_N])
         lex = max((coverage(terms, c.searchable_text) for c in top), default=0.0) if terms else 0.0
         entities = self._entities(terms)

@@ -11,6 +11,7 @@ from docmind.text import (
     bigrams,
     char_bigrams,
     keywords,
+    names_in,
     salient_terms,
     tokens,
     words,
@@ -73,6 +74,30 @@ def test_rare_and_long_terms_weigh_more():
     by_text = {t.text: t for t in salient_terms("Nexon 开发的游戏")}
     assert by_text["nexon"].rare and not by_text["游戏"].rare
     assert by_text["nexon"].weight > by_text["游戏"].weight
+
+
+def test_a_title_the_query_contains_is_one_rare_term_whatever_jieba_cuts():
+    # jieba cuts 元 / 皇后 and 黄华麒是; the document titles name the subjects whole.
+    empress = {t.text: t for t in salient_terms("元皇后的儿子叫什么？", names=["元皇后 (北齐孝昭帝)", "高英"])}
+    assert set(empress) == {"元皇后", "儿子"} and empress["元皇后"].rare
+    graduate = [t.text for t in salient_terms("黄华麒是哪个大学毕业的？", names=["黄华麒"])]
+    assert "黄华麒" in graduate and not any("黄华麒" in t and t != "黄华麒" for t in graduate)
+
+
+def test_without_titles_salient_terms_are_unchanged():
+    assert salient_terms("元皇后的儿子叫什么？", names=["高英"]) == salient_terms("元皇后的儿子叫什么？")
+
+
+@pytest.mark.parametrize(("query", "titles", "found"), [
+    ("元皇后祖籍何处？", ["元皇后（北齐孝昭帝）", "皇后", "高英"], ["元皇后"]),  # the longer name, not 皇后 inside it
+    ("蓍的别名是什么？", ["蓍", "夜来香 (夹竹桃科)"], ["蓍"]),  # a rare one-character name counts
+    ("这种植物的花是什么颜色？", ["花"], []),  # a common character does not
+    ("What does Go do?", ["go", "Goal"], ["go"]),  # Latin names as whole words only
+    ("google 是什么？", ["go"], []),
+    ("64DD有哪些优点？", ["64DD"], ["64dd"]),
+])
+def test_names_in_finds_the_titles_a_question_names(query, titles, found):
+    assert names_in(query, titles) == found
 
 
 def test_keywords_skip_numbers_and_single_characters():

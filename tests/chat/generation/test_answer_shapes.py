@@ -154,3 +154,33 @@ def test_only_a_question_about_how_someone_died_looks_for_a_death(question, asks
     from chat.generation.extractive import _shape_fit, _shapes
 
     assert (_shape_fit(_shapes(question), "老周于1950年冬天病故。") > 0) is asks_death
+
+
+def test_the_document_the_question_names_is_quoted_not_another_that_shares_the_asked_word():
+    # 祖籍 is the question's only rare word jieba finds (it cuts 元皇后 into 元 / 皇后), and only the other
+    # article has it; the article titled by the question's subject holds the answer.
+    named = chunk("e", "元皇后，河南郡洛阳县（今河南省洛阳市东）人，北齐孝昭帝高演的皇后。",
+                  title="元皇后 (北齐孝昭帝)", rerank=0.6, document_id=3)
+    other = chunk("s", "史继偕，福建晋江平易里人，祖籍浙江鄞县，明朝政治人物。", title="史继偕", rerank=0.5,
+                  document_id=4)
+    answer = ExtractiveAnswerer().run(question="元皇后祖籍何处？", chunks=[named, other])
+    assert "洛阳县" in answer and "史继偕" not in answer
+
+
+def test_a_rare_common_word_of_the_question_does_not_exclude_the_best_evidence():
+    # 党派 is rare but a word of the language: what is asked, not whom it is about. Only the weaker chunk
+    # repeats it; the best-ranked one answers.
+    election = chunk("v", "第七届参议院选举于1965年举行。公明党取得了相对满意的成绩，由原先的4席增加到11席。",
+                     title="第7届参议院选举", rerank=0.76, document_id=5)
+    other = chunk("p", "总督会委任占有下议院最多席位的党派的党首为总理。", title="总理列表", rerank=0.40, document_id=6)
+    answer = ExtractiveAnswerer().run(question="哪一党派在选举中取得了相对满意的成绩？", chunks=[election, other])
+    assert "公明党" in answer and "总督" not in answer
+
+
+def test_a_sentence_holding_half_of_each_asked_word_is_quoted_when_no_sentence_shares_a_whole_one():
+    # 身体 → 体, 颜色 → 色: no sentence has a whole asked word, so only the chunk's opening would be quoted.
+    fish = chunk("f", "蓝线裸顶鲷是龙占鱼科的其中一个种。本鱼分布于印度太平洋区，包括东非、马达加斯加、红海、"
+                      "斯里兰卡、日本、台湾、菲律宾等海域。本鱼体呈银灰色，有若干不规则污斑。体长可达80公分。",
+                 title="蓝线裸顶鲷")
+    answer = ExtractiveAnswerer().run(question="蓝线裸顶鲷的身体是什么颜色的？", chunks=[fish])
+    assert "银灰色" in answer

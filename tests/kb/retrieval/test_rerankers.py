@@ -108,6 +108,15 @@ def test_local_reranker_works_without_vectors_and_with_zero_vectors():
     assert scores[1] > scores[0] and not any(np.isnan(scores))
 
 
+def test_local_reranker_ranks_the_document_titled_by_the_question_above_shared_common_words():
+    # jieba cuts "元皇后" into 元 / 皇后; 皇后 and 儿子 also occur in another empress's article.
+    other = chunk("other", "高英，北魏宣武帝的皇后，生下儿子，早夭。", document_title="高英", context="高英")
+    named = chunk("named", "元皇后，北齐孝昭帝的皇后，有一子乐陵王高百年。", document_title="元皇后 (北齐孝昭帝)",
+                  context="元皇后 (北齐孝昭帝)")
+    scores = LocalReranker().rerank("元皇后的儿子叫什么？", [other, named])
+    assert scores[1] > scores[0]
+
+
 def test_identity_reranker_keeps_the_order():
     scores = IdentityReranker().rerank("q", CHUNKS)
     assert scores == sorted(scores, reverse=True) and scores[0] == 1.0
