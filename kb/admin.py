@@ -1,6 +1,7 @@
 """Admin for documents (upload, retry, re-index, move and delete go through the services), chunks and domains."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from django import forms
@@ -254,16 +255,11 @@ class DocumentAdmin(admin.ModelAdmin):
         if not target:
             self.message_user(request, gettext("Type the target domain next to the action first."), messages.ERROR)
             return
-        done = 0
-        for document in queryset:
-            try:
-                done += maintenance.document_move(document=document, domain=target)
-            except services.IngestError as exc:
-                self.message_user(request, f"{document.title}: {exc}", messages.ERROR)
-        if done:
-            self.message_user(request, ngettext("%(count)d document moved to %(domain)s.",
-                                                "%(count)d documents moved to %(domain)s.", done)
-                              % {"count": done, "domain": target}, messages.SUCCESS)
+        self._move_each(request, queryset,
+                        lambda document: maintenance.document_move(document=document, domain=target),
+                        lambda done: ngettext("%(count)d document moved to %(domain)s.",
+                                              "%(count)d documents moved to %(domain)s.", done)
+                        % {"count": done, "domain": target})
 
     @admin.action(description=_("Move the selected documents to the target knowledge base"), permissions=["change"])
     def move_to_kb(self, request, queryset) -> None:
@@ -275,16 +271,23 @@ class DocumentAdmin(admin.ModelAdmin):
             self.message_user(request, gettext("Type the name of a knowledge base you may edit next to the action "
                                                "first."), messages.ERROR)
             return
+        self._move_each(request, queryset,
+                        lambda document: maintenance.document_move_to_kb(document=document, kb=target),
+                        lambda done: ngettext("%(count)d document moved to %(kb)s.",
+                                              "%(count)d documents moved to %(kb)s.", done)
+                        % {"count": done, "kb": target.name})
+
+    def _move_each(self, request, queryset, move: Callable[[Document], bool], moved: Callable[[int], str]) -> None:
+        """Moves each document; one that cannot move (being processed, refused) is reported by name, and the
+        others still move. Then one message counts those moved."""
         done = 0
         for document in queryset:
             try:
-                done += maintenance.document_move_to_kb(document=document, kb=target)
+                done += move(document)
             except services.IngestError as exc:
                 self.message_user(request, f"{document.title}: {exc}", messages.ERROR)
         if done:
-            self.message_user(request, ngettext("%(count)d document moved to %(kb)s.",
-                                                "%(count)d documents moved to %(kb)s.", done)
-                              % {"count": done, "kb": target.name}, messages.SUCCESS)
+            self.message_user(request, moved(done), messages.SUCCESS)
 
     def _report(self, request, done: int, skipped: int, done_message: str, skipped_message: str) -> None:
         if done:

@@ -65,19 +65,7 @@ def document_move(*, document: Document, domain: str) -> bool:
     source = document.domain
     if target == source:
         return False
-    with transaction.atomic():
-        moved = Document.objects.filter(pk=document.pk, status__in=_AT_REST).update(
-            domain=target, updated_at=timezone.now())
-        if not moved:
-            raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
-        knowledge_domain_refresh(kb_id=document.kb_id, domain_id=source)
-        knowledge_domain_refresh(kb_id=document.kb_id, domain_id=target)
-        document_id = document.pk
-        transaction.on_commit(lambda: _rewrite_index_placement(document_id))
-        kb_id = document.kb_id
-        transaction.on_commit(lambda: _reaggregate(kb_id, (source, target)))
-        transaction.on_commit(kb_version_bump)
-    document.refresh_from_db()
+    _move(document, {"domain": target}, places=((document.kb_id, source), (document.kb_id, target)))
     return True
 
 
@@ -92,20 +80,27 @@ def document_move_to_kb(*, document: Document, kb: KnowledgeBase) -> bool:
     source = document.kb_id
     if kb.pk == source:
         return False
+    _move(document, {"kb": kb}, places=((source, document.domain), (kb.pk, document.domain)))
+    return True
+
+
+def _move(document: Document, changes: dict[str, object], *, places: tuple[tuple[int, str], ...]) -> None:
+    """Writes `changes` to a document at rest and refreshes the knowledge-map entries of each (base, domain) it
+    left or joined; on commit, its index entries get the new placement and those maps are re-aggregated. A
+    document being processed cannot move: its worker would write the old placement into the index."""
     with transaction.atomic():
-        moved = Document.objects.filter(pk=document.pk, status__in=_AT_REST).update(
-            kb=kb, updated_at=timezone.now())
+        moved = Document.objects.filter(pk=document.pk, status__in=_AT_REST).update(**changes,
+                                                                                   updated_at=timezone.now())
         if not moved:
             raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
-        domain = document.domain
-        knowledge_domain_refresh(kb_id=source, domain_id=domain)
-        knowledge_domain_refresh(kb_id=kb.pk, domain_id=domain)
-        document_id, target = document.pk, kb.pk
+        for kb_id, domain in places:
+            knowledge_domain_refresh(kb_id=kb_id, domain_id=domain)
+        document_id = document.pk
         transaction.on_commit(lambda: _rewrite_index_placement(document_id))
-        transaction.on_commit(lambda: (_reaggregate(source, (domain,)), _reaggregate(target, (domain,))))
+        for kb_id, domain in places:
+            transaction.on_commit(lambda kb_id=kb_id, domain=domain: _reaggregate(kb_id, (domain,)))
         transaction.on_commit(kb_version_bump)
     document.refresh_from_db()
-    return True
 
 
 def _rewrite_index_placement(document_id: int) -> None:
