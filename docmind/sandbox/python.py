@@ -192,6 +192,8 @@ def runner_status(config: RunnerConfig | None = None) -> RunnerStatus:
 # The verdict holds for the process's lifetime, so one start that fails for a passing reason (a busy machine, a
 # fork racing another thread) must not switch the sandbox off: the trial is repeated before it says no.
 TRIAL_ATTEMPTS = 3
+# The wait between trial attempts: tests replace it, not the time.sleep that subprocess waits with.
+_trial_pause = time.sleep
 
 
 def _trial(config: RunnerConfig, status: RunnerStatus) -> RunnerStatus:
@@ -204,7 +206,8 @@ def _trial(config: RunnerConfig, status: RunnerStatus) -> RunnerStatus:
         detail = (result.stderr.strip().splitlines() or ["no output"])[-1][:200]
         log.warning("sandbox runner trial %d/%d failed (exit %s): %s", attempt, TRIAL_ATTEMPTS, result.exit_code,
                     result.stderr.strip()[:500])
-        time.sleep(0.2 * attempt)
+        if attempt < TRIAL_ATTEMPTS:
+            _trial_pause(0.2 * attempt)
     return RunnerStatus(False, f"bubblewrap cannot create its namespaces here ({detail})")
 
 

@@ -104,7 +104,10 @@ def _trial_with_failures(monkeypatch, failures: int):
     from docmind.sandbox import python as sandbox_module
     from docmind.sandbox.result import SandboxResult
 
-    real_run, calls = sandbox_module.PythonSandbox.run, []
+    # The process-wide verdict is taken before the runner is replaced, so that only the trial below is counted.
+    config = RunnerConfig.from_environment()
+    status = runner_status(config)
+    real_run, calls, slept = sandbox_module.PythonSandbox.run, [], []
 
     def run(self, *, code):
         calls.append(code)
@@ -114,19 +117,19 @@ def _trial_with_failures(monkeypatch, failures: int):
         return real_run(self, code=code)
 
     monkeypatch.setattr(sandbox_module.PythonSandbox, "run", run)
-    monkeypatch.setattr(sandbox_module.time, "sleep", lambda seconds: None)
-    config = RunnerConfig.from_environment()
-    return sandbox_module._trial(config, runner_status(config)), calls
+    monkeypatch.setattr(sandbox_module, "_trial_pause", slept.append)
+    return sandbox_module._trial(config, status), calls, slept
 
 
 def test_one_failed_start_does_not_switch_the_sandbox_off_for_the_process(monkeypatch):
-    status, calls = _trial_with_failures(monkeypatch, failures=1)
-    assert status.available and len(calls) == 2
+    status, calls, slept = _trial_with_failures(monkeypatch, failures=1)
+    assert status.available and len(calls) == 2 and len(slept) == 1
 
 
 def test_a_runner_that_never_starts_is_reported_unavailable_with_the_reason(monkeypatch):
     from docmind.sandbox.python import TRIAL_ATTEMPTS
 
-    status, calls = _trial_with_failures(monkeypatch, failures=TRIAL_ATTEMPTS)
-    assert not status.available and len(calls) == TRIAL_ATTEMPTS
+    status, calls, slept = _trial_with_failures(monkeypatch, failures=TRIAL_ATTEMPTS)
+    # It waits between attempts, not after the last one.
+    assert not status.available and len(calls) == TRIAL_ATTEMPTS and len(slept) == TRIAL_ATTEMPTS - 1
     assert "could not start" in status.reason
