@@ -11,6 +11,15 @@ from config_admin.registry import seed_rows
 from docmind.roles import ADMIN, KB_EDITOR, MEMBER, ensure_roles, user_set_role
 
 
+def pytest_configure(config) -> None:
+    # Django's default hasher is slow on purpose (over a million PBKDF2 rounds, ~0.5 s a password here), and the
+    # fixtures below create a user or more per test. Hashing strength is not under test; the browser tests' server
+    # runs in its own process with the real hashers.
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 def require_services() -> bool:
     """In CI a service named by an URL variable must be reached: a skip there would hide a failure."""
     return os.environ.get("DOCMIND_REQUIRE_SERVICES", "") == "1"
