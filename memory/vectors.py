@@ -13,7 +13,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docmind.indexes.collections import create_collection
 from docmind.indexes.dense_index import DenseIndex
 from docmind.indexes.vectorstore import LOAD_BATCH, META_COLLECTION, MilvusCollection, VectorStoreError
 
@@ -84,7 +83,7 @@ class MilvusMemoryIndex(MilvusCollection):
         index = self._client.prepare_index_params()
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("user_id", index_type="INVERTED")
-        create_collection(self._client, self.collection, schema=schema, index=index)
+        self._client.create_collection(self.collection, schema=schema, index_params=index)
 
     def upsert(self, *, memory_id: int, user_id: int, memory_type: str, text: str, vector: np.ndarray) -> None:
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)

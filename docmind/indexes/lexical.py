@@ -6,7 +6,6 @@ from contextlib import nullcontext
 from typing import Any, Protocol
 
 from docmind.indexes.bm25 import Bm25Index
-from docmind.indexes.collections import create_collection
 from docmind.indexes.vectorstore import MilvusCollection, build_filter
 from docmind.text import LEXICAL_STOP_WORDS
 
@@ -77,7 +76,7 @@ class MilvusLexicalIndex(MilvusCollection):
             index = self._client.prepare_index_params()
             index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
             index.add_index("document_id", index_type="INVERTED")
-            create_collection(self._client, self.collection, schema=schema, index=index)
+            self._client.create_collection(self.collection, schema=schema, index_params=index)
             self.has_kb_field = True
         self._client.load_collection(self.collection)
 

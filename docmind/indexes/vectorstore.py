@@ -11,7 +11,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from docmind.indexes.collections import create_collection
 from docmind.indexes.dense_index import DenseIndex
 from docmind.indexes.snapshot import IndexSnapshot
 
@@ -146,7 +145,7 @@ class MilvusCollection:
             schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus needs a vector field
             index = self._client.prepare_index_params()
             index.add_index("v", index_type="AUTOINDEX", metric_type="L2")
-            create_collection(self._client, META_COLLECTION, schema=schema, index=index)
+            self._client.create_collection(META_COLLECTION, schema=schema, index_params=index)
         self._client.load_collection(META_COLLECTION)
 
     def _meta_get(self, key: str) -> str | None:
@@ -279,7 +278,7 @@ class MilvusVectorStore(MilvusCollection):
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("document_id", index_type="INVERTED")
         index.add_index("domain", index_type="INVERTED")
-        create_collection(self._client, self.collection, schema=schema, index=index)
+        self._client.create_collection(self.collection, schema=schema, index_params=index)
         self.has_kb_field = True
 
     def probe_write(self) -> None:
