@@ -74,6 +74,8 @@ class QueryClassification:
     source: str = "heuristic"
     # What the rewrite filled in from the conversation ("它 → 乍都节公园"), for the trace.
     resolved: tuple[str, ...] = ()
+    # The message refers to something ("此品牌", "其…") that neither it nor the conversation names.
+    unresolved_reference: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {

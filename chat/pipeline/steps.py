@@ -173,7 +173,7 @@ def assess(stages: TurnStages, classification: QueryClassification, decision: Pa
     if decision.mode is Mode.SELECTED_DOC and evidence.chunks:
         return Assessment(score=1.0, verdict=Verdict.ANSWER)
     return stages.calibrator.run(question=assessed_question(classification.rewritten), chunks=evidence.chunks,
-                                 grade=evidence.grade)
+                                 grade=evidence.grade, unnamed_subject=classification.unresolved_reference)
 
 
 _CLAUSES = re.compile(r"[^，,；;：:]+[，,；;：:]?")

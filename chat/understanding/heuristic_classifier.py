@@ -53,4 +53,5 @@ class HeuristicClassifier:
             time_aware=bool(_TIME.search(text)), memory_aware=bool(_MEMORY.search(text)),
             is_ambiguous=ambiguous, scope=Scope.KNOWLEDGE, scope_confidence=0.6,
             memory_write_hints=memory_write_hints(text), source="heuristic", resolved=rewrite.resolved,
+            unresolved_reference=rewrite.leans_back and not rewrite.resolved,
         )

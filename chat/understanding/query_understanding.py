@@ -69,7 +69,8 @@ class QueryUnderstanding:
                     logger.info("model rewrite refused (%s): %r", refused, result.rewritten)
                 resolved = offline.resolved if refused or rewritten == offline.text else \
                     (f"model → {rewritten}",) if rewritten != text else ()
-                result = replace(result, rewritten=rewritten, resolved=resolved)
+                result = replace(result, rewritten=rewritten, resolved=resolved,
+                                 unresolved_reference=result.unresolved_reference and not resolved)
             except (LlmError, ValueError) as exc:
                 logger.warning("classifier fell back to the heuristic: %s", exc)
         if result.scope is not Scope.KNOWLEDGE and result.scope_confidence < self.min_scope_confidence:

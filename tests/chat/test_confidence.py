@@ -5,7 +5,14 @@ from types import MappingProxyType
 
 import pytest
 
-from chat.confidence import ConfidenceCalibrator, answer_features, content_runs, cover_share, evidence_features
+from chat.confidence import (
+    FEATURES,
+    ConfidenceCalibrator,
+    answer_features,
+    content_runs,
+    cover_share,
+    evidence_features,
+)
 from chat.types import Assessment, Verdict
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -40,6 +47,18 @@ def test_strong_matching_evidence_is_answered_and_weak_evidence_abstains():
     weak = calibrator().run(question="公司的股票期权怎么行权？", chunks=[ANSWER], grade=grade(0.1, 0.0))
     assert strong.verdict is Verdict.ANSWER and weak.verdict is Verdict.ABSTAIN
     assert strong.score > weak.score
+
+
+def test_a_question_that_never_names_its_subject_needs_stronger_proof_to_abstain():
+    weights = {name: 0.0 for name in FEATURES} | {"bias": -1.7}  # P(answerable) ≈ 0.15: under the bar, over a third
+    run = calibrator(abstain_below=0.3, medium_from=0.5, answerable=weights).run
+    named = run(question="星河公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.2))
+    unnamed = run(question="此公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.2), unnamed_subject=True)
+    assert named.verdict is Verdict.ABSTAIN and unnamed.verdict is Verdict.LOW
+    assert unnamed.score <= unnamed.features["p_answerable"] < 0.3
+    hopeless = calibrator(abstain_below=0.3, medium_from=0.5, answerable=weights | {"bias": -4.0}).run(
+        question="此公司的年假有多少天？", chunks=[ANSWER], grade=grade(0.2), unnamed_subject=True)
+    assert hopeless.verdict is Verdict.ABSTAIN
 
 
 def test_the_score_ranks_by_evidence_strength():

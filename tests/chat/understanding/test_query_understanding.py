@@ -123,6 +123,24 @@ def test_offline_heuristic_handles_follow_ups(message, history, ambiguous, rewri
     assert rewritten_has in result.rewritten
 
 
+@pytest.mark.parametrize("message,history,unresolved", [
+    ("目前，此品牌的台湾地区代理人是谁？", [], True),
+    ("其地理位置的重要性体现在哪些方面？", [], True),
+    ("它多少钱？", [{"role": "user", "content": "介绍一下 iPhone 15"}], False),
+    ("北极熊的皮肤是什么颜色？", [], False),
+])
+def test_a_reference_nothing_names_is_marked_unresolved(message, history, unresolved):
+    result = QueryUnderstanding(None, "").run(message=message, history=history)
+    assert result.unresolved_reference is unresolved
+
+
+def test_a_model_rewrite_that_names_the_subject_resolves_the_reference():
+    model = FakeModel(json.dumps({"rewritten": "iPhone 15 的价格是多少", "scope": "KNOWLEDGE"}, ensure_ascii=False))
+    history = [{"role": "user", "content": "介绍一下 iPhone 15"}, {"role": "assistant", "content": "……"}]
+    result = QueryUnderstanding(model, "m").run(message="它多少钱？", history=history)
+    assert result.source == "llm" and not result.unresolved_reference
+
+
 @pytest.mark.parametrize("message,hint", [("记住我喜欢简洁的回答", "我喜欢简洁的回答"),
                                           ("Please remember that my name is Ada.", "my name is Ada")])
 def test_memory_write_hints_are_extracted(message, hint):
