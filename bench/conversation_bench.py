@@ -16,7 +16,8 @@ OPENAI_* is set) and the events are read as a browser would read them.
 - answer length: mean characters after the lead line (single turn and follow-ups), so that a higher hit
   rate bought by quoting more text is visible.
 - calibration: AUROC of `done.confidenceScore` for "the answer contains the gold answer", over the
-  answerable single-turn questions, and over those plus the held-back ones.
+  answerable single-turn questions, and over those plus the held-back ones — also reweighted to a fixed
+  share of held-back questions, since that share moves the figure more than the score does.
 
 `--sample F` keeps a deterministic fraction of the questions (for iterating; report full runs).
 """
@@ -46,6 +47,21 @@ def auroc(scores: list[float], labels: list[bool]) -> float:
         return float("nan")
     wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
     return wins / (len(pos) * len(neg))
+
+
+def auroc_at_share(answerable: list[dict], held_back: list[dict], share: float) -> float:
+    """AUROC(hit) over answerable and held-back questions as if `share` of all questions were held back: each
+    held-back question is weighted instead of sampled. The AUROC over all questions depends mostly on that
+    share (a held-back question is far easier to score low than a wrong answer to an answerable one), so
+    runs with different shares are compared at one share."""
+    hits = [r["score"] for r in answerable if r["hit"]]
+    weight = share / (1 - share) * len(answerable) / len(held_back) if held_back else 0.0
+    negatives = [(r["score"], 1.0) for r in answerable if not r["hit"]] + [(r["score"], weight) for r in held_back]
+    total = sum(w for _, w in negatives)
+    if not hits or not total:
+        return float("nan")
+    wins = sum(w * ((p > n) + 0.5 * (p == n)) for p in hits for n, w in negatives)
+    return wins / (len(hits) * total)
 
 
 def load(holdout_every: int) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
@@ -267,6 +283,8 @@ def main() -> None:
             "auroc_answerable": round(auroc([r["score"] for r in s], [r["hit"] for r in s]), 4),
             "auroc_with_unanswerable": round(auroc([r["score"] for r in s + u],
                                                    [r["hit"] for r in s + u]), 4),
+            "auroc_at_held_back_share": {str(share): round(auroc_at_share(s, u, share), 4)
+                                         for share in (0.1, 0.25, 0.5)},
         },
     }
     print(json.dumps(report, ensure_ascii=False, indent=2))
