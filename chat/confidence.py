@@ -23,8 +23,8 @@ from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, 
 from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
 TOP_N = 3
-# A question that never names its subject abstains only below this share of the usual bar. On the trial set
-# such questions the KB answers scored P(answerable) 0.11-0.16, held-back ones 0.001-0.04 (bench/README.md).
+# A question that never names its subject abstains only below this share of the usual bar. On the trial set,
+# such questions that the KB answers scored P(answerable) 0.11-0.16, held-back ones 0.001-0.04 (bench/README.md).
 UNNAMED_SUBJECT_BAR = 1 / 3
 FEATURES = ("rerank_top1", "lex_coverage", "entity_coverage", "best_sentence", "sentence_margin", "best_in_top",
             "focus_match", "rerank_margin", "branches_agree", "open_ended", "asks_quantity", "answer_focus",
