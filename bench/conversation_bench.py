@@ -39,14 +39,20 @@ if not EVAL.exists():  # a worktree outside /work (the baseline checkout) still 
 PRONOUN = "它"
 
 
+def weighted_auroc(positives: list[float], negatives: list[tuple[float, float]]) -> float:
+    """Probability that a random positive outscores a random negative drawn by weight (ties count half);
+    `negatives` are (score, weight) pairs."""
+    total = sum(w for _, w in negatives)
+    if not positives or not total:
+        return float("nan")
+    wins = sum(w * ((p > n) + 0.5 * (p == n)) for p in positives for n, w in negatives)
+    return wins / (len(positives) * total)
+
+
 def auroc(scores: list[float], labels: list[bool]) -> float:
     """Probability that a random positive outscores a random negative (ties count half)."""
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
-    if not pos or not neg:
-        return float("nan")
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
+    pairs = list(zip(scores, labels, strict=True))
+    return weighted_auroc([s for s, y in pairs if y], [(s, 1.0) for s, y in pairs if not y])
 
 
 def auroc_at_share(answerable: list[dict], held_back: list[dict], share: float) -> float:
@@ -54,14 +60,9 @@ def auroc_at_share(answerable: list[dict], held_back: list[dict], share: float) 
     held-back question is weighted instead of sampled. The AUROC over all questions depends mostly on that
     share (a held-back question is far easier to score low than a wrong answer to an answerable one), so
     runs with different shares are compared at one share."""
-    hits = [r["score"] for r in answerable if r["hit"]]
     weight = share / (1 - share) * len(answerable) / len(held_back) if held_back else 0.0
     negatives = [(r["score"], 1.0) for r in answerable if not r["hit"]] + [(r["score"], weight) for r in held_back]
-    total = sum(w for _, w in negatives)
-    if not hits or not total:
-        return float("nan")
-    wins = sum(w * ((p > n) + 0.5 * (p == n)) for p in hits for n, w in negatives)
-    return wins / (len(hits) * total)
+    return weighted_auroc([r["score"] for r in answerable if r["hit"]], negatives)
 
 
 def load(holdout_every: int) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
