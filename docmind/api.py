@@ -11,17 +11,23 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from config_admin.registry import ConfigValueError, UnknownConfigKey
+from docmind.errors import first_error
 
 log = logging.getLogger(__name__)
+
+
+def _as_fields(data: Any) -> dict[str, Any]:
+    return data if isinstance(data, dict) else {"non_field_errors": data}
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     response = drf_exception_handler(exc, context)
     if response is not None:
-        if isinstance(response.data, dict) and "detail" in response.data and len(response.data) == 1:
-            response.data = {"error": str(response.data["detail"])}
-        elif not (isinstance(response.data, dict) and "error" in response.data):
-            response.data = {"error": _("Invalid request."), "fields": response.data}
+        data = response.data
+        if isinstance(data, dict) and "detail" in data and len(data) == 1:
+            response.data = {"error": first_error(data["detail"])[1]}
+        elif not (isinstance(data, dict) and "error" in data):
+            response.data = {"error": _("Invalid request."), "fields": _as_fields(data)}
         return response
     if isinstance(exc, (UnknownConfigKey, ConfigValueError, ValidationError)):
         message = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)

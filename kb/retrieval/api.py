@@ -89,6 +89,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     from django.http import Http404
 
     from config_admin.conf import ai_config
+    from docmind.errors import first_error
     from kb.access import KbNotFound, requested_kb_ids
     from kb.retrieval.compose import build_one_shot_retriever
 
@@ -96,8 +97,8 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     form = RetrieveRequest(data=data, max_chars=int(snapshot["retrieval.query_max_chars"]),
                            default_top_k=int(snapshot["retrieval.top_k"]))
     if not form.is_valid():
-        field, messages = next(iter(form.errors.items()))
-        raise RetrieveInputError(f"{field}: {messages[0]}", dict(form.errors))
+        where, message = first_error(form.errors)
+        raise RetrieveInputError(f"{where}: {message}", dict(form.errors))
     query: str = form.validated_data["query"]
     top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
     try:

@@ -79,3 +79,13 @@ class _OneResultWeb:
 
         return [ScoredChunk(chunk_id="w1", content="量子纠缠是两个粒子的量子态相互关联的现象。", score=1.0,
                             source=Source.WEB, url="https://example.org/entanglement", document_title="量子纠缠")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("kb", "where"), [([1, 0], "kb.1"), ([0], "kb.0"), ([1, "x"], "kb.1")])
+def test_a_bad_item_of_the_kb_list_is_a_400_naming_it(member_client, kb, where):
+    response = member_client.post(URL, {"query": "q", "kb": kb}, format="json")
+    assert response.status_code == 400
+    body = response.json()
+    assert body["error"].startswith(f"{where}: ") and "ErrorDetail" not in body["error"]
+    assert "kb" in body["fields"]
