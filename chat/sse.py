@@ -14,7 +14,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_POST
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.parsers import JSONParser
@@ -24,6 +23,7 @@ from chat.events import SSE_HEARTBEAT
 from chat.pipeline import ChatInputError, ChatPipeline, ChatTurn
 from chat.runner import HEARTBEAT, ServerBusy, TurnSlot, get_turn_runner
 from chat.serializers import ChatRequestSerializer
+from docmind.api_errors import method_not_allowed
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +84,9 @@ class _TurnResponse(StreamingHttpResponse):
 
 # CSRF is enforced by DRF's SessionAuthentication for cookie sessions only; token clients need none.
 @csrf_exempt
-@require_POST
 async def chat_stream(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return method_not_allowed(request, ["POST"])  # JSON, as every answer under /api/
     runner = get_turn_runner()
     try:
         slot = runner.reserve()  # before anything is saved: a refused turn leaves no trace

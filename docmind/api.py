@@ -7,6 +7,8 @@ from typing import Any
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.utils.translation import gettext as _
 from rest_framework import status
+from rest_framework.exceptions import NotAcceptable
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
@@ -14,6 +16,17 @@ from config_admin.registry import ConfigValueError, UnknownConfigKey
 from docmind.errors import first_error
 
 log = logging.getLogger(__name__)
+
+
+class JsonFallbackNegotiation(DefaultContentNegotiation):
+    """A client whose Accept header names no format the view offers gets the view's first one (JSON),
+    not a 406: a browser's `text/html` on an API URL should show the answer, error or not."""
+
+    def select_renderer(self, request: Any, renderers: list, format_suffix: str | None = None) -> tuple:
+        try:
+            return super().select_renderer(request, renderers, format_suffix)
+        except NotAcceptable:
+            return renderers[0], renderers[0].media_type
 
 
 def _as_fields(data: Any) -> dict[str, Any]:

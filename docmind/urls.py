@@ -4,15 +4,21 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.utils.translation import gettext_lazy as _
 from django.views.i18n import JavaScriptCatalog
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from docmind import accounts, health
+from docmind.schema_views import SchemaDocsView, SchemaView
 from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
 
 admin.site.site_header = _("DocMind administration")
 admin.site.site_title = "DocMind"
+
+# JSON under /api/, Django's pages elsewhere.
+handler400 = "docmind.api_errors.bad_request"
+handler403 = "docmind.api_errors.permission_denied"
+handler404 = "docmind.api_errors.page_not_found"
+handler500 = "docmind.api_errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -25,8 +31,8 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
+    path("api/docs/", SchemaDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),
     path("documents/<int:pk>/", reader.document_reader, name="kb-document-reader"),
     path("api/kb/", include("kb.urls")),
