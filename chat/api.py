@@ -33,6 +33,7 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixi
     def get_serializer_class(self) -> type:
         return ConversationDetailSerializer if self.action == "retrieve" else ConversationSerializer
 
+    @extend_schema(request=ConversationRenameSerializer, responses=ConversationSerializer)
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
         conversation = self.get_object()
         data = ConversationRenameSerializer(data=request.data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chat.models import Conversation, FeedbackRating, Message
+from docmind.fields import NameField, TextField
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -18,7 +19,7 @@ class ChatRequestSerializer(serializers.Serializer):
 
 class FeedbackSerializer(serializers.Serializer):
     rating = serializers.ChoiceField(choices=FeedbackRating.choices)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=2000)
+    comment = TextField(required=False, allow_blank=True, default="", max_length=2000)
 
 
 class MessageSerializer(serializers.ModelSerializer):
@@ -53,4 +54,4 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 
 class ConversationRenameSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=120, allow_blank=False)
+    title = NameField(max_length=120, allow_blank=False)

@@ -11,15 +11,13 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from docmind.errors import error_response
 from docmind.roles import ROLES, has_role
 
 
 class CredentialsSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=256, trim_whitespace=False)
-
-
-ERROR_SCHEMA = inline_serializer("Error", {"error": serializers.CharField()})
 
 
 class TokenView(APIView):
@@ -31,7 +29,10 @@ class TokenView(APIView):
     throttle_scope = "auth"
 
     @extend_schema(request=CredentialsSerializer, responses={
-        200: inline_serializer("Token", {"token": serializers.CharField()}), 401: ERROR_SCHEMA})
+        200: inline_serializer("Token", {"token": serializers.CharField()}),
+        401: error_response("wrong username or password"),
+        429: error_response("too many attempts from this address, or this username is locked out here "
+                            "(see Retry-After)")})
     def post(self, request) -> Response:
         creds = CredentialsSerializer(data=request.data)
         creds.is_valid(raise_exception=True)

@@ -3,9 +3,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import serializers
+from drf_spectacular.openapi import AutoSchema
+from rest_framework import permissions, serializers
 
 from chat.serializers import ChatRequestSerializer
+from docmind.errors import error_response
+
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
+_UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
 _EVENTS = ("understanding → routing → (agentic)* → (code_exec)* → retrieval → rerank → grader → start → "
            "(token)* → done, or error. Each event is an SSE `event:` line with a JSON `data:` line; "
@@ -38,9 +43,45 @@ def chat_request_schema() -> dict[str, Any]:
     }
 
 
+class DocMindAutoSchema(AutoSchema):
+    """drf-spectacular's schema plus the errors an operation can answer with, which it does not infer.
+
+    What each view declares wins; the rest follow from the operation's shape: a request body can be
+    invalid (400), too large (413) or of a type no parser reads (415); a signed-in operation can be
+    refused (401, and 403 for a write or a role check, CSRF included); an `{id}` or a page can be
+    missing (404).
+    """
+
+    def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:
+        responses = super()._get_response_bodies(direction)
+        if direction != "response":
+            return responses
+        for code, description in self._standard_errors():
+            if code not in responses:
+                responses[code] = self._get_response_for_code(error_response(description), code)
+        return responses
+
+    def _standard_errors(self) -> list[tuple[str, str]]:
+        errors = []
+        has_body = self.method in ("PUT", "PATCH", "POST") and self.get_request_serializer() is not None
+        if has_body:
+            errors += [("400", "invalid request: `fields` names each problem"),
+                       ("413", "the request body is too large"),
+                       ("415", "the request body's content type is not accepted")]
+        open_to_all = any(issubclass(p, permissions.AllowAny) for p in self.view.permission_classes)
+        if not open_to_all:
+            errors.append(("401", "authentication required"))
+            checks_roles = any(p is not permissions.IsAuthenticated for p in self.view.permission_classes)
+            if self.method in _UNSAFE or checks_roles:
+                errors.append(("403", "not allowed for this user (or a session request without its CSRF token)"))
+        paginated = self.method == "GET" and self._is_list_view() and self._get_paginator() is not None
+        if "{" in self.path or paginated:
+            errors.append(("404", "not found, or not the caller's to see" if "{" in self.path else "no such page"))
+        return errors
+
+
 def _error(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": {
-        "type": "object", "properties": {"error": {"type": "string"}, "code": {"type": "string"}}}}}}
+    return {"description": description, "content": {"application/json": {"schema": ERROR_REF}}}
 
 
 def add_chat_stream(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict[str, Any]:
@@ -53,9 +94,14 @@ def add_chat_stream(result: dict[str, Any], generator: Any, request: Any, public
         "requestBody": {"required": True, "content": {"application/json": {"schema": chat_request_schema()}}},
         "responses": {
             "200": {"description": _EVENTS, "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-            "400": _error("invalid request (the fields are named)"),
+            "400": _error("invalid request: `fields` names each problem"),
             "401": _error("authentication required"),
-            "404": _error("the conversation or document is not the caller's"),
+            "403": _error("a session request without its CSRF token"),
+            "404": _error("the conversation, document or knowledge base is not the caller's"),
+            "405": _error("only POST"),
+            "413": _error("the request body is too large"),
+            "503": _error("too many turns running (see Retry-After) or the database is unavailable"),
         },
     }}
     return result
+

@@ -198,7 +198,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {"auth": TOKEN_RATE},
     "NUM_PROXIES": TRUSTED_PROXIES,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "docmind.openapi.DocMindAutoSchema",
 }
 
 # The OpenAPI schema at /api/schema/ and its docs page at /api/docs/; the Swagger UI assets come

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.generics import GenericAPIView
@@ -10,6 +10,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from docmind.errors import error_response
 from docmind.roles import IsKbEditorOrReadOnly
 from kb import maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
@@ -38,13 +39,19 @@ class DocumentListView(GenericAPIView):
 
     @extend_schema(operation_id="kb_documents_list", responses=inline_serializer("PaginatedDocumentList", {
         "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
-        "previous": serializers.URLField(allow_null=True), "results": DocumentSerializer(many=True)}))
+        "previous": serializers.URLField(allow_null=True), "results": DocumentSerializer(many=True)}),
+        parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
+                    OpenApiParameter("domain", str, description="only this knowledge domain"),
+                    OpenApiParameter("status", str, enum=DocumentStatus.values, description="only this status"),
+                    OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DocumentSerializer(page, many=True).data)
 
     @extend_schema(request={"multipart/form-data": DocumentUploadSerializer},
-                   responses={202: DocumentSerializer, 200: DocumentSerializer})
+                   responses={202: OpenApiResponse(DocumentSerializer, "queued for ingestion"),
+                              200: OpenApiResponse(DocumentSerializer, "the same file was already uploaded here"),
+                              404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
         form = DocumentUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)

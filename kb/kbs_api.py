@@ -5,10 +5,12 @@ that a knowledge base exists; one it can read but not edit answers 403 to a chan
 """
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.http import Http404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import IsAuthenticated
@@ -16,12 +18,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from docmind.errors import error_response
+from docmind.fields import NameField, TextField
 from kb import access, services
 from kb.models import KbAccess, KbGrant, KnowledgeBase
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
-    owner = serializers.CharField(source="owner.username", default=None, read_only=True)
+    owner = serializers.CharField(source="owner.username", default=None, read_only=True, allow_null=True)
     can_edit = serializers.SerializerMethodField()
 
     class Meta:
@@ -34,18 +38,18 @@ class KnowledgeBaseSerializer(serializers.ModelSerializer):
 
 
 class KnowledgeBaseWrite(serializers.Serializer):
-    name = serializers.CharField(max_length=128)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    name = NameField(max_length=128)
+    description = TextField(required=False, allow_blank=True, default="")
 
 
 class KnowledgeBasePatch(serializers.Serializer):
-    name = serializers.CharField(max_length=128, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    name = NameField(max_length=128, required=False)
+    description = TextField(required=False, allow_blank=True)
 
 
 class GrantSerializer(serializers.ModelSerializer):
-    user = serializers.CharField(source="user.username", default=None, read_only=True)
-    group = serializers.CharField(source="group.name", default=None, read_only=True)
+    user = serializers.CharField(source="user.username", default=None, read_only=True, allow_null=True)
+    group = serializers.CharField(source="group.name", default=None, read_only=True, allow_null=True)
 
     class Meta:
         model = KbGrant
@@ -54,8 +58,8 @@ class GrantSerializer(serializers.ModelSerializer):
 
 
 class GrantWrite(serializers.Serializer):
-    user = serializers.CharField(required=False)
-    group = serializers.CharField(required=False)
+    user = NameField(required=False, max_length=150)
+    group = NameField(required=False, max_length=150)
     access = serializers.ChoiceField(choices=KbAccess.choices, required=False, default=KbAccess.READ)
 
     def validate(self, data):
@@ -123,7 +127,8 @@ class KnowledgeBaseDetailView(APIView):
             return _error(exc)
         return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}}).data)
 
-    @extend_schema(responses={204: None})
+    @extend_schema(responses={204: None, 409: error_response("the default base, or a base that still holds "
+                                                             "documents, cannot be deleted")})
     def delete(self, request: Request, pk: int) -> Response:
         kb = editable_kb(request.user, pk)
         try:
@@ -147,20 +152,24 @@ class KnowledgeBaseGrantsView(APIView):
     @extend_schema(request=GrantWrite, responses={201: GrantSerializer})
     def post(self, request: Request, pk: int) -> Response:
         kb = editable_kb(request.user, pk)
-        holder = self._holder(request)
+        holder = self._holder(request, request.data)
         grant = services.kb_grant(kb=kb, access=self._form.validated_data["access"], **holder)
         return Response(GrantSerializer(grant).data, status=status.HTTP_201_CREATED)
 
-    @extend_schema(request=GrantWrite, responses={204: None, 404: inline_serializer(
-        "GrantNotFound", {"error": serializers.CharField()})})
+    # OpenAPI gives DELETE no request body, so the holder is named in the query (a JSON body still works).
+    @extend_schema(request=None, parameters=[
+        OpenApiParameter("user", str, description="the username whose grant goes (or `group`)"),
+        OpenApiParameter("group", str, description="the group whose grant goes (or `user`)")],
+        responses={204: None, 400: error_response("give exactly one of user or group, naming one that exists"),
+                   404: error_response("no such knowledge base, or no such grant on it")})
     def delete(self, request: Request, pk: int) -> Response:
         kb = editable_kb(request.user, pk)
-        if not services.kb_revoke(kb=kb, **self._holder(request)):
+        if not services.kb_revoke(kb=kb, **self._holder(request, request.data or request.query_params)):
             return Response({"error": "no such grant"}, status=status.HTTP_404_NOT_FOUND)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
-    def _holder(self, request: Request) -> dict:
-        self._form = GrantWrite(data=request.data)
+    def _holder(self, request: Request, data: Any) -> dict:
+        self._form = GrantWrite(data=data)
         self._form.is_valid(raise_exception=True)
         data = self._form.validated_data
         if "user" in data:

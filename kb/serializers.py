@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from docmind.fields import NameField
 from docmind.redact import without_paths
 from kb.models import Document
 
@@ -34,10 +35,10 @@ class DocumentSerializer(serializers.ModelSerializer):
 class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, error_messages={"required": "a file is required",
                                                                         "invalid": "file must be an uploaded file"})
-    domain = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    domain = NameField(required=False, allow_blank=True, max_length=64)
     kb = serializers.IntegerField(required=False, min_value=1,
                                   help_text="knowledge-base id; the default one when absent")
-    title = serializers.CharField(required=False, allow_blank=True, max_length=255)
+    title = NameField(required=False, allow_blank=True, max_length=255)
 
 
 class DocumentMoveSerializer(serializers.Serializer):
@@ -45,7 +46,7 @@ class DocumentMoveSerializer(serializers.Serializer):
 
     kb = serializers.IntegerField(min_value=1, required=False,
                                   help_text="Target knowledge base id (edit access needed on both bases).")
-    domain = serializers.CharField(required=False, max_length=64, help_text="Target knowledge domain.")
+    domain = NameField(required=False, max_length=64, help_text="Target knowledge domain.")
 
     def validate(self, attrs: dict) -> dict:
         if not attrs.get("kb") and not attrs.get("domain"):

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from docmind.fields import TextField
 from memory import selectors, services
 from memory.models import MemorySource, MemoryType, UserMemory
 from memory.types import MemoryCandidate
@@ -21,13 +23,22 @@ class UserMemorySerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class MemorySavedSerializer(UserMemorySerializer):
+    action = serializers.CharField(help_text="what the save did: created, superseded, exact-duplicate…")
+    replaced = serializers.ListField(child=serializers.IntegerField(), help_text="ids of memories it superseded")
+
+    class Meta(UserMemorySerializer.Meta):
+        fields = [*UserMemorySerializer.Meta.fields, "action", "replaced"]
+        read_only_fields = fields
+
+
 class MemoryWriteSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True)
+    content = TextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True)
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, default=MemoryType.FACT)
 
 
 class MemoryEditSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, required=False)
+    content = TextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, required=False)
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
 
 
@@ -41,6 +52,9 @@ class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         # Another user's id is simply not found (404), never a 403 that confirms it exists.
         return selectors.memory_list(user=self.request.user)
 
+    @extend_schema(request=MemoryWriteSerializer, responses={
+        201: OpenApiResponse(MemorySavedSerializer, "saved (or it superseded older memories: `replaced`)"),
+        200: OpenApiResponse(MemorySavedSerializer, "an identical memory already existed; nothing changed")})
     def create(self, request: Request) -> Response:
         data = MemoryWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -56,6 +70,7 @@ class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         created = outcome.action != "exact-duplicate"
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
+    @extend_schema(request=MemoryEditSerializer, responses=UserMemorySerializer)
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
         memory = self.get_object()
         data = MemoryEditSerializer(data=request.data)
@@ -73,6 +88,8 @@ class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewse
         services.memory_forget(user_id=request.user.pk, memory_id=memory.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    @extend_schema(request=None, responses=inline_serializer("ForgetAllResult", {
+        "forgotten": serializers.IntegerField(help_text="how many memories were forgotten")}))
     @action(detail=False, methods=["post"], url_path="forget-all")
     def forget_all(self, request: Request) -> Response:
         return Response({"forgotten": services.memory_forget_all(user_id=request.user.pk)})

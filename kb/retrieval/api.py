@@ -10,6 +10,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from docmind.errors import error_response
+
 MAX_TOP_K = 50
 
 
@@ -42,7 +44,8 @@ class RetrieveRequest(serializers.Serializer):
 
 
 _CHUNK_FIELDS = {
-    "chunk_id": serializers.IntegerField(), "document_id": serializers.IntegerField(allow_null=True),
+    "chunk_id": serializers.CharField(help_text="the chunk's id as text (web evidence: its own key)"),
+    "document_id": serializers.IntegerField(allow_null=True),
     "document_title": serializers.CharField(), "domain": serializers.CharField(), "content": serializers.CharField(),
     "score": serializers.FloatField(), "source": serializers.CharField(),
     "url": serializers.CharField(required=False, help_text="web evidence only")}
@@ -63,8 +66,8 @@ class RetrieveView(APIView):
         responses={200: inline_serializer("RetrieveResponse", {
             "chunks": inline_serializer("RetrievedChunk", _CHUNK_FIELDS, many=True), "grade": serializers.DictField(),
             "timings_ms": serializers.DictField(child=serializers.FloatField())}),
-            400: inline_serializer("RetrieveError", {"error": serializers.CharField(),
-                                                      "fields": serializers.DictField()})})
+            400: error_response("invalid request: `error` names the first problem, `fields` each one"),
+            404: error_response("a knowledge base in `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
         try:
             return Response(retrieve(request.data, user=request.user))

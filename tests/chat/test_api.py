@@ -41,6 +41,9 @@ def test_rename_and_delete(member_client, alices):
     response = member_client.patch(f"/api/conversations/{alices.pk}/", {"title": "  新标题 "}, format="json")
     assert response.status_code == 200 and response.json()["title"] == "新标题"
     assert member_client.patch(f"/api/conversations/{alices.pk}/", {"title": ""}, format="json").status_code == 400
+    for title in ("", "a\x1bb"):  # the empty form field is not skipped, and control characters are refused
+        refused = member_client.patch(f"/api/conversations/{alices.pk}/", {"title": title}, format="multipart")
+        assert refused.status_code == 400 and "title" in refused.json()["fields"]
     assert member_client.delete(f"/api/conversations/{alices.pk}/").status_code == 204
     assert member_client.get(f"/api/conversations/{alices.pk}/").status_code == 404
 

@@ -46,3 +46,51 @@ def test_a_signed_in_member_reads_the_schema_and_the_docs_page(member_client):
     # The Swagger UI assets are served from the sidecar package's static files, never from a CDN.
     assert "drf_spectacular_sidecar/swagger-ui-dist" in html
     assert "cdn.jsdelivr.net" not in html
+
+
+@pytest.fixture
+def published(member_client) -> dict:
+    return member_client.get("/api/schema/?format=json").json()
+
+
+def _responses(schema: dict, path: str, method: str) -> dict:
+    return schema["paths"][path][method]["responses"]
+
+
+@pytest.mark.django_db
+def test_every_error_answer_is_the_shared_error_shape(published):
+    error = published["components"]["schemas"]["Error"]
+    assert error["required"] == ["error"] and set(error["properties"]) == {"error", "code", "fields"}
+    for path, operations in published["paths"].items():
+        for method, operation in operations.items():
+            for code, response in operation["responses"].items():
+                if int(code) >= 400:
+                    schema = response["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, code)
+
+
+@pytest.mark.django_db
+def test_the_errors_an_operation_can_answer_are_documented(published):
+    for path, operations in published["paths"].items():
+        for method, operation in operations.items():
+            codes = set(operation["responses"])
+            if "{id}" in path:
+                assert "404" in codes, (method, path)
+            if path != "/api/auth/token/":
+                assert "401" in codes, (method, path)
+            if "requestBody" in operation:
+                assert {"400", "413"} <= codes, (method, path)
+    assert "409" in _responses(published, "/api/kbs/{id}/", "delete")
+    assert "429" in _responses(published, "/api/auth/token/", "post")
+    assert "503" in _responses(published, "/api/chat/", "post")
+
+
+@pytest.mark.django_db
+def test_the_schema_says_what_the_views_answer(published):
+    schemas = published["components"]["schemas"]
+    assert schemas["KnowledgeBase"]["properties"]["owner"]["nullable"] is True
+    assert schemas["Grant"]["properties"]["user"]["nullable"] is True
+    assert schemas["Grant"]["properties"]["group"]["nullable"] is True
+    assert schemas["RetrievedChunk"]["properties"]["chunk_id"]["type"] == "string"
+    forget_all = _responses(published, "/api/memories/forget-all/", "post")["200"]
+    assert forget_all["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ForgetAllResult"}

@@ -120,3 +120,30 @@ def test_upload_needs_edit_on_the_target_base(editor_client, kb_editor, seeded, 
     assert upload(readable.pk).status_code == 403
     response = upload(own)
     assert response.status_code == 202 and response.json()["kb"] == own
+
+
+@pytest.mark.parametrize("fmt", ["json", "multipart"])
+@pytest.mark.parametrize("name", ["", "   ", "bad\x00name", "tab\there", "line\nbreak", "\x7f"])
+def test_a_blank_name_or_one_with_control_characters_is_a_400_naming_the_field(editor_client, kb_editor, fmt, name):
+    kb = services.kb_create(name="runbooks", owner=kb_editor)
+    response = editor_client.patch(f"/api/kbs/{kb.pk}/", {"name": name}, format=fmt)
+    assert response.status_code == 400 and "name" in response.json()["fields"]
+    created = editor_client.post("/api/kbs/", {"name": name}, format=fmt)
+    assert created.status_code == 400 and "name" in created.json()["fields"]
+    kb.refresh_from_db()
+    assert kb.name == "runbooks" and KnowledgeBase.objects.count() == 2  # the default base and this one
+
+
+def test_a_description_may_hold_line_breaks_but_no_other_control_character(editor_client, kb_editor):
+    kb = services.kb_create(name="runbooks", owner=kb_editor)
+    url = f"/api/kbs/{kb.pk}/"
+    assert editor_client.patch(url, {"description": "one\ntwo\tthree"}, format="json").status_code == 200
+    refused = editor_client.patch(url, {"description": "bell\x07"}, format="json")
+    assert refused.status_code == 400 and "description" in refused.json()["fields"]
+
+
+def test_a_grant_is_revoked_by_a_query_parameter_too(admin_client_api, member, seeded):
+    kb = services.kb_create(name="q")
+    services.kb_grant(kb=kb, user=member, access="read")
+    assert admin_client_api.delete(f"/api/kbs/{kb.pk}/grants/?user={member.username}").status_code == 204
+    assert kb.pk not in access.readable_kb_ids(member)
