@@ -4,12 +4,12 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chat.models import Conversation, FeedbackRating, Message
-from docmind.fields import NameField, TextField
+from docmind.fields import NameField, StrictCharField, TextField
 
 
 class ChatRequestSerializer(serializers.Serializer):
     # Emptiness and length are the pipeline's rules (the limit is a config row), not the serializer's.
-    message = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    message = StrictCharField(allow_blank=True, trim_whitespace=False)
     conversation_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     document_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     # Knowledge-base ids to search; absent or null means every one the caller can read.
@@ -54,4 +54,6 @@ class ConversationDetailSerializer(ConversationSerializer):
 
 
 class ConversationRenameSerializer(serializers.Serializer):
+    openapi_required = ("title",)  # a rename without a title is refused, PATCH or not
+
     title = NameField(max_length=120, allow_blank=False)

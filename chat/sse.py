@@ -23,7 +23,7 @@ from chat.events import SSE_HEARTBEAT
 from chat.pipeline import ChatInputError, ChatPipeline, ChatTurn
 from chat.runner import HEARTBEAT, ServerBusy, TurnSlot, get_turn_runner
 from chat.serializers import ChatRequestSerializer
-from docmind.api_errors import method_not_allowed
+from docmind.http_errors import method_not_allowed
 
 log = logging.getLogger(__name__)
 

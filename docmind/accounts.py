@@ -12,12 +12,13 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from docmind.errors import error_response
+from docmind.fields import StrictCharField
 from docmind.roles import ROLES, has_role
 
 
 class CredentialsSerializer(serializers.Serializer):
-    username = serializers.CharField(max_length=150)
-    password = serializers.CharField(max_length=256, trim_whitespace=False)
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=256, trim_whitespace=False)
 
 
 class TokenView(APIView):

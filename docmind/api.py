@@ -40,7 +40,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         if isinstance(data, dict) and "detail" in data and len(data) == 1:
             response.data = {"error": first_error(data["detail"])[1]}
         elif not (isinstance(data, dict) and "error" in data):
-            response.data = {"error": _("Invalid request."), "fields": _as_fields(data)}
+            fields = _as_fields(data)
+            where, message = first_error(fields)
+            # The first problem in words, so a client that shows only `error` still says what to fix.
+            summary = f"{where}: {message}" if where and where != "non_field_errors" else message
+            response.data = {"error": summary or _("Invalid request."), "fields": fields}
         return response
     if isinstance(exc, (UnknownConfigKey, ConfigValueError, ValidationError)):
         message = exc.messages[0] if isinstance(exc, ValidationError) else str(exc)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Any
 
+from django.core.validators import RegexValidator
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 from rest_framework.utils import html
@@ -11,6 +12,13 @@ from rest_framework.utils import html
 # Line breaks and tabs belong in longer text; no other control character (nor a lone surrogate, which no
 # database encoding can store) does.
 _TEXT_WHITESPACE = frozenset("\t\n\r")
+# The same rules as patterns, so that the OpenAPI schema states them (drf-spectacular publishes a
+# RegexValidator as `pattern`); the character check below stays the authority and names the character.
+_CONTROL = r"\x00-\x1f\x7f-\x9f"
+# Blank-allowing fields get `+`: drf-spectacular offers the empty string as an alternative of its own.
+_LINE_PATTERN = rf"^[^{_CONTROL}]+$"
+_NAME_PATTERN = rf"^[^{_CONTROL}]*[^\s{_CONTROL}][^{_CONTROL}]*$"  # and not blank
+_TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+$"
 
 
 def _bad_character(value: str, allowed: frozenset[str]) -> str | None:
@@ -20,9 +28,25 @@ def _bad_character(value: str, allowed: frozenset[str]) -> str | None:
     return None
 
 
-class _CheckedCharField(serializers.CharField):
+class StrictCharField(serializers.CharField):
+    """A CharField that takes text only: DRF's would store the JSON number 0 as "0"."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class _CheckedCharField(StrictCharField):
     allowed: frozenset[str] = frozenset()
+    pattern = ""
     default_error_messages = {"control_character": _("Control characters (here U+{code}) are not allowed.")}
+
+    def __init__(self, *, pattern: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.pattern = pattern or self.pattern
+        if self.pattern:
+            self.validators.append(RegexValidator(self.pattern))
 
     def get_value(self, dictionary: Any) -> Any:
         # A form field sent empty is a value to validate, not an absent one: DRF would otherwise skip an
@@ -42,8 +66,13 @@ class _CheckedCharField(serializers.CharField):
 class NameField(_CheckedCharField):
     """A one-line name or title: no control characters at all, never blank."""
 
+    def __init__(self, **kwargs: Any) -> None:
+        self.pattern = _LINE_PATTERN if kwargs.get("allow_blank") else _NAME_PATTERN
+        super().__init__(**kwargs)  # a `pattern` argument narrows it further (the field's own format)
+
 
 class TextField(_CheckedCharField):
     """Longer text: tabs and line breaks allowed, other control characters not."""
 
     allowed = _TEXT_WHITESPACE
+    pattern = _TEXT_PATTERN

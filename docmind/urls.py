@@ -15,10 +15,10 @@ admin.site.site_header = _("DocMind administration")
 admin.site.site_title = "DocMind"
 
 # JSON under /api/, Django's pages elsewhere.
-handler400 = "docmind.api_errors.bad_request"
-handler403 = "docmind.api_errors.permission_denied"
-handler404 = "docmind.api_errors.page_not_found"
-handler500 = "docmind.api_errors.server_error"
+handler400 = "docmind.http_errors.bad_request"
+handler403 = "docmind.http_errors.permission_denied"
+handler404 = "docmind.http_errors.page_not_found"
+handler500 = "docmind.http_errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

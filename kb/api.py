@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -27,7 +27,7 @@ class DocumentListView(GenericAPIView):
     def get_queryset(self):
         status_filter = self.request.query_params.get("status") or None
         if status_filter and status_filter not in DocumentStatus.values:
-            status_filter = "-"  # an unknown status matches nothing rather than everything
+            raise ValidationError({"status": [f"one of {', '.join(DocumentStatus.values)}"]})
         readable = readable_kb_ids(self.request.user)
         raw_kb = self.request.query_params.get("kb")
         if raw_kb:
@@ -37,9 +37,11 @@ class DocumentListView(GenericAPIView):
         return selectors.document_list(kb_ids=readable, domain=self.request.query_params.get("domain") or None,
                                        status=status_filter)
 
-    @extend_schema(operation_id="kb_documents_list", responses=inline_serializer("PaginatedDocumentList", {
+    @extend_schema(operation_id="kb_documents_list", responses={200: inline_serializer("PaginatedDocumentList", {
         "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
         "previous": serializers.URLField(allow_null=True), "results": DocumentSerializer(many=True)}),
+        400: error_response("an unknown `status`"),
+        404: error_response("a `kb` the caller cannot read, or no such page")},
         parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
                     OpenApiParameter("domain", str, description="only this knowledge domain"),
                     OpenApiParameter("status", str, enum=DocumentStatus.values, description="only this status"),

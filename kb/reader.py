@@ -74,7 +74,8 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
 class DocumentFileView(APIView):
     """The original upload, behind the API's sign-in (token or session): stored files are never public media."""
 
-    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY})
+    # The original upload with its own content type (text/plain, application/pdf…), hence */*.
+    @extend_schema(responses={(200, "*/*"): OpenApiTypes.BINARY})
     def get(self, request: Request, pk: int) -> FileResponse:
         document = _readable(request, pk)
         if not document.file:

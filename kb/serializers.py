@@ -6,6 +6,7 @@ from rest_framework import serializers
 from docmind.fields import NameField
 from docmind.redact import without_paths
 from kb.models import Document
+from kb.services import DOMAIN_PATTERN
 
 
 class DocumentSerializer(serializers.ModelSerializer):
@@ -35,7 +36,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 class DocumentUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, error_messages={"required": "a file is required",
                                                                         "invalid": "file must be an uploaded file"})
-    domain = NameField(required=False, allow_blank=True, max_length=64)
+    domain = NameField(required=False, allow_blank=True, max_length=64, pattern=DOMAIN_PATTERN)
     kb = serializers.IntegerField(required=False, min_value=1,
                                   help_text="knowledge-base id; the default one when absent")
     title = NameField(required=False, allow_blank=True, max_length=255)
@@ -44,9 +45,11 @@ class DocumentUploadSerializer(serializers.Serializer):
 class DocumentMoveSerializer(serializers.Serializer):
     """PATCH /api/kb/documents/<id>/: where the document goes; at least one of the two."""
 
+    openapi_any_of = ("kb", "domain")
+
     kb = serializers.IntegerField(min_value=1, required=False,
                                   help_text="Target knowledge base id (edit access needed on both bases).")
-    domain = NameField(required=False, max_length=64, help_text="Target knowledge domain.")
+    domain = NameField(required=False, max_length=64, pattern=DOMAIN_PATTERN, help_text="Target knowledge domain.")
 
     def validate(self, attrs: dict) -> dict:
         if not attrs.get("kb") and not attrs.get("domain"):

@@ -24,7 +24,8 @@ from kb.selectors import KB_VERSION_KEY
 log = logging.getLogger(__name__)
 
 DEFAULT_DOMAIN = "general"
-_DOMAIN_RE = re.compile(r"^[\w.\-]{1,64}$")
+DOMAIN_PATTERN = r"^[\w.\-]{1,64}$"
+_DOMAIN_RE = re.compile(DOMAIN_PATTERN)
 
 
 class IngestError(ValueError):
@@ -266,6 +267,10 @@ def documents_requeue(*, statuses: tuple[str, ...] = (DocumentStatus.READY,)) ->
 
 
 # -- knowledge bases and their grants ---------------------------------------------------------------------
+class KbNameTaken(IngestError):
+    """Another knowledge base already has the name: a conflict with what exists, not a malformed request."""
+
+
 def kb_create(*, name: str, description: str = "", owner=None) -> KnowledgeBase:
     """A new knowledge base; its creator gets `edit` on it (an admin sees every base anyway)."""
     from kb.models import KbAccess, KbGrant
@@ -275,7 +280,7 @@ def kb_create(*, name: str, description: str = "", owner=None) -> KnowledgeBase:
         raise IngestError("name must be 1–128 characters")
     with transaction.atomic():
         if KnowledgeBase.objects.filter(name=name).exists():
-            raise IngestError("a knowledge base with this name already exists")
+            raise KbNameTaken("a knowledge base with this name already exists")
         kb = KnowledgeBase.objects.create(name=name, description=(description or "").strip(),
                                           owner=owner if owner is not None and owner.is_authenticated else None)
         if kb.owner is not None:
@@ -289,7 +294,7 @@ def kb_update(*, kb: KnowledgeBase, name: str | None = None, description: str | 
         if not name or len(name) > 128:
             raise IngestError("name must be 1–128 characters")
         if KnowledgeBase.objects.filter(name=name).exclude(pk=kb.pk).exists():
-            raise IngestError("a knowledge base with this name already exists")
+            raise KbNameTaken("a knowledge base with this name already exists")
         kb.name = name
     if description is not None:
         kb.description = description.strip()

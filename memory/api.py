@@ -38,6 +38,8 @@ class MemoryWriteSerializer(serializers.Serializer):
 
 
 class MemoryEditSerializer(serializers.Serializer):
+    openapi_any_of = ("content", "memory_type")  # an edit that changes nothing is refused
+
     content = TextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, required=False)
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
 

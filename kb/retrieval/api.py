@@ -5,18 +5,20 @@ from typing import Any
 
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from docmind.errors import error_response
+from docmind.fields import StrictCharField
 
 MAX_TOP_K = 50
 
 
 class RetrieveRequest(serializers.Serializer):
-    query = serializers.CharField(trim_whitespace=True, allow_blank=True,
+    query = StrictCharField(trim_whitespace=True, allow_blank=True,
                                   error_messages={"required": "query is required", "invalid": "query must be text"})
     top_k = serializers.JSONField(required=False)
     kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
@@ -55,13 +57,15 @@ class RetrieveView(APIView):
     """Every signed-in user may retrieve; the request gets one config snapshot for all its stages."""
 
     permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]  # `kb` is a list, which form encodings cannot state unambiguously
 
     # The request serializer takes its limits from the config snapshot, so the schema describes its shape.
     @extend_schema(
-        request=inline_serializer("RetrieveRequest", {
-            "query": serializers.CharField(), "top_k": serializers.IntegerField(required=False, min_value=1,
-                                                                                 max_value=MAX_TOP_K),
-            "kb": serializers.ListField(child=serializers.IntegerField(), required=False,
+        request=inline_serializer("Retrieve", {
+            "query": serializers.CharField(help_text="not blank; the longest accepted is a configuration row"),
+            "top_k": serializers.IntegerField(required=False, min_value=1, max_value=MAX_TOP_K),
+            "kb": serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+                                        allow_empty=False, min_length=1,
                                         help_text="knowledge-base ids; every readable one when absent")}),
         responses={200: inline_serializer("RetrieveResponse", {
             "chunks": inline_serializer("RetrievedChunk", _CHUNK_FIELDS, many=True), "grade": serializers.DictField(),

@@ -60,7 +60,9 @@ def test_list_filters_by_domain_and_status(editor_client, kb_index):
     upload(editor_client, name="b.txt", data=b"another document text", domain="hr")
     assert editor_client.get(URL, {"domain": "hr"}).json()["count"] == 1
     assert editor_client.get(URL, {"status": "ready"}).json()["count"] == 0
-    assert editor_client.get(URL, {"status": "bogus"}).json()["count"] == 0
+    # An unknown status is a mistake to name, not a filter that quietly matches nothing.
+    bogus = editor_client.get(URL, {"status": "bogus"})
+    assert bogus.status_code == 400 and "status" in bogus.json()["fields"]
 
 
 def test_unknown_ids_get_404(editor_client, kb_index):

@@ -71,11 +71,12 @@ def test_grants_to_users_and_groups_are_listed_given_and_revoked(admin_client_ap
     assert admin_client_api.delete(url, {"group": "member"}, format="json").status_code == 404
 
 
-@pytest.mark.parametrize("body", [{}, {"user": "alice", "group": "member"}, {"user": "nobody"},
-                                  {"group": "member", "access": "own"}])
-def test_a_bad_grant_is_400_and_changes_nothing(admin_client_api, member, body):
+@pytest.mark.parametrize(("body", "code"), [({}, 400), ({"user": "alice", "group": "member"}, 400),
+                                            ({"user": "nobody"}, 404), ({"group": "nobody"}, 404),
+                                            ({"group": "member", "access": "own"}, 400)])
+def test_a_bad_grant_is_refused_and_changes_nothing(admin_client_api, member, body, code):
     kb = services.kb_create(name="bad")
-    assert admin_client_api.post(f"/api/kbs/{kb.pk}/grants/", body, format="json").status_code == 400
+    assert admin_client_api.post(f"/api/kbs/{kb.pk}/grants/", body, format="json").status_code == code
     assert not KbGrant.objects.filter(kb=kb).exists()
 
 
@@ -142,8 +143,17 @@ def test_a_description_may_hold_line_breaks_but_no_other_control_character(edito
     assert refused.status_code == 400 and "description" in refused.json()["fields"]
 
 
-def test_a_grant_is_revoked_by_a_query_parameter_too(admin_client_api, member, seeded):
+def test_a_grant_is_revoked_by_its_id(admin_client_api, member, seeded):
     kb = services.kb_create(name="q")
-    services.kb_grant(kb=kb, user=member, access="read")
-    assert admin_client_api.delete(f"/api/kbs/{kb.pk}/grants/?user={member.username}").status_code == 204
+    grant = services.kb_grant(kb=kb, user=member, access="read")
+    url = f"/api/kbs/{kb.pk}/grants/{grant.pk}/"
+    assert admin_client_api.delete(url).status_code == 204
     assert kb.pk not in access.readable_kb_ids(member)
+    assert admin_client_api.delete(url).status_code == 404
+
+
+def test_a_taken_name_is_a_409_conflict(editor_client, kb_editor):
+    services.kb_create(name="taken", owner=kb_editor)
+    mine = services.kb_create(name="mine", owner=kb_editor)
+    assert editor_client.post("/api/kbs/", {"name": "taken"}, format="json").status_code == 409
+    assert editor_client.patch(f"/api/kbs/{mine.pk}/", {"name": "taken"}, format="json").status_code == 409
