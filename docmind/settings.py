@@ -107,6 +107,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "docmind.telemetry.views.request_metrics_middleware",
+    # Before anything that parses a body (CSRF, DRF, the SSE view): a huge or deeply nested body is refused as JSON.
+    "docmind.requestlimits.request_limits_middleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
