@@ -8,17 +8,24 @@ import threading
 from types import SimpleNamespace
 from typing import Any
 
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from chat.events import error_event
 from chat.pipeline import ChatPipeline
 from chat.runner import HEARTBEAT, ServerBusy, TurnRunner, TurnSlot, get_turn_runner
+from docmind.requestlimits import MAX_JSON_DEPTH, json_depth
 
 log = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
+CLOSE_MESSAGE_TOO_BIG = 1009  # RFC 6455
+# A question is a few kilobytes; the server's transport limit (docmind.serve) is above this one, so a
+# frame over it still reaches the consumer, which answers with an error event and a 1009 close.
+MAX_FRAME_BYTES = 1024 * 1024
 _OPTIONAL_IDS = ("conversation_id", "document_id")
 
 
@@ -26,6 +33,9 @@ def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
     """("ask", fields) / ("cancel", {}) or ValueError with a message fit for the client."""
     if text is None:
         raise ValueError(_("Binary frames are not supported; send JSON text."))
+    if json_depth(text) > MAX_JSON_DEPTH:
+        # Refused before json.loads, whose recursion a deeply nested frame would exhaust.
+        raise ValueError(_("The JSON nests too deeply (at most %(depth)d levels).") % {"depth": MAX_JSON_DEPTH})
     try:
         frame = json.loads(text)
     except json.JSONDecodeError:
@@ -91,6 +101,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self._receive(text_data)
 
     async def _receive(self, text_data: str | None) -> None:
+        if text_data is not None and len(text_data) > MAX_FRAME_BYTES // 4 and len(
+                text_data.encode("utf-8", "surrogatepass")) > MAX_FRAME_BYTES:
+            message = _("The frame is too large (at most %(size)d bytes).") % {"size": MAX_FRAME_BYTES}
+            await self.send_json(error_event("frame_too_large", message).to_ws())
+            await self._stop_turn()
+            await self.close(code=CLOSE_MESSAGE_TOO_BIG)
+            return
         try:
             kind, fields = parse_frame(text_data)
         except ValueError as exc:
@@ -98,6 +115,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         if kind == "cancel":
             await self._stop_turn()
+            return
+        if not await _still_active(self.user):
+            # The account was deactivated (or deleted) while the socket was open: no more turns on it.
+            await self.send_json(error_event("unauthenticated", _("Authentication required.")).to_ws())
+            await self._stop_turn()
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         if self.task is not None and not self.task.done():
             message = _("The previous question is still being answered; wait or cancel it first.")
@@ -139,3 +162,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 self.task.cancel()
         if self.slot is not None:
             self.slot.release()  # a task cancelled before it started never handed its slot to a thread
+
+
+@database_sync_to_async
+def _still_active(user: Any) -> bool:
+    """The handshake's user is a snapshot; ask the database whether the account may still ask."""
+    return get_user_model().objects.filter(pk=user.pk, is_active=True).exists()

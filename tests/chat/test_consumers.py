@@ -161,3 +161,46 @@ async def test_messages_follow_the_users_language_from_the_handshake(member, acc
         assert reply["data"]["code"] == "empty_message" and reply["data"]["message"] == empty
     finally:
         await ws.disconnect()
+
+
+async def test_a_frame_over_the_limit_gets_an_error_event_then_a_1009_close(member):
+    from chat.consumers import MAX_FRAME_BYTES
+
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_to(text_data=json.dumps({"type": "ask", "message": "x" * MAX_FRAME_BYTES}))
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["data"]["code"] == "frame_too_large"
+        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 1009}
+    finally:
+        await ws.disconnect()
+
+
+async def test_a_deeply_nested_frame_is_a_bad_frame_and_the_socket_still_works(member):
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        await ws.send_to(text_data="[" * 100_000 + "]" * 100_000)
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["data"]["code"] == "bad_frame"
+        await ws.send_json_to({"type": "ask", "message": "  "})
+        reply = await ws.receive_json_from(timeout=10)
+        assert reply["data"]["code"] == "empty_message"
+    finally:
+        await ws.disconnect()
+
+
+async def test_a_deactivated_users_open_socket_takes_no_more_turns(member):
+    ws = await _socket(member)
+    try:
+        assert (await ws.connect())[0]
+        member.is_active = False
+        await member.asave(update_fields=["is_active"])
+        await ws.send_json_to({"type": "ask", "message": QUESTION})
+        reply = await ws.receive_json_from(timeout=5)
+        assert reply["type"] == "error" and reply["data"]["code"] == "unauthenticated"
+        assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
+        assert await Message.objects.filter(conversation__user=member).acount() == 0
+    finally:
+        await ws.disconnect()
