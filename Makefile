@@ -31,7 +31,7 @@ run: $(STAMPS)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py bootstrap
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) docmind.asgi:application
+	$(PY) -m docmind.serve -b $(HOST) -p $(PORT) docmind.asgi:application
 
 test: $(STAMPS)
 	$(PY) -m pytest $(PYTEST_ARGS)

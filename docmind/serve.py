@@ -1,0 +1,53 @@
+"""`python -m docmind.serve …`: daphne (same arguments) with the WebSocket transport DocMind expects.
+
+Daphne's WebSocket layer (autobahn) answers a message over its size limit by dropping the TCP
+connection: the client sees a reset, no close code, no reason. Here
+- an over-limit message is refused with a close frame, code 1009 (message too big);
+- the transport's limit is a multiple of the chat consumer's own (chat.consumers.MAX_FRAME_BYTES),
+  so a frame a little over that still reaches the consumer, which answers it with an error event
+  before closing with 1009; only far larger frames are cut at the transport, still with 1009.
+Explicit `--websocket-max-message-size` / `--websocket-max-frame-size` arguments win.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from daphne.server import Server
+
+# Four times the consumer's 1 MiB: what the transport buffers before a message reaches the app.
+TRANSPORT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+class DocMindServer(Server):
+    """Daphne's server with a WebSocket factory that closes (1009) instead of dropping the connection."""
+
+    @property
+    def ws_factory(self) -> Any:
+        return self._ws_factory
+
+    @ws_factory.setter
+    def ws_factory(self, factory: Any) -> None:
+        # Daphne builds the factory in `run()` and then sets only the options it knows; an option it
+        # leaves unset (None) keeps this value.
+        factory.setProtocolOptions(failByDrop=False)
+        self._ws_factory = factory
+
+
+class DocMindCommandLine(CommandLineInterface):
+    server_class = DocMindServer
+
+    def run(self, args: list[str]) -> None:
+        # argparse keeps the last occurrence, so the operator's own limits override these defaults.
+        defaults = ["--websocket-max-message-size", str(TRANSPORT_MAX_MESSAGE_BYTES),
+                    "--websocket-max-frame-size", str(TRANSPORT_MAX_MESSAGE_BYTES)]
+        super().run(defaults + list(args))
+
+
+def main(argv: list[str] | None = None) -> None:
+    DocMindCommandLine().run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    main()
