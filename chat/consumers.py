@@ -128,9 +128,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         runner = get_turn_runner()
         try:
-            self.slot = runner.reserve()
+            self.slot = runner.reserve(owner=self.user.pk)
         except ServerBusy as exc:
-            await self.send_json(error_event("server_busy", str(exc)).to_ws())
+            await self.send_json(error_event(exc.code, str(exc)).to_ws())
             return
         self.cancel_event = threading.Event()
         self.task = asyncio.create_task(self._run_turn(runner, self.slot, fields, self.cancel_event))

@@ -4,7 +4,9 @@ The pipeline is synchronous (ORM, model client, retrieval), so each turn runs in
 The pool is bounded twice: `workers` threads run turns, at most `queue` more wait for one, and a
 turn past that is refused at once (`ServerBusy`: SSE 503, WebSocket `server_busy`) rather than
 piling up threads and database connections. A reserved slot is held until the turn's thread is
-really done, so a client that leaves cannot make room for more threads than the bound.
+really done, so a client that leaves cannot make room for more threads than the bound. One owner
+(a user: browser chats, SSE and MCP `ask` alike) holds at most `per_owner` slots, so one account's
+many chats cannot refuse everyone else (`TooManyTurns`: SSE 429, WebSocket `too_many_turns`).
 
 While a turn runs, the bridge
 - yields `HEARTBEAT` when nothing happened for `heartbeat` seconds (SSE writes a comment line);
@@ -19,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -43,10 +45,21 @@ TIMEOUT_MESSAGE = gettext_lazy("The answer timed out: the model did not finish i
                                "Your question is saved.")
 BUSY_MESSAGE = gettext_lazy("The server is busy: the limit of answers at once is reached; try again shortly.")
 CRASH_MESSAGE = gettext_lazy("Internal error: the answer could not be completed.")
+TOO_MANY_MESSAGE = gettext_lazy("You have too many answers running at once; wait for one to finish and try again.")
 
 
 class ServerBusy(Exception):
     """Every worker is busy and the waiting line is full."""
+
+    code = "server_busy"
+    status = 503
+
+
+class TooManyTurns(ServerBusy):
+    """This owner already holds its share of the runner."""
+
+    code = "too_many_turns"
+    status = 429
 
 
 class _Heartbeat:
@@ -74,8 +87,9 @@ def turn_limits() -> TurnLimits:
 class TurnSlot:
     """A reservation in the runner; released exactly once, by the turn's thread or by `release()`."""
 
-    def __init__(self, runner: TurnRunner) -> None:
+    def __init__(self, runner: TurnRunner, owner: Hashable | None = None) -> None:
         self._runner = runner
+        self._owner = owner
         self._lock = threading.Lock()
         self._released = False
         self._submitted = False
@@ -86,7 +100,15 @@ class TurnSlot:
             if self._submitted or self._released:
                 return
             self._released = True
-        self._runner._free()
+        self._runner._free(self._owner)
+
+    def claim_for(self, owner: Hashable) -> None:
+        """Count this slot (reserved before the caller was known) against `owner`'s share, or TooManyTurns."""
+        with self._lock:
+            if self._owner is not None or self._released or self._submitted:
+                raise RuntimeError("only a fresh slot without an owner can be claimed")
+            self._runner._claim(owner)
+            self._owner = owner
 
     def _hand_to_thread(self) -> None:
         with self._lock:
@@ -99,7 +121,7 @@ class TurnSlot:
             if self._released:
                 return
             self._released = True
-        self._runner._free()
+        self._runner._free(self._owner)
 
 
 @dataclass(frozen=True)
@@ -116,13 +138,19 @@ _END = object()
 
 
 class TurnRunner:
-    def __init__(self, *, workers: int, queue: int,
+    def __init__(self, *, workers: int, queue: int, per_owner: int | None = None,
                  limits: Callable[[], TurnLimits] = turn_limits) -> None:
         if workers <= 0:
             raise ValueError("workers must be positive")
         if queue < 0:
             raise ValueError("queue must be >= 0")
+        if per_owner is not None and per_owner <= 0:
+            raise ValueError("per_owner must be positive")
         self.capacity = workers + queue
+        # No owner may hold more than half the capacity (at least one slot), whatever was asked for.
+        share = max(1, self.capacity // 2)
+        self.per_owner = share if per_owner is None else min(per_owner, share)
+        self._by_owner: dict[Hashable, int] = {}
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chat-turn")
         self._limits = limits
         self._lock = threading.Lock()
@@ -133,16 +161,33 @@ class TurnRunner:
         with self._lock:
             return self._in_flight
 
-    def reserve(self) -> TurnSlot:
+    def reserve(self, owner: Hashable | None = None) -> TurnSlot:
+        """A slot for one turn; `owner` (the user's id) is held to its share, None to the total only."""
         with self._lock:
+            if owner is not None and self._by_owner.get(owner, 0) >= self.per_owner:
+                raise TooManyTurns(TOO_MANY_MESSAGE)
             if self._in_flight >= self.capacity:
                 raise ServerBusy(BUSY_MESSAGE)
             self._in_flight += 1
-        return TurnSlot(self)
+            if owner is not None:
+                self._by_owner[owner] = self._by_owner.get(owner, 0) + 1
+        return TurnSlot(self, owner)
 
-    def _free(self) -> None:
+    def _claim(self, owner: Hashable) -> None:
+        with self._lock:
+            if self._by_owner.get(owner, 0) >= self.per_owner:
+                raise TooManyTurns(TOO_MANY_MESSAGE)
+            self._by_owner[owner] = self._by_owner.get(owner, 0) + 1
+
+    def _free(self, owner: Hashable | None = None) -> None:
         with self._lock:
             self._in_flight -= 1
+            if owner is not None:
+                left = self._by_owner.get(owner, 1) - 1
+                if left > 0:
+                    self._by_owner[owner] = left
+                else:
+                    self._by_owner.pop(owner, None)
 
     async def stream(self, slot: TurnSlot, produce: Callable[[], Iterator[ChatEvent]], cancel: threading.Event,
                      *, heartbeat: float | None = None,
@@ -226,4 +271,5 @@ def _in(language: str | None, message: Any) -> str:
 
 @lru_cache(maxsize=1)
 def get_turn_runner() -> TurnRunner:
-    return TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE)
+    return TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE,
+                      per_owner=settings.CHAT_TURNS_PER_USER)

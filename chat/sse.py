@@ -33,7 +33,7 @@ HEARTBEAT_SECONDS = 15.0
 BUSY_RETRY_AFTER_SECONDS = 5
 
 
-def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
+def _prepare(request: HttpRequest, slot: TurnSlot) -> ChatTurn | JsonResponse:
     """Authenticate (token, or session with CSRF, as DRF does), validate, save the question."""
     try:
         raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
@@ -55,14 +55,18 @@ def _prepare(request: HttpRequest) -> ChatTurn | JsonResponse:
     if not serializer.is_valid():
         return JsonResponse({"error": _("Invalid request."), "fields": serializer.errors}, status=400)
     try:
+        slot.claim_for(user.pk)  # the user's share, before the question is saved
+    except ServerBusy as exc:
+        return _busy(exc)
+    try:
         return pipeline_factory().start_turn(user=user, **serializer.validated_data)
     except ChatInputError as exc:
         return JsonResponse({"error": exc.message, "code": exc.code}, status=exc.status)
 
 
-def _prepare_or_unavailable(request: HttpRequest) -> ChatTurn | JsonResponse:
+def _prepare_or_unavailable(request: HttpRequest, slot: TurnSlot) -> ChatTurn | JsonResponse:
     try:
-        return _prepare(request)
+        return _prepare(request, slot)
     except DatabaseError:
         # The token lookup or saving the question failed: a JSON answer the client can parse.
         log.exception("chat: the database failed before the turn started")
@@ -82,6 +86,12 @@ class _TurnResponse(StreamingHttpResponse):
         super().close()
 
 
+def _busy(exc: ServerBusy) -> JsonResponse:
+    response = JsonResponse({"error": str(exc), "code": exc.code}, status=exc.status)
+    response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
+    return response
+
+
 # CSRF is enforced by DRF's SessionAuthentication for cookie sessions only; token clients need none.
 @csrf_exempt
 async def chat_stream(request: HttpRequest) -> HttpResponse:
@@ -91,11 +101,9 @@ async def chat_stream(request: HttpRequest) -> HttpResponse:
     try:
         slot = runner.reserve()  # before anything is saved: a refused turn leaves no trace
     except ServerBusy as exc:
-        response = JsonResponse({"error": str(exc), "code": "server_busy"}, status=503)
-        response["Retry-After"] = str(BUSY_RETRY_AFTER_SECONDS)
-        return response
+        return _busy(exc)
     try:
-        prepared = await sync_to_async(_prepare_or_unavailable)(request)
+        prepared = await sync_to_async(_prepare_or_unavailable)(request, slot)
     except BaseException:
         slot.release()
         raise

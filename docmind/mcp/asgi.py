@@ -13,7 +13,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from docmind.mcp.server import USER_SCOPE_KEY
+from docmind.mcp.server import DISCONNECTED_SCOPE_KEY, USER_SCOPE_KEY
 
 PATH = "/mcp"
 
@@ -59,8 +59,14 @@ class McpMount:
             await _refuse(send, reason)
             return
         manager = await self._manager()
-        # The SDK's endpoint is one path: /mcp and /mcp/ are the same endpoint.
-        await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id}, receive, send)
+        disconnected = asyncio.Event()
+        receive, watcher = _watch_disconnect(receive, disconnected)
+        try:
+            # The SDK's endpoint is one path: /mcp and /mcp/ are the same endpoint.
+            await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id,
+                                          DISCONNECTED_SCOPE_KEY: disconnected}, receive, send)
+        finally:
+            watcher.cancel()
 
     async def _manager(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -73,6 +79,34 @@ class McpMount:
         manager, ready = self._managers[loop]
         await ready.wait()
         return manager
+
+
+def _watch_disconnect(receive: Any, disconnected: asyncio.Event) -> tuple[Any, asyncio.Task[None]]:
+    """A `receive` for the SDK, and a task that sets `disconnected` when the client goes away.
+
+    In JSON mode the SDK stops reading once it has the body, so nothing would notice a client that
+    leaves while a tool runs (a long `ask`); the watcher goes on reading and tells the tool.
+    """
+    body_read = asyncio.Event()
+
+    async def tracked() -> dict[str, Any]:
+        if body_read.is_set():  # the watcher owns the channel now
+            await disconnected.wait()
+            return {"type": "http.disconnect"}
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            disconnected.set()
+        elif not message.get("more_body", False):
+            body_read.set()
+        return message
+
+    async def watch() -> None:
+        await body_read.wait()
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        disconnected.set()
+
+    return tracked, asyncio.get_running_loop().create_task(watch(), name="mcp-disconnect-watch")
 
 
 async def _serve(manager: Any, ready: asyncio.Event) -> None:

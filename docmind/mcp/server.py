@@ -6,7 +6,9 @@ Tool bodies are synchronous ORM/pipeline code, so each call runs in a worker thr
 """
 from __future__ import annotations
 
+import asyncio
 import contextvars
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -20,6 +22,8 @@ from pydantic import Field
 from docmind.mcp import tools
 
 USER_SCOPE_KEY = "docmind.user_id"
+# An asyncio.Event the mount sets when the HTTP client goes away (docmind.mcp.asgi).
+DISCONNECTED_SCOPE_KEY = "docmind.disconnected"
 # stdio has no request: the command sets the one user the whole session runs as.
 _stdio_user_id: contextvars.ContextVar[int | None] = contextvars.ContextVar("docmind_mcp_stdio_user", default=None)
 
@@ -34,14 +38,19 @@ def set_stdio_user(user_id: int) -> None:
     _stdio_user_id.set(user_id)
 
 
-def _caller_id(ctx: Context) -> int | None:
+def _scope(ctx: Context) -> dict[str, Any]:
     request = None
     try:
         request = ctx.request_context.request
     except ValueError:
         pass
     scope = getattr(request, "scope", None)
-    if isinstance(scope, dict) and scope.get(USER_SCOPE_KEY) is not None:
+    return scope if isinstance(scope, dict) else {}
+
+
+def _caller_id(ctx: Context) -> int | None:
+    scope = _scope(ctx)
+    if scope.get(USER_SCOPE_KEY) is not None:
         return int(scope[USER_SCOPE_KEY])
     return _stdio_user_id.get()
 
@@ -67,6 +76,54 @@ async def _run(ctx: Context, func: Callable[..., dict[str, Any]], **kwargs: Any)
     try:
         return await sync_to_async(work, thread_sensitive=False)()
     except (tools.ToolInputError, PermissionError) as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
+    """One chat turn in the chat's own turn runner: the same deadline, capacity, per-user share and
+    cancellation as a browser chat, and never a thread of the shared pool that token checks and other
+    tools need. The turn is cancelled when the HTTP client goes away."""
+    from chat import runner as chat_runner
+
+    user_id = _caller_id(ctx)
+    if user_id is None:
+        raise ToolError("authentication required")
+    runner = chat_runner.get_turn_runner()
+    try:
+        slot = runner.reserve(owner=user_id)
+    except chat_runner.ServerBusy as exc:
+        raise ToolError(str(exc)) from None
+    cancel = threading.Event()
+    events: list[Any] = []
+
+    def produce() -> Any:  # in the runner's thread, which opens and closes its own connections
+        return tools.ask_events(_load_user(user_id), cancel=cancel, **kwargs)
+
+    async def collect() -> None:
+        try:
+            async for item in runner.stream(slot, produce, cancel):
+                if item is not chat_runner.HEARTBEAT:
+                    events.append(item)
+        finally:
+            slot.release()  # only matters when the turn never reached a thread
+
+    disconnected = _scope(ctx).get(DISCONNECTED_SCOPE_KEY)
+    turn = asyncio.ensure_future(collect())
+    gone = asyncio.ensure_future(disconnected.wait()) if isinstance(disconnected, asyncio.Event) else None
+    try:
+        await asyncio.wait({turn} | ({gone} if gone else set()), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        if not turn.done():  # the client left, or this call was cancelled: stop the turn
+            cancel.set()
+            turn.cancel()
+        if gone is not None:
+            gone.cancel()
+    if turn.cancelled():
+        raise ToolError("the client disconnected; the answer was cancelled")
+    turn.result()
+    try:
+        return tools.ask_result(events)
+    except tools.ToolInputError as exc:
         raise ToolError(str(exc)) from None
 
 
@@ -133,6 +190,6 @@ def build_server() -> MCPServer:
                   ) -> dict[str, Any]:
         """A complete answer written from the knowledge base, with [n] citations and a confidence score
         (saved in the caller's own DocMind conversation history)."""
-        return await _run(ctx, tools.ask, question=question, document_id=document_id, kb=kb)
+        return await _ask(ctx, question=question, document_id=document_id, kb=kb)
 
     return server

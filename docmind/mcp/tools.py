@@ -8,6 +8,7 @@ in the caller's own conversation history, as the chat does.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.http import Http404
@@ -125,15 +126,25 @@ def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, 
             "section": int(section), "sections": len(parents), "content": content[:MAX_SECTION_CHARS]}
 
 
-def ask(user: Any, *, question: str, document_id: int | None = None, kb: list[int] | None = None) -> dict[str, Any]:
-    """A full chat turn (understanding, routing, retrieval, generation, citations) for this user."""
+def ask_events(user: Any, *, question: str, cancel: threading.Event, document_id: int | None = None,
+               kb: list[int] | None = None) -> Iterator[Any]:
+    """A full chat turn (understanding, routing, retrieval, generation, citations) for this user: its events.
+
+    Run by the chat's turn runner, so an MCP answer has the chat's deadline, capacity and cancellation.
+    """
+    from chat.events import error_event
     from chat.pipeline import ChatPipeline
 
-    _require(user)
+    if user is None or not getattr(user, "is_active", False):
+        return iter([error_event("unauthenticated", "authentication required")])
+    return ChatPipeline().run(user=user, message=question, document_id=document_id, kb=kb, cancel=cancel)
+
+
+def ask_result(events: Iterable[Any]) -> dict[str, Any]:
+    """The `done` event's answer fields, or ToolInputError with the `error` event's message."""
     done: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
-    for event in ChatPipeline().run(user=user, message=question, document_id=document_id, kb=kb,
-                                    cancel=threading.Event()):
+    for event in events:
         if event.type == "done":
             done = event.data
         elif event.type == "error":

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from chat.events import ChatEvent
-from chat.runner import HEARTBEAT, ServerBusy, TurnLimits, TurnRunner
+from chat.runner import HEARTBEAT, ServerBusy, TooManyTurns, TurnLimits, TurnRunner
 from docmind.llm.budget import current_budget
 
 
@@ -65,6 +65,38 @@ def test_past_workers_and_queue_a_turn_is_refused_busy_and_a_released_slot_makes
     first.release()
     assert runner.in_flight() == 1
     runner.reserve()
+
+
+def test_one_user_past_their_share_is_refused_while_others_still_get_slots():
+    runner = TurnRunner(workers=2, queue=4, per_owner=2)
+    mine = [runner.reserve(owner=1), runner.reserve(owner=1)]
+    with pytest.raises(TooManyTurns):
+        runner.reserve(owner=1)
+    runner.reserve(owner=2)  # everyone else is still served
+    mine[0].release()
+    runner.reserve(owner=1)  # a finished turn gives the share back
+
+
+def test_no_user_may_hold_more_than_half_the_capacity_whatever_is_configured():
+    runner = TurnRunner(workers=2, queue=4, per_owner=100)
+    assert runner.per_owner == 3
+    for _ in range(3):
+        runner.reserve(owner=1)
+    with pytest.raises(TooManyTurns):
+        runner.reserve(owner=1)
+    for _ in range(3):
+        runner.reserve(owner=2)
+
+
+def test_a_slot_reserved_before_the_user_was_known_counts_once_claimed():
+    runner = TurnRunner(workers=2, queue=2, per_owner=1)
+    slot = runner.reserve()
+    slot.claim_for(7)
+    with pytest.raises(TooManyTurns):
+        runner.reserve(owner=7)
+    slot.release()
+    runner.reserve(owner=7)
+    assert runner.in_flight() == 1
 
 
 async def test_a_queued_turn_waits_for_the_worker_then_runs():

@@ -153,6 +153,37 @@ async def test_a_full_pool_answers_sse_with_a_json_503_busy_and_saves_nothing(me
     assert status == 200 and _sse_events(raw)[-1][0] == "done"
 
 
+async def test_a_user_past_their_share_gets_a_json_429_and_others_are_still_served(member, other_member,
+                                                                                   monkeypatch):
+    shared = TurnRunner(workers=2, queue=4, per_owner=2)
+    monkeypatch.setattr("chat.sse.get_turn_runner", lambda: shared)
+    held = [shared.reserve(owner=member.pk), shared.reserve(owner=member.pk)]  # e.g. two other open chats
+    status, content_type, raw = await _post(await _token_headers(member), json.dumps({"message": "你好"}))
+    assert status == 429 and content_type == "application/json"
+    assert json.loads(raw)["code"] == "too_many_turns"
+    assert await Conversation.objects.filter(user=member).acount() == 0  # refused before the question is saved
+    status, _, raw = await _post(await _token_headers(other_member), json.dumps({"message": "你好"}))
+    assert status == 200 and _sse_events(raw)[-1][0] == "done"
+    for slot in held:
+        slot.release()
+
+
+async def test_a_user_past_their_share_gets_a_too_many_turns_event_on_the_websocket(member, monkeypatch):
+    shared = TurnRunner(workers=2, queue=4, per_owner=1)
+    monkeypatch.setattr("chat.consumers.get_turn_runner", lambda: shared)
+    held = shared.reserve(owner=member.pk)
+    communicator = WebsocketCommunicator(ChatConsumer.as_asgi(), "/ws/chat/")
+    communicator.scope["user"] = member
+    await communicator.connect()
+    try:
+        await communicator.send_json_to({"type": "ask", "message": "你好"})
+        event = await communicator.receive_json_from(timeout=5)
+        assert event["type"] == "error" and event["data"]["code"] == "too_many_turns"
+    finally:
+        held.release()
+        await communicator.disconnect()
+
+
 async def test_a_full_pool_answers_the_websocket_with_a_server_busy_event(member, runner):
     held = [runner.reserve(), runner.reserve()]
     communicator = WebsocketCommunicator(ChatConsumer.as_asgi(), "/ws/chat/")
