@@ -8,12 +8,12 @@ from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from docmind.errors import error_response
 from docmind.fields import StrictCharField
 from docmind.roles import ROLES, has_role
+from docmind.throttling import FailSafeScopedRateThrottle
 
 
 class CredentialsSerializer(serializers.Serializer):
@@ -26,7 +26,7 @@ class TokenView(APIView):
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [FailSafeScopedRateThrottle]
     throttle_scope = "auth"
 
     @extend_schema(request=CredentialsSerializer, responses={

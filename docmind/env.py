@@ -151,8 +151,12 @@ def cache_config(redis: str | None) -> dict:
     error reads as a miss and a write is dropped; the error is logged once per outage window by
     the "docmind.cache" logger (see LOGGING) instead of failing the request.
     """
+    # Throttles count in `throttle`, which raises on a Redis error, and then in `throttle_local`
+    # (docmind.throttling): a throttle must not fail open while Redis is down.
+    local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "docmind-throttle"}
     if not redis:
-        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "docmind"}}
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "docmind"},
+                "throttle": local, "throttle_local": local}
     return {
         "default": {
             "BACKEND": "django_redis.cache.RedisCache",
@@ -160,7 +164,14 @@ def cache_config(redis: str | None) -> dict:
             "KEY_PREFIX": "docmind",
             # Short: during an outage every cache call waits this long before reading as a miss.
             "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2, "IGNORE_EXCEPTIONS": True},
-        }
+        },
+        "throttle": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": redis,
+            "KEY_PREFIX": "docmind",
+            "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2, "IGNORE_EXCEPTIONS": False},
+        },
+        "throttle_local": local,
     }
 
 

@@ -93,3 +93,19 @@ def test_behind_trusted_proxies_the_forwarded_client_address_is_used(settings, r
     assert client_ip(request) == "10.0.0.2"
     settings.TRUSTED_PROXIES = 1
     assert client_ip(request) == "203.0.113.9"  # the spoofable left part is ignored
+
+
+def test_the_token_endpoint_stays_throttled_while_redis_is_down(member, monkeypatch, settings):
+    import socket
+
+    from docmind import env
+
+    with socket.socket() as s:  # a port nothing listens on: every Redis call fails at once
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings.CACHES = env.cache_config(f"redis://127.0.0.1:{port}/0")
+    monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "auth", "3/minute")
+    client = APIClient(REMOTE_ADDR=_address())
+    codes = [client.post("/api/auth/token/", {"username": "nobody", "password": "x"}, format="json").status_code
+             for _ in range(4)]
+    assert codes == [401, 401, 401, 429]
