@@ -4,13 +4,17 @@
 Core (a failure means questions cannot be answered): the database (users, conversations, config)
 and the vector store (both retrievers live in Milvus). Optional: the cache (answers are recomputed)
 and the data dir as such (uploads fail; if the database or Milvus Lite live in it, their own
-write probes fail too and make the state `down`). The LLM mode is reported, not probed: offline
-mode answers without one, and probing a paid API on every health check would cost money.
+write probes fail too and make the state `down`). A remote model is probed by listing its models
+(`GET …/models`, free of charge) under a short timeout, the result kept for LLM_PROBE_TTL_SECONDS: when it
+does not answer, every answer times out, so the state is `degraded` (offline answers need no model).
 """
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -23,7 +27,13 @@ from django.http import JsonResponse
 log = logging.getLogger(__name__)
 
 CORE = ("database", "vector_store")
-OPTIONAL = ("cache", "data_dir")
+OPTIONAL = ("cache", "data_dir", "llm")
+# The model probe: a health check must answer quickly, and a monitor polling every few seconds must not
+# turn into a request stream against the model's API.
+LLM_PROBE_TIMEOUT_SECONDS = 3.0
+LLM_PROBE_TTL_SECONDS = 30.0
+_llm_probe_lock = threading.Lock()
+_llm_probe_cache: dict[str, tuple[float, dict[str, Any]]] = {}
 
 
 def _failure(exc: BaseException) -> str:
@@ -122,9 +132,45 @@ def _llm_mode() -> dict[str, Any]:
     if not llm_is_remote():
         return {"mode": "offline", "answers": "extractive"}
     try:
-        return {"mode": "remote", "model": ai_config.get("llm.main_model")}
+        model = ai_config.get("llm.main_model")
     except Exception:
-        return {"mode": "remote", "model": None}
+        model = None
+    return {"mode": "remote", "model": model, **_llm_reachability()}
+
+
+def _llm_reachability() -> dict[str, Any]:
+    """{"ok", "reachable", ["error"]}: does the model's API answer at all, within a few seconds?"""
+    base = (settings.OPENAI_BASE_URL or "https://api.openai.com/v1").rstrip("/")
+    # Keyed by endpoint and key (hashed): a changed setting is probed afresh.
+    key = hashlib.sha256(f"{base}\0{settings.OPENAI_API_KEY}".encode()).hexdigest()
+    with _llm_probe_lock:  # one probe at a time: concurrent health checks wait for it, then read the result
+        cached = _llm_probe_cache.get(key)
+        if cached is not None and time.monotonic() - cached[0] < LLM_PROBE_TTL_SECONDS:
+            return cached[1]
+        result = _probe_llm(base)
+        _llm_probe_cache.clear()
+        _llm_probe_cache[key] = (time.monotonic(), result)
+        return result
+
+
+def _probe_llm(base: str) -> dict[str, Any]:
+    import httpx
+
+    try:
+        response = httpx.get(f"{base}/models", headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
+                             timeout=LLM_PROBE_TIMEOUT_SECONDS)
+    except httpx.TimeoutException:
+        log.warning("health: the model API did not answer within %s s", LLM_PROBE_TIMEOUT_SECONDS)
+        return {"ok": False, "reachable": False, "error": "timeout"}
+    except Exception as exc:
+        log.warning("health: the model API is unreachable: %s", exc)
+        return {"ok": False, "reachable": False, "error": _failure(exc)}
+    if response.status_code in (401, 403):
+        return {"ok": False, "reachable": True, "error": f"HTTP {response.status_code}: the API key is refused"}
+    # A server without a model list (404, 405, 501) still answered; other server errors mean it cannot answer.
+    if response.status_code >= 500 and response.status_code != 501:
+        return {"ok": False, "reachable": True, "error": f"HTTP {response.status_code}"}
+    return {"ok": True, "reachable": True}
 
 
 def _sandbox() -> dict[str, Any]:
@@ -146,7 +192,7 @@ def healthz(request) -> JsonResponse:
     body["llm"] = _llm_mode() if body["database"]["ok"] else {"mode": "unknown"}
     body["sandbox"] = _sandbox()
     down = [name for name in CORE if not body[name]["ok"]]
-    degraded = [name for name in OPTIONAL if not body[name]["ok"]]
+    degraded = [name for name in OPTIONAL if not body[name].get("ok", True)]  # llm: only a remote one has "ok"
     body["status"] = "down" if down else "degraded" if degraded else "ok"
     body["failing"] = down + degraded
     return JsonResponse(body, status=503 if down else 200)

@@ -157,3 +157,26 @@ def test_a_read_only_upload_dir_is_degraded_since_questions_are_still_answered(m
     status, body = _healthz_with_read_only(migrated_data_dir, media)
     assert status == 200 and body["status"] == "degraded" and body["failing"] == ["data_dir"]
     assert body["data_dir"]["failed"] == "media" and body["database"]["write"] is True
+
+
+def test_healthz_is_degraded_while_the_remote_model_does_not_answer(client, settings, silent_model_server):
+    from docmind import health
+
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = silent_model_server.base_url
+    started = time.monotonic()
+    body = client.get("/healthz").json()
+    assert time.monotonic() - started < health.LLM_PROBE_TIMEOUT_SECONDS + 3  # bounded, not the model's 60 s
+    assert body["status"] == "degraded" and "llm" in body["failing"]
+    assert body["llm"]["reachable"] is False and body["llm"]["error"] == "timeout"
+    probes = silent_model_server.accepted
+    assert client.get("/healthz").json()["llm"]["reachable"] is False
+    assert silent_model_server.accepted == probes  # the result is kept briefly, not probed per request
+
+
+def test_healthz_is_ok_when_the_remote_model_answers(client, settings, scripted_openai):
+    settings.OPENAI_API_KEY = "test-key"
+    settings.OPENAI_BASE_URL = scripted_openai.base_url
+    body = client.get("/healthz").json()
+    assert body["llm"]["reachable"] is True and body["llm"]["ok"] is True
+    assert "llm" not in body["failing"]
