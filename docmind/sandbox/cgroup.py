@@ -63,13 +63,18 @@ class RunCgroup:
                 log.warning("sandbox cgroup %s could not be removed", directory.name)
 
     def memory_exceeded(self) -> bool:
+        """Whether the memory limit was hit: an OOM kill (v2 `memory.events`; v1 `memory.oom_control`,
+        whose `failcnt` stays 0 when the charge that failed was tmpfs pages) or a failed charge."""
         for directory in self.dirs:
-            for name, marker in (("memory.events", "oom_kill "), ("memory.failcnt", "")):
+            for name in ("memory.events", "memory.oom_control"):
                 with contextlib.suppress(OSError, ValueError):
-                    text = (directory / name).read_text()
-                    if marker:
-                        return any(line.startswith(marker) and int(line.split()[1]) > 0 for line in text.splitlines())
-                    return int(text) > 0
+                    fields = dict(line.split() for line in (directory / name).read_text().splitlines() if line)
+                    if int(fields.get("oom_kill", 0)) > 0:
+                        return True
+            for name in ("memory.failcnt", "memory.memsw.failcnt"):
+                with contextlib.suppress(OSError, ValueError):
+                    if int((directory / name).read_text()) > 0:
+                        return True
         return False
 
     def _members(self) -> set[int]:

@@ -30,6 +30,7 @@ from docmind.sandbox.runner import RunnerConfig, RunnerStatus, SandboxUnavailabl
 log = logging.getLogger(__name__)
 
 _WORK = "/work"
+_SHM_BYTES = 1 << 20  # POSIX shared memory and semaphores (multiprocessing) need little
 # Runs inside the sandbox, before the untrusted code: set the per-process limits (RLIMIT_NPROC
 # counts per user namespace, so it must be set in here), then replace itself with a clean
 # interpreter running the code. The code cannot raise a hard limit: it holds no capability.
@@ -145,6 +146,10 @@ class PythonSandbox:
         python = os.path.realpath(runner.python)
         argv += ["--ro-bind", python, python,
                  "--proc", "/proc", "--dev", "/dev",
+                 # bwrap's /dev and /dev/shm are tmpfs without a size: written to, they hold memory that no
+                 # rlimit counts (and, without a cgroup, nothing does). /dev is made read-only (its device
+                 # nodes stay usable) and /dev/shm a small tmpfs of its own.
+                 "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
                  "--size", str(16 << 20), "--tmpfs", "/tmp",
                  "--size", str(16 << 20), "--tmpfs", _WORK,
                  "--ro-bind-data", str(code_fd), f"{_WORK}/main.py",

@@ -167,3 +167,35 @@ def test_host_programs_are_not_in_the_sandbox(sandbox):
             "        print('refused', type(exc).__name__)\n")
     result = sandbox.run(code=code)
     assert "ran" not in result.stdout and result.stdout.count("refused") == 3
+
+
+def test_dev_is_read_only_and_dev_shm_is_small_while_dev_null_still_works(sandbox):
+    code = ("import errno\n"
+            "def fill(d):\n"
+            "    n = 0\n"
+            "    try:\n"
+            "        for i in range(64):\n"
+            "            with open(f'{d}/f{i}', 'wb') as f:\n"
+            "                f.write(b'x' * ((1 << 20) - 4096))\n"
+            "            n += 1\n"
+            "    except OSError as exc:\n"
+            "        return n, errno.errorcode[exc.errno]\n"
+            "    return n, None\n"
+            "print(fill('/dev'), fill('/dev/shm'))\n"
+            "open('/dev/null', 'wb').write(b'x'); print('null ok')\n")
+    result = sandbox.run(code=code)
+    assert result.stdout.splitlines() == ["(0, 'EROFS') (1, 'ENOSPC')", "null ok"], result
+
+
+def test_a_run_killed_by_the_memory_limit_says_so():
+    from docmind.sandbox import runner_status
+
+    if runner_status().cgroups is None:
+        pytest.skip("no writable cgroup here: only per-process limits apply")
+    # The main process holds the most, so the cgroup's OOM killer picks it once the children push the total over.
+    code = ("import os, time\nmine = bytearray(48 << 20)\nfor _ in range(4):\n    if os.fork() == 0:\n"
+            "        del mine\n        x = bytearray(36 << 20)\n        time.sleep(5)\n        os._exit(0)\n"
+            "time.sleep(5)\nprint('survived')")
+    result = PythonSandbox(timeout_seconds=10, memory_mb=64).run(code=code)
+    assert "survived" not in result.stdout
+    assert "[sandbox] killed (memory limit)" in result.stderr, result
