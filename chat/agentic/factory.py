@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from django.db import close_old_connections
@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 
 
 def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | None, kb_ids: frozenset[int],
-                       params: RetrievalParams | None = None) -> AgenticSearchOrchestrator:
+                       params: RetrievalParams | None = None,
+                       owner: Hashable | None = None) -> AgenticSearchOrchestrator:
     """Real backends: KB searcher, embedder, reranker; web search and the sandbox only when enabled.
     Without a chat model the offline planner drives the same loop. The searcher, the finisher's
     lookups and the knowledge map are all limited to the knowledge bases in `kb_ids`. `params` are the
@@ -45,7 +46,7 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     extra_tools, notes = _external_tools()
     return AgenticSearchOrchestrator(
         extra_tools=extra_tools, notes=notes,
-        on_worker_thread=close_old_connections,
+        on_worker_thread=close_old_connections, owner=owner,
         planner=chat_model, model=str(snapshot["llm.main_model"]), docs=docs,
         finisher=build_evidence_finisher(params, kb_ids=kb_ids, web=web),
         max_iterations=int(snapshot["agentic.max_iterations"]),

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import Executor, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from threading import Event
@@ -17,6 +17,7 @@ from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_too
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
+from docmind.fairshare import FairShareExecutor
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
@@ -24,8 +25,9 @@ from docmind.tokens import estimate_tokens, truncate_to_tokens
 from docmind.websearch import WebSearch
 from kb.retrieval.types import Evidence, ScoredChunk, Source
 
-# Shared by all turns: tool calls of one round run in parallel, bounded across the process.
-_POOL = ThreadPoolExecutor(max_workers=6, thread_name_prefix="agentic-tool")
+# Shared by all turns: tool calls of one round run in parallel, bounded across the process; one user's
+# calls hold at most half the threads, so another user's turn never waits behind all of them.
+_POOL = FairShareExecutor(max_workers=6, per_owner=3, thread_name_prefix="agentic-tool")
 
 
 class Finisher(Protocol):
@@ -77,7 +79,8 @@ class AgenticSearchOrchestrator:
                  max_iterations: int, knowledge_map: str = "", web: WebSearch | None = None,
                  sandbox: PythonSandbox | None = None, tracker: RetrievedDocTracker | None = None, k: int = 6,
                  result_max_tokens: int = 900, tool_timeout: float = 30.0,
-                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None,
+                 executor: Executor | None = None, owner: Hashable | None = None,
+                 on_worker_thread: Callable[[], None] | None = None,
                  extra_tools: Sequence[ToolSpec] = (), notes: Sequence[str] = ()) -> None:
         if max_iterations <= 0:
             raise ValueError("max_iterations must be positive")
@@ -92,7 +95,8 @@ class AgenticSearchOrchestrator:
         self.tracker = tracker or retrieved_doc_tracker
         self.k, self.result_max_tokens = k, result_max_tokens
         self.tool_timeout = tool_timeout
-        self.executor = executor or _POOL
+        # `owner` (the asking user) is held to its share of the shared pool.
+        self.executor = executor or _POOL.for_owner(owner)
         # Run in the pool thread around each tool call (the composition layer drops stale DB
         # connections there: pool threads outlive requests). The loop itself knows no ORM.
         self.on_worker_thread = on_worker_thread

@@ -113,7 +113,8 @@ def agentic(stages: TurnStages, turn: ChatTurn, classification: QueryClassificat
         try:
             with span("agentic.loop"):
                 orchestrator = factory.build_orchestrator(snapshot=stages.snapshot, chat_model=stages.chat_model,
-                                                          kb_ids=stages.kb_ids, params=stages.retrieval_params)
+                                                          kb_ids=stages.kb_ids, params=stages.retrieval_params,
+                                                          owner=turn.user.pk)
                 outcome["result"] = orchestrator.run(question=turn.question, classification=classification,
                                                      history=turn.history, emit=emitted.put, cancel=cancel,
                                                      recall_memory=recall_tool(user_id=turn.user.pk,
