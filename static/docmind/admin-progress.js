@@ -23,8 +23,7 @@
   function update(doc) {
     document.querySelectorAll('.dm-ingest[data-document-id="' + doc.id + '"]').forEach(function (cell) {
       cell.setAttribute("data-status", doc.status);
-      cell.querySelector(".dm-bar-fill").style.width = doc.progress + "%";
-      cell.querySelector(".dm-bar").setAttribute("aria-valuenow", String(doc.progress));
+      cell.querySelector(".dm-bar").value = doc.progress;
       cell.querySelector(".dm-status").textContent = doc.status_label;
       cell.querySelector(".dm-percent").textContent = doc.progress + "%";
       cell.querySelector(".dm-error").textContent = doc.error || "";

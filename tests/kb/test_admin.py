@@ -191,3 +191,13 @@ def test_the_upload_message_is_in_chinese_for_a_chinese_browser(client, admin_us
                            HTTP_ACCEPT_LANGUAGE="zh-CN")
     [message] = _messages(response)
     assert message == "“指南” 已接收，正在建立索引，进度见下方列表。"
+
+
+def test_the_progress_bar_needs_no_inline_style_which_the_csp_forbids(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    Document.objects.create(title="b", file_type="txt", checksum="b", status=DocumentStatus.PROCESSING, progress=30)
+    response = client.get(CHANGELIST)
+    assert "'unsafe-inline'" not in response["Content-Security-Policy"]
+    body = response.content.decode()
+    assert '<progress class="dm-bar" max="100" value="30"></progress>' in body
+    assert "style=" not in body.split('id="result_list"', 1)[1]
