@@ -155,6 +155,14 @@ class TurnRunner:
         self._limits = limits
         self._lock = threading.Lock()
         self._in_flight = 0
+        self._cancels: set[threading.Event] = set()  # of the turns handed to a thread and not done yet
+
+    def cancel_all(self) -> None:
+        """Cancel every running and queued turn (the server is stopping): each ends as a cancelled answer."""
+        with self._lock:
+            cancels = list(self._cancels)
+        for cancel in cancels:
+            cancel.set()
 
     def in_flight(self) -> int:
         """Turns reserved, queued or running (a cancelled turn counts until its thread is done)."""
@@ -222,13 +230,19 @@ class TurnRunner:
             finally:
                 # Pool threads are reused: the turn's connections must not outlive it.
                 connections.close_all()
+                with self._lock:
+                    self._cancels.discard(cancel)
                 slot._thread_done()
                 put(_END)
 
         slot._hand_to_thread()
+        with self._lock:
+            self._cancels.add(cancel)
         try:
             self._executor.submit(work)
         except RuntimeError:  # the executor is shut down (process exiting)
+            with self._lock:
+                self._cancels.discard(cancel)
             slot._thread_done()
             raise
         deadline: float | None = None
@@ -271,5 +285,9 @@ def _in(language: str | None, message: Any) -> str:
 
 @lru_cache(maxsize=1)
 def get_turn_runner() -> TurnRunner:
-    return TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE,
-                      per_owner=settings.CHAT_TURNS_PER_USER)
+    from docmind import shutdown
+
+    runner = TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE,
+                        per_owner=settings.CHAT_TURNS_PER_USER)
+    shutdown.register(runner.cancel_all)  # a stopping server cancels its turns instead of waiting for them
+    return runner

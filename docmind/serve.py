@@ -7,6 +7,8 @@ connection: the client sees a reset, no close code, no reason. Here
   so a frame a little over that still reaches the consumer, which answers it with an error event
   before closing with 1009; only far larger frames are cut at the transport, still with 1009.
 Explicit `--websocket-max-message-size` / `--websocket-max-frame-size` arguments win.
+
+On SIGTERM/SIGINT the process stops its work and exits within docmind.shutdown.GRACE_SECONDS.
 """
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from typing import Any
 
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
+
+from docmind import shutdown
 
 # Four times the consumer's 1 MiB: what the transport buffers before a message reaches the app.
 TRANSPORT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -42,6 +46,10 @@ class DocMindCommandLine(CommandLineInterface):
         # argparse keeps the last occurrence, so the operator's own limits override these defaults.
         defaults = ["--websocket-max-message-size", str(TRANSPORT_MAX_MESSAGE_BYTES),
                     "--websocket-max-frame-size", str(TRANSPORT_MAX_MESSAGE_BYTES)]
+        from twisted.internet import reactor  # daphne.server installed the asyncio reactor on import
+
+        # Before daphne's own shutdown work: running turns are cancelled and the exit is bounded.
+        reactor.addSystemEventTrigger("before", "shutdown", shutdown.begin)
         super().run(defaults + list(args))
 
 
