@@ -54,13 +54,18 @@ class McpMount:
         if scope["type"] != "http" or not is_mcp_path(scope.get("path", "")):
             await self.fallback(scope, receive, send)
             return
+        if _declared_length(scope) > _max_body():
+            # Refused before the SDK reads the body into memory (it has no limit of its own), as Django's
+            # endpoints refuse theirs (docmind.requestlimits).
+            await _reply(send, 413, {"error": "The request body is too large.", "code": "body_too_large"})
+            return
         user_id, reason = await sync_to_async(_token_user_id, thread_sensitive=False)(scope.get("headers", []))
         if user_id is None:
             await _refuse(send, reason)
             return
         manager = await self._manager()
         disconnected = asyncio.Event()
-        receive, watcher = _watch_disconnect(receive, disconnected)
+        receive, watcher = _watch_disconnect(receive, disconnected, max_body=_max_body())
         try:
             # The SDK's endpoint is one path: /mcp and /mcp/ are the same endpoint.
             await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id,
@@ -81,22 +86,31 @@ class McpMount:
         return manager
 
 
-def _watch_disconnect(receive: Any, disconnected: asyncio.Event) -> tuple[Any, asyncio.Task[None]]:
+def _watch_disconnect(receive: Any, disconnected: asyncio.Event,
+                      max_body: int) -> tuple[Any, asyncio.Task[None]]:
     """A `receive` for the SDK, and a task that sets `disconnected` when the client goes away.
 
     In JSON mode the SDK stops reading once it has the body, so nothing would notice a client that
-    leaves while a tool runs (a long `ask`); the watcher goes on reading and tells the tool.
+    leaves while a tool runs (a long `ask`); the watcher goes on reading and tells the tool. A body
+    sent without a Content-Length that grows past `max_body` reads as a disconnect: the SDK stops there.
     """
     body_read = asyncio.Event()
+    received = 0
 
     async def tracked() -> dict[str, Any]:
+        nonlocal received
         if body_read.is_set():  # the watcher owns the channel now
             await disconnected.wait()
             return {"type": "http.disconnect"}
         message = await receive()
         if message["type"] == "http.disconnect":
             disconnected.set()
-        elif not message.get("more_body", False):
+            return message
+        received += len(message.get("body", b""))
+        if received > max_body:
+            disconnected.set()
+            return {"type": "http.disconnect"}
+        if not message.get("more_body", False):
             body_read.set()
         return message
 
@@ -137,8 +151,27 @@ def _build_manager() -> Any:
 
 
 async def _refuse(send: Any, reason: str) -> None:
-    body = json.dumps({"error": reason}).encode()
-    await send({"type": "http.response.start", "status": 401,
+    await _reply(send, 401, {"error": reason}, [(b"www-authenticate", b"Token")])
+
+
+async def _reply(send: Any, status: int, payload: dict[str, Any],
+                 headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    body = json.dumps(payload).encode()
+    await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                            (b"www-authenticate", b"Token")]})
+                            *(headers or [])]})
     await send({"type": "http.response.body", "body": body})
+
+
+def _max_body() -> int:
+    from django.conf import settings
+
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0) or 2**63
+
+
+def _declared_length(scope: Scope) -> int:
+    raw = next((v for k, v in scope.get("headers", []) if k.lower() == b"content-length"), b"0")
+    try:
+        return int(raw)
+    except ValueError:
+        return 0

@@ -192,3 +192,20 @@ async def test_over_stdio_the_token_users_session_reaches_the_same_tools(member,
     async with Client(build_server()) as mcp:
         documents = _data(await mcp.call_tool("list_documents", {}))["documents"]
     assert HANDBOOK_TITLE in {d["title"] for d in documents}
+
+
+async def test_a_body_over_the_limit_is_a_json_413_before_the_sdk_reads_it(member):
+    async with _http(await _token(member)) as http:
+        response = await http.post("/mcp/", content=b'{"jsonrpc": "2.0", "id": 1, "method": "' + b"x" * (6 << 20)
+                                   + b'"}', headers={"Content-Type": "application/json",
+                                                     "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 413
+    assert response.json()["code"] == "body_too_large"
+
+
+async def test_a_deeply_nested_body_is_a_client_error_not_a_crash(member):
+    async with _http(await _token(member)) as http:
+        response = await http.post("/mcp/", content=b"[" * 100_000 + b"]" * 100_000,
+                                   headers={"Content-Type": "application/json",
+                                            "Accept": "application/json, text/event-stream"})
+    assert 400 <= response.status_code < 500
