@@ -68,7 +68,9 @@ def main() -> None:
     demo = ROOT / "kb" / "demo_docs"
     texts = [{"title": p.stem, "text": p.read_text(encoding="utf-8"), "domain": p.parent.name}
              for p in sorted(demo.rglob("*.md"))]
-    server = LiveServer(data_dir=args.data_dir, username="bench-cancel", password="bench-cancel-pass-123")
+    # One account stands for many users here: no per-user share of the turn pool.
+    server = LiveServer(data_dir=args.data_dir, username="bench-cancel", password="bench-cancel-pass-123",
+                        extra_env={"DOCMIND_CHAT_TURNS_PER_USER": "1000"})
     server.prepare(texts=texts)
     server.start()
     try:

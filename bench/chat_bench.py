@@ -206,7 +206,9 @@ async def one_chat(port: int, cookie: str, question: str, timeout: float) -> tup
 def phase_websocket(data_dir: Path, questions: list[str], concurrency: int, timeout: float) -> dict:
     from tests.browser.live_server import LiveServer
 
-    server = LiveServer(data_dir=data_dir, username="bench-ws", password="bench-ws-pass-123")
+    # One account stands for many users here: no per-user share of the turn pool.
+    server = LiveServer(data_dir=data_dir, username="bench-ws", password="bench-ws-pass-123",
+                        extra_env={"DOCMIND_CHAT_TURNS_PER_USER": "1000"})
     server.prepare()
     server.start()
     try:

@@ -184,7 +184,9 @@ def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="docmind-load-"))
     server = LiveServer(data_dir=data_dir, username="load-user", password="load-pass-123",
                         root=args.code_dir.resolve(),
-                        extra_env={"DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url})
+                        # One account stands for many users here: no per-user share of the turn pool.
+                        extra_env={"DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url,
+                                   "DOCMIND_CHAT_TURNS_PER_USER": "1000"})
     server.prepare(texts=texts)
     server.start()
     report: dict = {"code_dir": str(args.code_dir.resolve()), "streams": args.streams, "rounds": args.rounds}

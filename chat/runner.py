@@ -48,6 +48,9 @@ CRASH_MESSAGE = gettext_lazy("Internal error: the answer could not be completed.
 TOO_MANY_MESSAGE = gettext_lazy("You have too many answers running at once; wait for one to finish and try again.")
 
 
+DEFAULT_PER_OWNER = 4
+
+
 class ServerBusy(Exception):
     """Every worker is busy and the waiting line is full."""
 
@@ -147,9 +150,8 @@ class TurnRunner:
         if per_owner is not None and per_owner <= 0:
             raise ValueError("per_owner must be positive")
         self.capacity = workers + queue
-        # No owner may hold more than half the capacity (at least one slot), whatever was asked for.
-        share = max(1, self.capacity // 2)
-        self.per_owner = share if per_owner is None else min(per_owner, share)
+        # Unless configured: DEFAULT_PER_OWNER, but never more than half the capacity (at least one slot).
+        self.per_owner = per_owner if per_owner is not None else max(1, min(DEFAULT_PER_OWNER, self.capacity // 2))
         self._by_owner: dict[Hashable, int] = {}
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="chat-turn")
         self._limits = limits

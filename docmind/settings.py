@@ -52,8 +52,8 @@ try:
     # Chat turns run in a bounded thread pool; past workers + queue a new turn is answered "busy".
     CHAT_TURN_WORKERS = env.env_int("DOCMIND_CHAT_TURN_WORKERS", 16, minimum=1)
     CHAT_TURN_QUEUE = env.env_int("DOCMIND_CHAT_TURN_QUEUE", 64, minimum=0)
-    # Turns one user may hold at once (browser, SSE and MCP `ask` together; never more than half of the above).
-    CHAT_TURNS_PER_USER = env.env_int("DOCMIND_CHAT_TURNS_PER_USER", 4, minimum=1)
+    # Turns one user may hold at once (browser, SSE and MCP `ask` together); unset: 4, at most half of the above.
+    CHAT_TURNS_PER_USER = env.env_int("DOCMIND_CHAT_TURNS_PER_USER", 0, minimum=0) or None
     # Brute-force protection: failed logins per (username, client address) before a lockout,
     # its length, and the token endpoint's rate per client address.
     LOGIN_FAILURE_LIMIT = env.env_int("DOCMIND_LOGIN_FAILURE_LIMIT", 5, minimum=1)

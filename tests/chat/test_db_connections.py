@@ -60,7 +60,7 @@ async def _ws_turn(app, cookie: bytes) -> str:
 
 async def test_concurrent_sse_and_websocket_turns_return_connections_to_the_baseline(mysql, member,  # noqa: F811
                                                                                       monkeypatch):
-    runner = TurnRunner(workers=4, queue=SSE_TURNS + WS_TURNS)
+    runner = TurnRunner(workers=4, queue=SSE_TURNS + WS_TURNS, per_owner=SSE_TURNS + WS_TURNS)  # all one user's
     monkeypatch.setattr("chat.sse.get_turn_runner", lambda: runner)
     monkeypatch.setattr("chat.consumers.get_turn_runner", lambda: runner)
     await sync_to_async(ingest_tiny_kb)()

@@ -77,15 +77,16 @@ def test_one_user_past_their_share_is_refused_while_others_still_get_slots():
     runner.reserve(owner=1)  # a finished turn gives the share back
 
 
-def test_no_user_may_hold_more_than_half_the_capacity_whatever_is_configured():
-    runner = TurnRunner(workers=2, queue=4, per_owner=100)
-    assert runner.per_owner == 3
+def test_by_default_a_user_holds_four_turns_and_never_more_than_half_a_small_pool():
+    assert TurnRunner(workers=16, queue=64).per_owner == 4
+    small = TurnRunner(workers=2, queue=4)
+    assert small.per_owner == 3
     for _ in range(3):
-        runner.reserve(owner=1)
+        small.reserve(owner=1)
     with pytest.raises(TooManyTurns):
-        runner.reserve(owner=1)
+        small.reserve(owner=1)
     for _ in range(3):
-        runner.reserve(owner=2)
+        small.reserve(owner=2)
 
 
 def test_a_slot_reserved_before_the_user_was_known_counts_once_claimed():
