@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from chat.events import error_event
 from chat.pipeline import ChatPipeline
 from chat.runner import HEARTBEAT, ServerBusy, TurnRunner, TurnSlot, get_turn_runner
-from docmind.requestlimits import MAX_JSON_DEPTH, json_depth
+from docmind.requestlimits import MAX_JSON_DEPTH, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
     """("ask", fields) / ("cancel", {}) or ValueError with a message fit for the client."""
     if text is None:
         raise ValueError(_("Binary frames are not supported; send JSON text."))
-    if json_depth(text) > MAX_JSON_DEPTH:
+    if too_deep(text):
         # Refused before json.loads, whose recursion a deeply nested frame would exhaust.
         raise ValueError(_("The JSON nests too deeply (at most %(depth)d levels).") % {"depth": MAX_JSON_DEPTH})
     try:

@@ -29,10 +29,6 @@ _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}.__getitem__
 
 
-class BodyTooDeep(ValueError):
-    """The JSON nests deeper than MAX_JSON_DEPTH."""
-
-
 def json_depth(raw: bytes | str) -> int:
     """The deepest nesting of arrays and objects in `raw`, without parsing it (malformed text too).
 
@@ -44,9 +40,12 @@ def json_depth(raw: bytes | str) -> int:
     return max(accumulate(map(_STEP, brackets)), default=0)
 
 
-def check_json_depth(raw: bytes | str, limit: int = MAX_JSON_DEPTH) -> None:
-    if json_depth(raw) > limit:
-        raise BodyTooDeep(limit)
+def too_deep(raw: bytes | str, limit: int = MAX_JSON_DEPTH) -> bool:
+    """json_depth(raw) > limit, without the scan when there are not even `limit` opening brackets."""
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return False
+    return json_depth(data) > limit
 
 
 def too_large_response() -> JsonResponse:
@@ -77,7 +76,7 @@ def _refusal(request: HttpRequest) -> HttpResponse | None:
         raw = request.body  # cached on the request: the view's parser reads the same bytes
     except RequestDataTooBig:
         return too_large_response()
-    if raw and json_depth(raw) > MAX_JSON_DEPTH:
+    if raw and too_deep(raw):
         return too_deep_response()
     return None
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
-from docmind.requestlimits import MAX_JSON_DEPTH, json_depth
+from docmind.requestlimits import MAX_JSON_DEPTH, json_depth, too_deep
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -62,3 +62,11 @@ def test_a_form_body_over_the_limit_is_a_json_413(db):
         "/api/auth/token/", "username=" + "x" * (6 * 1024 * 1024), content_type="application/x-www-form-urlencoded")
     assert response.status_code == 413
     assert response.json()["code"] == "body_too_large"
+
+
+@pytest.mark.parametrize(("raw", "deep"), [
+    ("[" * (MAX_JSON_DEPTH + 1), True), ("[" * MAX_JSON_DEPTH, False),
+    ("[]" * 1000, False), ('"' + "[" * 1000 + '"', False),
+])
+def test_too_deep_counts_only_structure(raw, deep):
+    assert too_deep(raw) is deep
