@@ -154,6 +154,7 @@ def add_chat_stream(result: dict[str, Any], generator: Any, request: Any, public
             "404": _error("the conversation, document or knowledge base is not the caller's"),
             "405": _error("only POST"),
             "413": _error("the request body is too large"),
+            "429": _error("the caller already has their share of turns running (see Retry-After)"),
             "503": _error("too many turns running (see Retry-After) or the database is unavailable"),
         },
     }}
