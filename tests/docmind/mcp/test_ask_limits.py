@@ -16,7 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from rest_framework.authtoken.models import Token
 
 from chat.models import Message, MessageStatus
-from chat.runner import TIMEOUT_MESSAGE, TOO_MANY_MESSAGE, TurnRunner
+from chat.runner import TOO_MANY_MESSAGE, TurnRunner
 from config_admin.services import config_set
 from docmind.backends import reset_backends
 from docmind.mcp.asgi import McpMount
@@ -73,9 +73,12 @@ async def test_ask_with_a_silent_model_ends_at_the_chat_turns_deadline(member, r
     async with _client(token) as mcp:
         result = await mcp.call_tool("ask", {"question": QUESTION})
     assert result.is_error
-    assert _in_default_language(TIMEOUT_MESSAGE) in result.content[0].text
     assert time.monotonic() - started < 15  # the 3 s deadline, not the model client's 120 s
     await _until_idle(runner)
+    # The turn ended unanswered, its question kept: with the pipeline's own timeout error, or cancelled when the
+    # runner ended the stream at the deadline first.
+    answer = await Message.objects.filter(role="assistant", conversation__user=member).alast()
+    assert answer is not None and answer.status in (MessageStatus.ERROR, MessageStatus.CANCELLED)
 
 
 async def test_hanging_asks_hold_turn_slots_and_leave_tools_list_answerable(member, runner, silent_model):
