@@ -76,23 +76,33 @@ def collect(args) -> list[dict]:
     """Ask every sampled question once (abstention off) and record what the calibrator saw: the question it
     assessed, the evidence chunks, the grade and the written answer."""
     from chat.confidence import ConfidenceCalibrator
-    from chat.pipeline import ChatPipeline
-    from chat.pipeline.stages import build_stages
 
     seen: dict = {}
     run, on_answer = ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer
 
-    def recording_run(self, *, question, chunks, grade):
+    # The wrappers pass every other argument through unchanged: a new keyword of the calibrator (as
+    # `unnamed_subject` was) must not break the recording.
+    def recording_run(self, *, question, chunks, grade, **rest):
         seen.update(question=question, grade={"grade": grade.grade.value, "rerank_top1": grade.rerank_top1,
                                               "lex_coverage": grade.lex_coverage},
                     chunks=[{**c.as_dict(), "stage_scores": dict(c.stage_scores)} for c in chunks])
-        return run(self, question=question, chunks=chunks, grade=grade)
+        return run(self, question=question, chunks=chunks, grade=grade, **rest)
 
-    def recording_on_answer(self, *, assessment, answer, question, chunks):
+    def recording_on_answer(self, *, assessment, answer, **rest):
         seen["answer"] = answer
-        return on_answer(self, assessment=assessment, answer=answer, question=question, chunks=chunks)
+        return on_answer(self, assessment=assessment, answer=answer, **rest)
 
     ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer = recording_run, recording_on_answer
+    try:
+        return _ask_all(args, seen)
+    finally:
+        ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer = run, on_answer
+
+
+def _ask_all(args, seen: dict) -> list[dict]:
+    from chat.pipeline import ChatPipeline
+    from chat.pipeline.stages import build_stages
+
     warm_up()
     _, answerable, unanswerable, _ = load(args.holdout_every)
     user = bench_user("bench-fit")
