@@ -1,0 +1,1 @@
+"""Answer evaluation: question sets asked through the chat pipeline, scored per category and split."""
