@@ -19,7 +19,7 @@ from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
 from chat.types import Assessment, PathDecision, QueryClassification
 from config_admin.conf import ai_config
-from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmUnavailable
+from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable
 from docmind.telemetry import span
 from kb.retrieval.types import Evidence
 
@@ -33,6 +33,7 @@ FAILURES = {
     "llm_error": gettext_lazy("The model returned an error; try again shortly. Your question is saved."),
     "internal": gettext_lazy("Internal error: the answer could not be completed. Your question is saved."),
 }
+TRUNCATED_NOTE = gettext_lazy("(The answer was cut off at the model's length limit and is incomplete.)")
 
 
 class ChatPipeline:
@@ -139,13 +140,23 @@ class ChatPipeline:
                              low_confidence=assessment.low_confidence, mode=decision.mode.value)
         question = classification.rewritten or turn.question
         sides = steps.comparison_sides(shape, question)
-        yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question, shape=shape,
-                                                                     sides=sides), guard)
+        try:
+            yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question,
+                                                                         shape=shape, sides=sides), guard)
+        except LlmTruncated:
+            # What was streamed stays, said to be cut: it is saved as such, badged low and never cached.
+            turn.record.truncated = True
+            note = "\n\n" + str(TRUNCATED_NOTE)
+            turn.answer += note
+            yield payloads.token(note)
         assessment = steps.reassess(stages, assessment, turn.answer, question, evidence)
         record.assessment = assessment
         with span("chat.citations"):
             report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
-        done = self._done(turn, stages, report.as_dict())
+        result = report.as_dict()
+        if turn.record.truncated:
+            result.update(truncated=True, confidenceBand="low" if result.get("confidenceBand") else "")
+        done = self._done(turn, stages, result, error="truncated" if turn.record.truncated else "")
         with span("chat.cache.store"):
             steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
                               report.as_dict())
@@ -200,8 +211,8 @@ class ChatPipeline:
                     yield payloads.token(piece)
         turn.record.timings_ms["generation"] = round((time.monotonic() - started) * 1000, 1)
 
-    def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any]) -> ChatEvent:
-        saved = finish_turn(turn, citations=list(report.get("citations", [])),
+    def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any], *, error: str = "") -> ChatEvent:
+        saved = finish_turn(turn, citations=list(report.get("citations", [])), error=error,
                             confidence_score=report.get("confidenceScore"),
                             confidence_band=str(report.get("confidenceBand") or ""))
         steps.schedule_memory_extraction(turn, stages)  # runs on a worker: the answer never waits for it

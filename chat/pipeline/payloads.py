@@ -89,6 +89,8 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
         "confidenceBand": report.get("confidenceBand", ""),
         # The low-relevance label follows the band, so label, badge and band always agree.
         "lowConfidence": report.get("confidenceBand") in ("low", "none"),
+        # The model stopped at its token limit: the answer is incomplete.
+        "truncated": bool(report.get("truncated")),
         "conversation_id": conversation_id,
         "message_id": message_id,
         "question_id": question_id,

@@ -37,6 +37,8 @@ class TurnRecord:
     agentic_fallback: str = ""
     agentic_fallback_reason: str = ""
     report: dict[str, Any] = field(default_factory=dict)
+    # The model's reply stopped at its token limit.
+    truncated: bool = False
     # The turn's recalled long-term memories (memory.turn.TurnMemory).
     memory: Any = None
     # Tokens and cost per model (chat.pipeline.observe.usage_log) and the turn's trace id when tracing is on.
@@ -82,6 +84,8 @@ class TurnRecord:
             log["usage"] = self.usage
         if self.trace_id:
             log["trace_id"] = self.trace_id
+        if self.truncated:
+            log["truncated"] = True
         if self.report:
             log["report"] = {k: v for k, v in self.report.items() if k != "citations"}
         return log

@@ -173,8 +173,15 @@ def assess(stages: TurnStages, classification: QueryClassification, decision: Pa
     "summarise this" by definition: only its absence is a reason to abstain."""
     if decision.mode is Mode.SELECTED_DOC and evidence.chunks:
         return Assessment(score=1.0, verdict=Verdict.ANSWER)
-    return stages.calibrator.run(question=assessed_question(classification.rewritten), chunks=evidence.chunks,
-                                 grade=evidence.grade, unnamed_subject=classification.unresolved_reference)
+    assessment = stages.calibrator.run(question=assessed_question(classification.rewritten),
+                                       chunks=evidence.chunks, grade=evidence.grade,
+                                       unnamed_subject=classification.unresolved_reference)
+    if assessment.no_evidence and evidence.chunks and not stages.extractive:
+        # A model reads evidence the lexical signals cannot score (another language, other words): weak
+        # evidence goes to it under the low-confidence prompt, which has it say what the documents do not
+        # cover. Only the offline answerer, which can but quote, abstains.
+        return replace(assessment, verdict=Verdict.LOW)
+    return assessment
 
 
 _CLAUSES = re.compile(r"[^，,；;：:]+[，,；;：:]?")
@@ -289,7 +296,9 @@ def cache_store(stages: TurnStages, turn: ChatTurn, classification: QueryClassif
                 probe: CacheProbe, evidence: Evidence, prompt: PromptParts, sources: list[dict],
                 report: dict[str, Any]) -> None:
     # A weakly supported answer is not worth repeating to the next asker (abstentions never get here).
-    if probe.vector is None or not turn.answer or turn.record.kb_version is None or prompt.low_confidence:
+    # Nor is a reply cut at the model's token limit.
+    if probe.vector is None or not turn.answer or turn.record.kb_version is None or prompt.low_confidence \
+            or turn.record.truncated:
         return
     stages.answer_cache.store(
         user_id=turn.user.pk, kb_version=turn.record.kb_version, scope=scope, probe=probe,

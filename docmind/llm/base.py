@@ -18,6 +18,10 @@ class LlmCancelled(LlmError):
     """The caller's turn was cancelled (the client left) while the call was waiting."""
 
 
+class LlmTruncated(LlmError):
+    """The reply stopped at the token limit (finish_reason "length"): what was streamed is incomplete."""
+
+
 class LlmUnavailable(LlmError):
     """5xx replies or connection failures that persisted after the bounded retries."""
 
@@ -49,7 +53,9 @@ class ChatModel(Protocol):
     Contract:
     - ``complete`` returns the whole reply. Tool calls are returned, never executed: the caller
       runs its own bounded loop.
-    - ``stream`` yields content deltas (non-empty strings) as they arrive.
+    - ``stream`` yields content deltas (non-empty strings) as they arrive; when the reply stopped at the
+      token limit it raises ``LlmTruncated`` after the last delta, and a reply without any text is an
+      ``LlmError`` (never an empty answer).
     - Both raise ``LlmTimeout`` when the call (or a stream between deltas) exceeds the timeout or
       the current call budget's deadline (``docmind.llm.budget``), ``LlmCancelled`` when the
       budget's turn is cancelled,

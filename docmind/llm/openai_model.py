@@ -8,7 +8,7 @@ from typing import Any
 import httpx2
 import openai
 
-from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable, ToolCall
 from docmind.llm.budget import current_budget
 from docmind.llm.transport import budgeted_http_client
 from docmind.telemetry.genai import ModelCall, model_call
@@ -68,6 +68,7 @@ class OpenAIChatModel:
             response = self._bounded_client().chat.completions.create(
                 messages=messages, stream=True, stream_options={"include_usage": True},
                 **_params(model, temperature, max_tokens))
+            said = False
             try:
                 for chunk in response:
                     if chunk.usage is not None:
@@ -77,9 +78,16 @@ class OpenAIChatModel:
                             call.finish_reason = choice.finish_reason
                         if choice.delta and choice.delta.content:
                             call.output_text.append(choice.delta.content)
+                            said = True
                             yield choice.delta.content
             finally:
                 response.close()  # a consumer that stops early must not leak the connection
+            # Neither may pass as a complete answer: a cut reply would be saved and cached as whole, an empty
+            # one shown as an answer with a confidence badge.
+            if call.finish_reason == "length":
+                raise LlmTruncated(f"{model}: the reply stopped at the token limit")
+            if not said:
+                raise LlmError(f"{model}: empty reply (finish reason {call.finish_reason or 'none'})")
 
     def _bounded_client(self) -> openai.OpenAI:
         """The client for one call: as configured, or limited by the current call budget."""

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from docmind.llm.base import ChatModel, LlmError, LlmTimeout, LlmUnavailable, ToolCall
+from docmind.llm.base import ChatModel, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable, ToolCall
 from docmind.llm.openai_model import OpenAIChatModel
 from tests.fakes.openai_server import delayed, http_error, tool_calls
 
@@ -132,3 +132,20 @@ def test_an_unscripted_request_fails_loudly(scripted_openai):
     with pytest.raises(LlmUnavailable):
         model.complete([{"role": "user", "content": "q"}], model="m")
     assert scripted_openai.pending == 0
+
+
+def test_a_reply_cut_at_the_token_limit_streams_its_text_then_raises_truncated(scripted_openai):
+    from tests.fakes.openai_server import ScriptedReply
+
+    scripted_openai.script([ScriptedReply(content="The answer is", finish_reason="length")])
+    got: list[str] = []
+    with pytest.raises(LlmTruncated):
+        for delta in _model(scripted_openai).stream([{"role": "user", "content": "q"}], model="m"):
+            got.append(delta)
+    assert "".join(got) == "The answer is"
+
+
+def test_an_empty_reply_is_an_error_not_an_empty_answer(scripted_openai):
+    scripted_openai.script([""])
+    with pytest.raises(LlmError, match="empty reply"):
+        list(_model(scripted_openai).stream([{"role": "user", "content": "q"}], model="m"))
