@@ -29,6 +29,29 @@ _REMEMBER = re.compile(r"^(?:请|麻烦)?(?:你)?(?:帮我)?记住|^(?:please )?
 _EXPLAIN = re.compile(r"为什么(?:会)?记|怎么(?:会)?知道|从哪(?:里|儿)?(?:知道|来)|记忆(?:是)?怎么(?:来|工作)|"
                       r"\bwhy do you (?:remember|know)\b|\bhow do you (?:remember|know)\b|"
                       r"\bhow does (?:your )?memory work\b", re.I)
+# A statement about the speaker or how they want answers: "我在上海工作", "以后请用英文回答", "I'm on the sales team".
+_ABOUT_ME = re.compile(r"^(?:我|本人|以后|今后|从现在起|"
+                       r"(?:请|麻烦)(?:你)?(?:以后|今后)?(?:都)?(?:用|以|回答|简短|详细))|"
+                       r"^(?:i\b|i'm\b|i've\b|my\b|from now on\b|"
+                       r"please (?:always )?(?:answer|reply|respond|use|keep)\b)", re.I)
+# Anything that asks: a question mark, Chinese question particles and words, an English question's opening, and
+# a problem or need stated as a sentence ("我的工牌丢了", "我想知道年假", "my card was stolen"), which wants an answer.
+_ASKS = re.compile(r"[?？]|吗|呢|么|什么|怎么|怎样|如何|哪|谁|几|多少|多久|多长|是否|能否|可否|有没有|是不是|要不要|"
+                   r"为什么|为何|请问|告诉我|查一下|帮我|想知道|想了解|想问|想查|要申请|要报销|需要|"
+                   r"忘记|忘了|丢了|丢失|坏了|被盗|不能|不了|无法|打不开|连不上|报错|出错|失败|不会|"
+                   r"^(?:what|how|why|when|where|who|which|whose|can|could|do|does|did|is|are|should|would|will|may)\b|"
+                   r"\b(?:tell me|show me|look up|find|help|lost|stolen|broken|broke|forgot|can't|cannot|won't|"
+                   r"doesn't|not working|error|need|want to know|wonder)\b", re.I)
+STATEMENT_MAX_CHARS = 80
+
+
+def is_self_statement(message: str) -> bool:
+    """The user tells something about themselves and asks nothing: the reply acknowledges and remembers it
+    instead of searching the documents ("我入职三年了，年假有几天？" asks, so it is a question)."""
+    text = message.strip()
+    return 0 < len(text) <= STATEMENT_MAX_CHARS and bool(_ABOUT_ME.search(text)) and not _ASKS.search(text)
+
+
 _TARGET_TAIL = re.compile(r"(?:这|那)(?:一)?(?:条|件事|个)(?:记忆)?|的(?:那条)?记忆|吧|吗|了|。|\.|!|！|\s+$", re.I)
 
 
@@ -47,7 +70,7 @@ class MemoryCommandParser:
         if found:
             target = _TARGET_TAIL.sub("", (found.group("zh") or found.group("en") or "")).strip(" ，,：:“”\"'")
             return ParsedCommand(Command.FORGET, target) if target else ParsedCommand(Command.LIST)
-        if _REMEMBER.search(text):
+        if _REMEMBER.search(text) or is_self_statement(text):
             return ParsedCommand(Command.REMEMBER)
         if _EXPLAIN.search(text):
             return ParsedCommand(Command.EXPLAIN)

@@ -81,6 +81,22 @@ def test_an_explicit_statement_becomes_a_memory_after_done(member, kb):
         ("profile", "我在星河公司做后端开发")]
 
 
+@pytest.mark.parametrize(("said", "kept"), [("我在上海工作", "我在上海工作"),
+                                           ("I'm on the sales team", "I'm on the sales team")])
+def test_a_statement_is_acknowledged_and_remembered_without_searching_the_documents(member, kb, said, kept):
+    events = ask(member, said)
+    done = by_type(events, "done").data
+    assert not any(e.type == "retrieval" for e in events)
+    assert done["citations"] == [] and kept in done["answer"]
+    assert UserMemory.objects.filter(user=member, content__contains=kept.rstrip("。")).exists()
+
+
+@pytest.mark.parametrize("said", ["我的工牌丢了", "我想知道星河公司的年假"])
+def test_a_need_said_as_a_sentence_is_still_answered_from_the_documents(member, kb, said):
+    events = ask(member, said)
+    assert any(e.type == "retrieval" for e in events)
+
+
 def test_a_knowledge_question_stores_no_memory(member, kb):
     ask(member, QUESTION)
     drain_extraction()

@@ -43,3 +43,20 @@ def test_the_list_is_capped_and_says_how_many_more():
     answer = MemoryScopeAnswerer(max_listed=20).run(message="你记得我什么", command=ParsedCommand(Command.LIST),
                                                     memories=memories)
     assert "共 25 条" in answer and "另有 5 条" in answer
+
+
+@pytest.mark.parametrize("message", ["我在上海工作", "以后请用英文回答我", "I work in the Shenzhen office",
+                                     "Please answer in Chinese from now on", "我入职三年了"])
+def test_a_statement_about_oneself_is_a_remember_command(message):
+    from memory.commands import is_self_statement
+
+    assert is_self_statement(message)
+    assert MemoryCommandParser().run(message=message).command is Command.REMEMBER
+
+
+@pytest.mark.parametrize("message", ["我入职三年了，年假有几天？", "我的工牌丢了", "我想知道年假", "My card was stolen",
+                                     "What is my leave balance", "我的电脑坏了怎么办"])
+def test_a_question_or_a_stated_problem_is_not_a_statement(message):
+    from memory.commands import is_self_statement
+
+    assert not is_self_statement(message)
