@@ -11,8 +11,10 @@ import re
 from collections.abc import Sequence
 
 import jieba
+import jieba.posseg
 
 from chat.types import ConversationContext, PreviousTurn, Rewrite
+from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS
 
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -123,6 +125,39 @@ def resolve_ordinal(n: int, previous: PreviousTurn) -> str:
     return item[:ITEM_MAX_CHARS]
 
 
+_NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
+
+
+def names_new_subject(text: str, previous: PreviousTurn) -> bool:
+    """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
+    the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
+    answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
+    seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
+                     *previous.sections)).lower()
+    for token in jieba.posseg.cut(text):
+        word = token.word.strip().lower()
+        if len(word) < 2 or word in _NOT_CONTENT or not (token.flag.startswith("n") or token.flag == "eng"):
+            continue
+        if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
+            continue
+        if word not in seen:
+            return True
+    return False
+
+
+def _reframed(frame: str, focus: str) -> str:
+    """The last question asked about `focus`: its word of the same kind replaced where there is one ("年假有几天？"
+    + "婚假" → "婚假有几天？"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
+    "X呢？" follow-ups does not pile up."""
+    size = len(focus)
+    if size >= 2 and all(_CJK.match(ch) for ch in focus):
+        for i in range(len(frame) - size + 1):
+            word = frame[i:i + size]
+            if word != focus and word[-1] == focus[-1] and all(_CJK.match(ch) for ch in word):
+                return frame[:i] + focus + frame[i + size:]
+    return f"{focus} {frame}".strip()
+
+
 def _without(text: str, subject: str) -> str:
     return text.replace(subject, "").strip(" ，,：:里中的") if subject and subject in text else text
 
@@ -152,8 +187,16 @@ class ConversationRewriter:
         if ellipsis and not PRONOUN_ZH.search(ellipsis.group(1)) and not PRONOUN_EN.search(ellipsis.group(1)):
             focus = item or ellipsis.group(1).strip()
             asked = previous.rewritten or previous.question
+            earlier = ELLIPSIS_ZH.match(previous.question.strip()) or ELLIPSIS_EN.match(previous.question.strip())
+            earlier_focus = earlier.group(1).strip() if earlier and previous.rewritten else ""
             # "那退款呢？" asks the last question again about something else; "第二个呢？" asks about the item.
-            rewritten = f"{subject} {focus}".strip() if item else f"{focus} {_without(asked, subject)}".strip()
+            if item:
+                rewritten = f"{subject} {focus}".strip()
+            elif earlier_focus and earlier_focus in asked:
+                # The last turn was itself "X呢？": X is what changes, the rest of its rewrite is asked again.
+                rewritten = asked.replace(earlier_focus, focus, 1)
+            else:
+                rewritten = _reframed(_without(asked, subject), focus)
             resolved.append(f"{ellipsis.group(0)} → {rewritten}")
         elif subject:
             rewritten, hit = self._pronoun(rewritten, subject)
@@ -165,7 +208,9 @@ class ConversationRewriter:
             rewritten = f"{asked} {text}"
             resolved.append(f"context → {asked}")
         new_focus = bool(ellipsis) and not item
-        if subject and subject not in rewritten and not new_focus and (resolved or _size(text) <= SHORT_FOLLOW_UP):
+        # A short question leans on the last subject unless it names a new one: then it starts afresh.
+        short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous)
+        if subject and subject not in rewritten and not new_focus and (resolved or short_follow_up):
             rewritten = f"{subject} {rewritten}"
             if not resolved:
                 resolved.append(f"context → {subject}")

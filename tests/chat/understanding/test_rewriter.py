@@ -91,3 +91,30 @@ def test_an_ordinal_beyond_what_was_listed_resolves_to_nothing():
 def test_an_ordinal_with_its_own_noun_is_not_a_reference():
     result = rewrite("最后一个王公是谁？", _context(answer=LIST_ANSWER))
     assert result.text.endswith("最后一个王公是谁？") and "重复支付" not in result.text
+
+
+VPN = "Remote Access (VPN) FAQ"
+VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Switch the client to TCP mode. [1]"
+
+
+@pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？"])
+def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
+    context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
+                       sections=())
+    result = rewrite(message, context)
+    assert result.text == message and not result.resolved
+
+
+def test_a_short_question_about_the_same_subject_still_leans_back():
+    context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
+                       sections=())
+    assert rewrite("And error 691?", context).text == f"{VPN} And error 691?"
+
+
+def test_a_chain_of_ellipses_replaces_the_focus_instead_of_piling_up():
+    leave = (SourceRef(1, "员工休假管理办法"),)
+    first = rewrite("那婚假呢？", _context(question="年假有几天？", sources=leave, sections=()))
+    assert first.text == "婚假有几天？"
+    context = ConversationContext(previous=PreviousTurn(question="那婚假呢？", rewritten=first.text,
+                                                        answer="婚假10天 [1]", sources=leave))
+    assert rewrite("产假呢？", context).text == "产假有几天？"
