@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from chat.evaluation.scoring import EvalQuestion, Outcome, Scored, score
+from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, score
 
 
 def ingest_files(paths: Iterable[Path], *, domain: str) -> dict[str, int]:
@@ -26,13 +26,18 @@ def ingest_files(paths: Iterable[Path], *, domain: str) -> dict[str, int]:
 
 
 def eval_user(username: str):
-    """A member: what a member reads is what the evaluation answers from."""
+    """A new member (an earlier run's user, its conversations and memories are deleted first): memories from
+    another run would shape this run's answers. What a member reads is what the evaluation answers from."""
     from django.contrib.auth import get_user_model
 
     from docmind.roles import MEMBER, ensure_roles, user_set_role
+    from memory.services import memory_forget_all
 
     ensure_roles()
-    user, _ = get_user_model().objects.get_or_create(username=username)
+    for old in get_user_model().objects.filter(username=username):
+        memory_forget_all(user_id=old.pk)
+        old.delete()
+    user = get_user_model().objects.create(username=username)
     user_set_role(user=user, role=MEMBER)
     return user
 
@@ -82,14 +87,16 @@ class Asker:
         return outcome
 
 
-def run_set(questions: Sequence[EvalQuestion], asker: Asker,
+def run_set(questions: Sequence[EvalQuestion], asker: Asker, statements: Asker | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[Scored]:
-    """Every question once, conversations turn by turn in file order."""
+    """Every question once, conversations turn by turn in file order. Statements go to `statements` (another
+    user) when given: "I prefer short answers" would otherwise shape every later answer of the run."""
     rows = []
     ordered = sorted(questions, key=lambda q: (q.conversation, q.turn) if q.conversation else ("", 0))
     keep = {id(q): i for i, q in enumerate(questions)}
     for n, question in enumerate(ordered, 1):
-        rows.append(score(question, asker.ask(question)))
+        by = statements if statements is not None and question.category == STATEMENT else asker
+        rows.append(score(question, by.ask(question)))
         if progress:
             progress(n, len(ordered))
     return sorted(rows, key=lambda r: keep[id(r.question)])

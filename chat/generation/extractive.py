@@ -70,6 +70,12 @@ SHORT_QUOTE = 20
 # Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
 MIN_SENTENCE_CHARS = 6
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
+# A list item or a labelled line ("E2: The fan motor is blocked. Switch the purifier off…", "婚假：…") is one clause
+# of the document, up to this many meaningful characters: quoted whole, never in part and never glued to a sentence
+# of the next item. Other lines (running prose) are quoted sentence by sentence.
+CLAUSE_CHARS = 200
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
+                   r"^\s*[^\s:：。.，,]{1,24}[:：]\s*\S")
 SHORT_SENTENCES = 2
 DETAILED_SENTENCES = 8
 _STYLE_ZH = {"short": "简洁回答", "detailed": "详细回答", "en": "用英文回答（引文保持原文语言）", "zh": "用中文回答"}
@@ -187,6 +193,40 @@ def _closed(pieces: Sequence[str]) -> list[str]:
         out.append(text)
         i = end
     return out
+
+
+def _units(content: str) -> list[str]:
+    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), the
+    sentences of any other line one by one."""
+    out: list[str] = []
+    for line in content.splitlines():
+        if not line.strip():
+            continue
+        if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
+            out.append(line.strip())
+        else:
+            out.extend(_closed(split_sentences(line, clauses=False)))
+    return out
+
+
+_CODE = re.compile(r"(?<![a-z0-9])([a-z]{1,3})[-\s]?(\d{1,4})(?![0-9])", re.IGNORECASE)
+
+
+def _codes(text: str) -> set[tuple[str, str]]:
+    """Codes such as error codes, priorities or models ("E2", "P1", "R5"): (letters, digits), lower-cased."""
+    return {(a.lower(), d) for a, d in _CODE.findall(text)}
+
+
+def _other_code(asked: set[tuple[str, str]], text: str) -> bool:
+    """The text names another code of the kind asked about and not the asked one ("E3: …" for "what is E2"): it
+    is about something else, however many other words it shares with the question."""
+    if not asked:
+        return False
+    found = _codes(text)
+    if found & asked:
+        return False
+    prefixes = {a for a, _ in asked}
+    return any(a in prefixes for a, _ in found)
 
 
 def _shapes(question: str) -> tuple[_Shape, ...]:
@@ -450,6 +490,8 @@ class ExtractiveAnswerer:
             candidates += [replace(c, score=score + 0.01 / c.chunk_index, lexical=lex + 0.01 / c.chunk_index,
                                    partial=part)
                            for c, score, lex, part in zip(sentences, scores, lexical, partials, strict=True)]
+        asked = _codes(question)
+        candidates = [c for c in candidates if not _other_code(asked, c.text)] if asked else candidates
         if not candidates:
             return []
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
@@ -514,7 +556,7 @@ class ExtractiveAnswerer:
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:
         labels = _labels(chunk)
         out = []
-        for position, raw in enumerate(_closed(split_sentences(chunk.content, clauses=False))):
+        for position, raw in enumerate(_units(chunk.content)):
             if _HEADING.match(raw):
                 continue
             # Strip list/heading markup and any [n] the source text had: they'd read as our citations.

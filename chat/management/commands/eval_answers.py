@@ -53,9 +53,10 @@ class Command(BaseCommand):
         ids = ingest_files(files, domain=options["domain"])
         offline = not os.environ.get("OPENAI_API_KEY")
         self.stdout.write(f"asking {len(questions)} questions ({'offline' if offline else 'with the model'})")
-        asker = Asker(user=eval_user("eval-answers"), names_by_id={v: k for k, v in ids.items()},
-                      overrides=self._overrides(options["set"]))
-        rows = run_set(questions, asker)
+        names, overrides = {v: k for k, v in ids.items()}, self._overrides(options["set"])
+        asker = Asker(user=eval_user("eval-answers"), names_by_id=names, overrides=overrides)
+        statements = Asker(user=eval_user("eval-answers-statements"), names_by_id=names, overrides=overrides)
+        rows = run_set(questions, asker, statements)
         result = report(rows)
         self.stdout.write(table("overall", result["overall"]))
         for split, part in result["splits"].items():

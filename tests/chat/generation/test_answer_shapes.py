@@ -184,3 +184,17 @@ def test_a_sentence_holding_half_of_each_asked_word_is_quoted_when_no_sentence_s
                  title="蓝线裸顶鲷")
     answer = ExtractiveAnswerer().run(question="蓝线裸顶鲷的身体是什么颜色的？", chunks=[fish])
     assert "银灰色" in answer
+
+
+ERROR_CODES = chunk("e", "Error codes\n"
+                         "E1: The filter is not installed. Open the back cover and insert the filter.\n"
+                         "E2: The fan motor is blocked. Switch the purifier off, unplug it and remove any object.\n"
+                         "E3: The air quality sensor has failed. Restart the purifier; if the code appears again, "
+                         "contact customer service.", title="AC-300 Air Purifier User Manual",
+                    context="AC-300 Air Purifier User Manual › Error codes")
+
+
+def test_a_list_item_is_quoted_whole_and_never_mixed_with_the_next_one():
+    answer = ExtractiveAnswerer().run(question="What does error code E2 mean?", chunks=[ERROR_CODES])
+    assert "E2: The fan motor is blocked. Switch the purifier off, unplug it and remove any object." in answer
+    assert "Restart" not in answer and "E3" not in answer and "E1" not in answer
