@@ -11,6 +11,7 @@ import httpx
 import numpy as np
 
 from docmind.evidence import ScoredChunk
+from docmind.language import is_chinese
 from docmind.text import coverage, salient_terms
 
 if TYPE_CHECKING:
@@ -65,6 +66,7 @@ class LocalReranker:
                chunk_vectors: Mapping[str, np.ndarray] | None = None) -> list[float]:
         terms = salient_terms(query, names=[c.document_title for c in chunks])
         vectors = chunk_vectors or {}
+        chinese = is_chinese(query)
         scores: list[float] = []
         for chunk in chunks:
             cov = coverage(terms, chunk.searchable_text) if terms else None
@@ -75,6 +77,11 @@ class LocalReranker:
                 scores.append(float(cov))
             elif cov is None:
                 scores.append(cos)
+            elif is_chinese(chunk.searchable_text) != chinese:
+                # Another language than the question's: its words cannot match the question's, so coverage
+                # would veto what the multilingual embedding found; it counts only where it does match
+                # (codes, numbers, names).
+                scores.append(max(cos, self._w * cos + (1 - self._w) * cov))
             else:
                 scores.append(self._w * cos + (1 - self._w) * cov)
         return [min(1.0, max(0.0, s)) for s in scores]

@@ -132,3 +132,15 @@ def test_empty_input_makes_no_call():
     reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m",
                             client=_client(lambda r: (_ for _ in ()).throw(AssertionError())))
     assert reranker.rerank("q", []) == []
+
+
+def test_local_reranker_lets_the_embedding_speak_for_a_chunk_in_another_language():
+    # Same embedding closeness for both; only the Chinese chunk shares the question's language, and neither
+    # shares its words: coverage must not sink the English chunk below its cosine.
+    english = chunk("en", "Employees receive 158 days of maternity leave.")
+    chinese = chunk("zh", "员工每年享有带薪病假12天。")
+    vectors = {"en": unit(1, 0.2, 0), "zh": unit(1, 0.2, 0)}
+    scores = LocalReranker(cos_floor=0.0, cos_ceiling=1.0).rerank(
+        "产假多少天？", [english, chinese], query_vector=unit(1, 0, 0), chunk_vectors=vectors)
+    assert scores[0] > scores[1]
+    assert scores[0] == pytest.approx(float(np.dot(unit(1, 0, 0), unit(1, 0.2, 0))), abs=1e-6)
