@@ -42,6 +42,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六�
 _REF = re.compile(r"\[\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\]")
 _NUMBERING = re.compile(r"^\s*(?:第?[一二两三四五六七八九十]+[、.．：:]|\d{1,2}[.)、．:：]|step\s+\d+[.:]?)\s*", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# A code such as an error code, a priority or a model: letters then digits ("E2", "P1", "R5").
+_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{1,3})-?(\d{1,4})(?![0-9])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 ITEM_MAX_CHARS = 80
 # A question this short that names nothing of its own leans on the last turn ("需要升级给谁？").
@@ -149,6 +151,12 @@ def _reframed(frame: str, focus: str) -> str:
     """The last question asked about `focus`: its word of the same kind replaced where there is one ("年假有几天？"
     + "婚假" → "婚假有几天？"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
     "X呢？" follow-ups does not pile up."""
+    code = _CODE.fullmatch(focus)
+    if code:
+        # "E4呢？" after "E2是什么意思？": the code of the same kind is what changes.
+        for other in _CODE.finditer(frame):
+            if other.group(1).lower() == code.group(1).lower() and other.group(0) != focus:
+                return frame[:other.start()] + focus + frame[other.end():]
     size = len(focus)
     if size >= 2 and all(_CJK.match(ch) for ch in focus):
         for i in range(len(frame) - size + 1):

@@ -118,3 +118,9 @@ def test_a_chain_of_ellipses_replaces_the_focus_instead_of_piling_up():
     context = ConversationContext(previous=PreviousTurn(question="那婚假呢？", rewritten=first.text,
                                                         answer="婚假10天 [1]", sources=leave))
     assert rewrite("产假呢？", context).text == "产假有几天？"
+
+
+def test_an_ellipsis_naming_another_code_replaces_the_code_asked_about():
+    context = _context(question="AC-300的E2是什么意思？", sources=(SourceRef(2, "AC-300 Air Purifier User Manual"),),
+                       sections=())
+    assert rewrite("E4呢？", context).text == "AC-300的E4是什么意思？"
