@@ -59,6 +59,7 @@ OPEN_SPAN = 4
 # "约只有8公斤重") add to a sentence's match with the question's words. They decide which sentences are quoted, never
 # how many: that stays the number of sentences the question's words alone carry above the floor.
 SHAPE_BONUS = 0.2
+NAMED_CLAUSE = 0.5
 PARTIAL_BONUS = 0.2
 # A sentence saying on average this share of the characters of each asked-about word is quoted even when no sentence
 # has a whole one ("本鱼体呈银灰色" for "身体是什么颜色").
@@ -314,6 +315,13 @@ def beyond_context(wanted: dict[str, float], chunk: ScoredChunk) -> dict[str, fl
     return rest if sum(rest.values()) >= 1.0 else None
 
 
+def _section_words(wanted: dict[str, float], chunk: ScoredChunk) -> dict[str, float]:
+    """The question's terms that the chunk's section heading names and its document title does not."""
+    title = terms(chunk.document_title)
+    section = terms(chunk.context.replace(chunk.document_title, " "))
+    return {t: w for t, w in wanted.items() if t in section and t not in title}
+
+
 def _rerank(chunk: ScoredChunk) -> float:
     return float(chunk.stage_scores.get("rerank", chunk.score))
 
@@ -474,15 +482,23 @@ class ExtractiveAnswerer:
             sentences = self._sentences(index, chunk, seen)
             if rest is None:
                 # The title and heading name the whole question ("扣款无回调呢？", "X 是什么？"): the section
-                # is the answer, and its opening says most about it.
-                scores = [named[index] * weight / (1 + k) for k in range(len(sentences))]
+                # is the answer, and its opening says most about it — unless the heading names several things
+                # ("婚假、产假与陪产假") and a clause of the section names the one asked about.
+                section = _section_words(wanted, chunk)
+                scores = [(named[index] / (1 + k) + NAMED_CLAUSE * overlap(section, c.text)) * weight
+                          for k, c in enumerate(sentences)]
                 lexical = scores
                 partials = [0.0] * len(sentences)
             else:
                 # The sentence's share of the question's words, plus credit for having the shape of the fact asked
                 # for and for words it shares in part (a paraphrase often keeps a character: 体重 → 公斤重).
                 aspects = _aspects(question, named_by(chunk).lower())
-                lexical = [overlap(rest, c.text) * weight for c in sentences]
+                # The question's words that the section heading (not the document title) names count too, at
+                # half weight: they tell apart the clauses of a heading that names several things
+                # ("婚假、产假与陪产假"), while a title naming the subject leaves the ranking as it was.
+                named_words = _section_words(wanted, chunk)
+                lexical = [(overlap(rest, c.text) + NAMED_CLAUSE * overlap(named_words, c.text)) * weight
+                           for c in sentences]
                 partials = [_partial(aspects, c.text.lower()) for c in sentences]
                 scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part) * weight
                           for c, lex, part in zip(sentences, lexical, partials, strict=True)]

@@ -198,3 +198,16 @@ def test_a_list_item_is_quoted_whole_and_never_mixed_with_the_next_one():
     answer = ExtractiveAnswerer().run(question="What does error code E2 mean?", chunks=[ERROR_CODES])
     assert "E2: The fan motor is blocked. Switch the purifier off, unplug it and remove any object." in answer
     assert "Restart" not in answer and "E3" not in answer and "E1" not in answer
+
+
+LEAVE = chunk("l", "婚假：员工依法登记结婚的，享受婚假10天，须在登记之日起一年内休完。\n\n"
+                   "产假：女员工生育享受产假158天，其中法定产假98天，奖励假60天；难产的增加15天。\n\n"
+                   "陪产假：男员工在配偶生育期间享受陪产假15天，须在子女出生后六个月内休完。",
+              title="员工休假管理办法", context="员工休假管理办法 › 第四章 婚假、产假与陪产假")
+
+
+@pytest.mark.parametrize(("question", "said", "not_said"), [("产假多少天？", "158天", "婚假10天"),
+                                                            ("陪产假几天", "陪产假15天", "婚假10天")])
+def test_a_heading_naming_several_things_quotes_the_clause_about_the_one_asked(question, said, not_said):
+    answer = ExtractiveAnswerer().run(question=question, chunks=[LEAVE])
+    assert said in answer and not_said not in answer
