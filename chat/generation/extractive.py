@@ -315,10 +315,18 @@ def beyond_context(wanted: dict[str, float], chunk: ScoredChunk) -> dict[str, fl
     return rest if sum(rest.values()) >= 1.0 else None
 
 
+_SEVERAL = re.compile(r"[、，,/&]|与|和|及|以及|\band\b|\bor\b", re.IGNORECASE)
+
+
 def _section_words(wanted: dict[str, float], chunk: ScoredChunk) -> dict[str, float]:
-    """The question's terms that the chunk's section heading names and its document title does not."""
+    """The question's terms that the chunk's section heading names and its document title does not, when the
+    heading names several things ("婚假、产假与陪产假"); otherwise none (a heading naming one thing names what
+    every sentence under it is about, and must not favour the sentences that repeat it)."""
+    heading = chunk.context.replace(chunk.document_title, " ")
+    if not _SEVERAL.search(heading):
+        return {}
     title = terms(chunk.document_title)
-    section = terms(chunk.context.replace(chunk.document_title, " "))
+    section = terms(heading)
     return {t: w for t, w in wanted.items() if t in section and t not in title}
 
 
