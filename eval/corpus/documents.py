@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (prose and question data: one document block or question per line reads best)
 """The development corpus's documents, as data: (kind, text) blocks rendered by build.py into .md/.txt/.html/.docx.
 
 Every text here was written for this repository (a fictional company, 青禾科技 / Qinghe Technology, and

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (prose and question data: one document block or question per line reads best)
 """The development questions, written the way people ask them: (category, question, gold answers) per document,
 questions the corpus does not answer, conversations, and statements. build.py writes them to questions.jsonl."""
 from __future__ import annotations
