@@ -23,7 +23,7 @@ def _script():
     return module
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_it_collects_replays_and_fits_a_tiny_set(seeded, monkeypatch):
     ingest_tiny_kb(empty_indexes_first=True)
     script = _script()

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 
-@pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_it_asks_the_set_and_writes_the_report(seeded, tmp_path):
     docs = tmp_path / "docs"
     docs.mkdir()
