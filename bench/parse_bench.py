@@ -41,12 +41,13 @@ def _measure(mode: str, path: str, file_type: str) -> dict:
             from kb.ingestion.parsers import ParseLimits, parse_document
 
             unbounded = ParseLimits(max_chars=10**12, max_pages=10**9, max_paragraphs=10**12,
-                                    max_unzipped_bytes=10**15, max_zip_members=10**9, max_zip_ratio=1e12)
+                                    max_unzipped_bytes=10**15, max_zip_members=10**9, max_zip_ratio=1e12,
+                                    max_rows=10**12, max_cells=10**12, max_slides=10**9)
             text = parse_document(data, file_type, limits=unbounded)
         else:
             from kb.ingestion.parsers.isolated import IsolatedParser
 
-            text = IsolatedParser()(data, file_type)
+            text = IsolatedParser()(data, file_type).text
         outcome = f"ok, {len(text):,} chars"
     except Exception as exc:  # the refusal is the result being measured
         outcome = f"{type(exc).__name__}: {exc}"

@@ -1,27 +1,35 @@
-"""File bytes → plain text for .txt/.md/.html/.pdf/.docx, bounded, with encoding detection and clear refusals.
+"""File bytes → text with the place of each piece in the original, for .txt/.md/.html/.pdf/.docx/.xlsx/.csv/.pptx,
+bounded, with encoding detection and clear refusals.
 
-`parse_document` runs in the calling process; the worker calls it through `IsolatedParser`
+`parse_located` runs in the calling process; the worker calls it through `IsolatedParser`
 (kb.ingestion.parsers.isolated), which adds memory and time limits in a child process.
 """
 from __future__ import annotations
 
 from kb.ingestion.parsers.base import (
     SUPPORTED_TYPES,
+    ParsedText,
     ParseError,
     ParseInterrupted,
     ParseLimits,
+    TextBuilder,
     check_chars,
     file_type_of,
 )
 from kb.ingestion.parsers.html_text import html_to_text
 from kb.ingestion.parsers.text import decode_text, normalise_text
 
-__all__ = ["SUPPORTED_TYPES", "ParseError", "ParseInterrupted", "ParseLimits", "decode_text", "file_type_of",
-           "html_to_text", "normalise_text", "parse_document"]
+__all__ = ["SUPPORTED_TYPES", "ParseError", "ParseInterrupted", "ParseLimits", "ParsedText", "decode_text",
+           "file_type_of", "html_to_text", "normalise_text", "parse_document", "parse_located"]
 
 
 def parse_document(data: bytes, file_type: str, *, limits: ParseLimits | None = None) -> str:
     """The document's text with headings as Markdown '#' lines; raises ParseError with the reason."""
+    return parse_located(data, file_type, limits=limits).text
+
+
+def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = None) -> ParsedText:
+    """The document's text and where its pieces are in the original; raises ParseError with the reason."""
     limits = limits or ParseLimits()
     kind = file_type.lower().lstrip(".")
     if kind not in SUPPORTED_TYPES:
@@ -29,18 +37,31 @@ def parse_document(data: bytes, file_type: str, *, limits: ParseLimits | None = 
     if not data:
         raise ParseError("the file is empty")
     if kind in ("txt", "md"):
-        text = check_chars(decode_text(data), limits)
+        parsed = _plain(decode_text(data), limits)
     elif kind in ("html", "htm"):
-        text = html_to_text(check_chars(decode_text(data), limits))
+        parsed = _plain(html_to_text(check_chars(decode_text(data), limits)), limits)
     elif kind == "pdf":
-        from kb.ingestion.parsers.pdf import pdf_text
+        from kb.ingestion.parsers.pdf import pdf_parse
 
-        text = pdf_text(data, limits=limits)
+        parsed = pdf_parse(data, limits=limits)
+    elif kind in ("xlsx", "csv"):
+        from kb.ingestion.parsers.sheets import csv_parse, xlsx_parse
+
+        parsed = (xlsx_parse if kind == "xlsx" else csv_parse)(data, limits=limits)
+    elif kind == "pptx":
+        from kb.ingestion.parsers.slides import pptx_parse
+
+        parsed = pptx_parse(data, limits=limits)
     else:
-        from kb.ingestion.parsers.word import docx_text
+        from kb.ingestion.parsers.word import docx_parse
 
-        text = check_chars(docx_text(data, limits=limits), limits)
-    text = normalise_text(text)
-    if not text.strip():
+        parsed = docx_parse(data, limits=limits)
+    if not parsed.text.strip():
         raise ParseError("the file contains no text")
-    return text
+    return parsed
+
+
+def _plain(text: str, limits: ParseLimits) -> ParsedText:
+    builder = TextBuilder(limits)
+    builder.block(normalise_text(check_chars(text, limits)))
+    return builder.build()

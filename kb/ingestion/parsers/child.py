@@ -11,7 +11,7 @@ import resource
 import signal
 import sys
 
-from kb.ingestion.parsers import ParseError, ParseLimits, parse_document
+from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
 from kb.ingestion.parsers.isolated import OUT_OF_MEMORY, REFUSED, TEXT
 
 # libxml2 reports a failed allocation as an "unknown" XML syntax error, so an error raised while
@@ -29,8 +29,8 @@ def main(argv: list[str]) -> int:
     _lower(resource.RLIMIT_CORE, 0)
     out = sys.stdout.buffer
     try:
-        text = parse_document(sys.stdin.buffer.read(), file_type, limits=ParseLimits(**json.loads(limits_json)))
-        payload = text.encode("utf-8")
+        parsed = parse_located(sys.stdin.buffer.read(), file_type, limits=ParseLimits(**json.loads(limits_json)))
+        payload = json.dumps(parsed.as_json(), ensure_ascii=False).encode("utf-8")
     except MemoryError:
         out.write(OUT_OF_MEMORY)
         return 0

@@ -1,4 +1,4 @@
-"""IsolatedParser: parse_document in a child process under memory, CPU and wall-clock limits."""
+"""IsolatedParser: parse_located in a child process under memory, CPU and wall-clock limits."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.ingestion.parsers.base import MIB, ParseError, ParseInterrupted, ParseLimits
+from kb.ingestion.parsers.base import MIB, ParsedText, ParseError, ParseInterrupted, ParseLimits
 
 log = logging.getLogger(__name__)
 
@@ -27,8 +27,8 @@ TEXT, REFUSED, OUT_OF_MEMORY = b"T", b"R", b"M"
 
 @dataclass(frozen=True)
 class IsolatedParser:
-    """Callable as parse(data, file_type) -> text; raises ParseError with a reason a member may see, or
-    ParseInterrupted when the child was stopped by a shutdown signal.
+    """Callable as parse(data, file_type) -> ParsedText (text and locations); raises ParseError with a reason
+    a member may see, or ParseInterrupted when the child was stopped by a shutdown signal.
 
     A parser bug or a hostile file can make a library allocate gigabytes or loop; in a child
     process with an address-space limit and a deadline that costs one failed document instead
@@ -46,7 +46,7 @@ class IsolatedParser:
         if self.memory_bytes < 64 * MIB:
             raise ValueError("memory_bytes must be at least 64 MB (the interpreter alone needs some)")
 
-    def __call__(self, data: bytes, file_type: str) -> str:
+    def __call__(self, data: bytes, file_type: str) -> ParsedText:
         command = [sys.executable, "-s", "-m", CHILD_MODULE, file_type, json.dumps(self.limits.as_dict()),
                    str(self.memory_bytes), str(math.ceil(self.timeout_seconds) + 1), str(os.getpid())]
         try:
@@ -56,7 +56,7 @@ class IsolatedParser:
             raise ParseError(self._too_slow()) from None
         status, payload = done.stdout[:1], done.stdout[1:]
         if done.returncode == 0 and status == TEXT:
-            return payload.decode("utf-8")
+            return ParsedText.from_json(json.loads(payload.decode("utf-8")))
         if done.returncode == 0 and status == REFUSED:
             raise ParseError(payload.decode("utf-8", errors="replace"))
         if status == OUT_OF_MEMORY:

@@ -1,36 +1,283 @@
-"""PDF → text with pypdf, refusing encrypted files and bounding pages and characters."""
+"""PDF → located text: pypdfium2 opens and bounds the file, pdfplumber reads each page's words and ruled
+tables, pdf_layout puts them in reading order; running headers, footers and page numbers are dropped.
+
+pdfplumber (MIT, on pdfminer.six, MIT) gives every word with its box and font size and finds ruled tables;
+pypdfium2 (Apache-2.0 / BSD-3, PDFium) opens a file in C in milliseconds, so a password, damage or a page
+count over the limit is refused before the slower layout work starts, and it renders pages for the reader.
+"""
 from __future__ import annotations
 
 import io
 import logging
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
 
-from kb.ingestion.parsers.base import ParseError, ParseLimits
+from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
+from kb.ingestion.parsers.pdf_layout import (
+    Block,
+    Piece,
+    TableItem,
+    blocks,
+    body_font_size,
+    clean_cell,
+    join_gap,
+    pieces_from_words,
+    reading_order,
+)
 
 log = logging.getLogger(__name__)
 
+# Running headers and footers live in the top and bottom tenth of a page, on its first or last two rows.
+_MARGIN = 0.1
+# A margin line repeated (digits aside) on at least this share of the pages is a running header or footer.
+_RUNNING_SHARE = 0.5
+_PAGE_NUMBER = re.compile(
+    r"^[-–—\s]*(?:第\s*\d+\s*页(?:\s*[,，/／]?\s*共\s*\d+\s*页)?|(?:page|p\.)\s*\d+(?:\s*(?:of|/)\s*\d+)?"
+    r"|\d+\s*(?:/|of)\s*\d+|\d+|[ivxlc]+)[-–—\s]*$", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[。！？；：.!?;:…」』”）)|]$")
+# A page with fewer characters than this but with an image is a scan (or a picture of text).
+_SCAN_MAX_CHARS = 10
 
-def pdf_text(data: bytes, *, limits: ParseLimits) -> str:
-    from pypdf import PdfReader
 
+@dataclass
+class _Page:
+    number: int
+    height: float
+    pieces: list[Piece] = field(default_factory=list)
+    tables: list[TableItem] = field(default_factory=list)
+    sizes: list[tuple[float, int]] = field(default_factory=list)
+    scanned: bool = False
+
+
+def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
+    import pypdfium2 as pdfium
+
+    document = _open(data, limits)
+    plumber = None
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            raise ParseError("the PDF is encrypted")
-        pages = len(reader.pages)
-        if pages > limits.max_pages:
-            raise ParseError(f"the PDF has {pages:,} pages; the limit is {limits.max_pages:,}")
-        parts: list[str] = []
-        chars = 0
-        for page in reader.pages:
-            text = page.extract_text() or ""
-            chars += len(text)
-            if chars > limits.max_chars:
-                raise ParseError(f"the document has more than {limits.max_chars:,} characters of text; "
-                                 "split it into smaller files")
-            parts.append(text)
-        return "\n\n".join(parts)
+        pages = []
+        for index in range(len(document)):
+            page = document[index]
+            try:
+                tables: list[TableItem] = []
+                if _may_hold_a_table(page):
+                    if plumber is None:
+                        import pdfplumber
+
+                        plumber = pdfplumber.open(io.BytesIO(data))
+                    tables = _tables(plumber.pages[index])
+                pages.append(_read_page(page, index + 1, tables))
+            finally:
+                page.close()
     except (ParseError, MemoryError):
         raise
-    except Exception as exc:  # pypdf raises many types for damaged files
-        log.info("pypdf could not read a PDF: %s: %s", type(exc).__name__, exc)
+    except (pdfium.PdfiumError, Exception) as exc:  # pdfminer raises many types for damaged files
+        log.info("a PDF could not be read: %s: %s", type(exc).__name__, exc)
         raise ParseError(f"the PDF could not be read ({type(exc).__name__})") from None
+    finally:
+        if plumber is not None:
+            plumber.close()
+        document.close()
+    return _assemble(pages, limits)
+
+
+def _open(data: bytes, limits: ParseLimits):
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise ParseError("the PDF is encrypted with a password; upload an unprotected copy") from None
+        raise ParseError("the PDF could not be read (it is damaged or not a PDF)") from None
+    pages = len(document)
+    if pages > limits.max_pages or pages == 0:
+        document.close()
+        if pages == 0:
+            raise ParseError("the PDF has no pages")
+        raise ParseError(f"the PDF has {pages:,} pages; the limit is {limits.max_pages:,}")
+    return document
+
+
+def _may_hold_a_table(page) -> bool:
+    """Whether the page draws at least two horizontal and two vertical rules (a ruled table's grid)."""
+    import pypdfium2.raw as pdfium_c
+
+    horizontal = vertical = 0
+    for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2):
+        left, bottom, right, top = obj.get_bounds()
+        wide, tall = right - left > 3, top - bottom > 3
+        horizontal += 2 if wide and tall else int(wide)
+        vertical += 2 if wide and tall else int(tall)
+        if horizontal >= 2 and vertical >= 2:
+            return True
+    return False
+
+
+def _tables(page) -> list[TableItem]:
+    """Ruled tables found by pdfplumber (top-left coordinates, like the words)."""
+    tables = []
+    for table in page.find_tables():
+        rows = [[clean_cell(c) for c in row] for row in table.extract()]
+        keep = [i for i, row in enumerate(rows) if any(row)]
+        rows = [rows[i] for i in keep]
+        if len(rows) < 2 or max(len(r) for r in rows) < 2:
+            continue  # a box drawn around a paragraph, not a table
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        row_boxes = [[round(v, 1) for v in row.bbox] for row in table.rows]
+        boxes = [row_boxes[i] if i < len(row_boxes) else [round(v, 1) for v in table.bbox] for i in keep]
+        x0, top, x1, bottom = table.bbox
+        tables.append(TableItem(rows, boxes, x0, top, x1, bottom))
+    page.close()
+    return tables
+
+
+def _read_page(page, number: int, tables: list[TableItem]) -> _Page:
+    height = float(page.get_height())
+    result = _Page(number=number, height=height, tables=tables)
+    textpage = page.get_textpage()
+    try:
+        words = _words(textpage, height)
+    finally:
+        textpage.close()
+    if tables:
+        words = [w for w in words if not any(_inside(w, t) for t in tables)]
+    page_size = body_font_size([w["size"] for w in words])
+    result.pieces = pieces_from_words(words, page_size) if words else []
+    result.sizes = [(p.size, len(p.text)) for p in result.pieces]
+    if not tables and sum(len(w["text"]) for w in words) < _SCAN_MAX_CHARS:
+        import pypdfium2.raw as pdfium_c
+
+        result.scanned = any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
+    return result
+
+
+def _words(textpage, height: float) -> list[dict]:
+    """Characters in content order grouped into words (split at spaces, line ends and jumps), in top-left
+    coordinates. A character's size is its loose box's height (ascent to descent), which, unlike the
+    nominal font size, stays right when a producer scales 1-point text by its matrix."""
+    import pypdfium2.raw as pdfium_c
+
+    words: list[dict] = []
+    current: dict | None = None
+    for index in range(textpage.count_chars()):
+        code = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+        char = chr(code) if 0 < code < 0x110000 else ""
+        if not char or char.isspace() or pdfium_c.FPDFText_IsGenerated(textpage.raw, index) == 1:
+            current = None
+            continue
+        left, bottom, right, top = textpage.get_charbox(index, loose=True)
+        box_top, box_bottom = height - top, height - bottom
+        size = box_bottom - box_top
+        if current is not None:
+            middle = (box_top + box_bottom) / 2
+            jumped = (left < current["x1"] - 0.5 * size or left - current["x1"] > 0.3 * size
+                      or not current["top"] <= middle <= current["bottom"])
+            if jumped:
+                current = None
+        if current is None:
+            current = {"text": char, "x0": left, "x1": right, "top": box_top, "bottom": box_bottom, "size": size}
+            words.append(current)
+        else:
+            current["text"] += char
+            current["x1"] = max(current["x1"], right)
+            current["top"] = min(current["top"], box_top)
+            current["bottom"] = max(current["bottom"], box_bottom)
+            current["size"] = max(current["size"], size)
+    return words
+
+
+def _inside(word: dict, table: TableItem) -> bool:
+    x = (word["x0"] + word["x1"]) / 2
+    y = (word["top"] + word["bottom"]) / 2
+    return table.x0 <= x <= table.x1 and table.top <= y <= table.bottom
+
+
+def _assemble(pages: list[_Page], limits: ParseLimits) -> ParsedText:
+    running = _running_lines(pages)
+    weights: Counter[float] = Counter()
+    for page in pages:
+        for size, chars in page.sizes:
+            weights[round(size * 2) / 2] += chars
+    body_size = weights.most_common(1)[0][0] if weights else 10.0
+    builder = TextBuilder(limits)
+    pending: list[tuple[str, dict | None]] = []
+    pending_kind = ""
+    for page in pages:
+        noise = _margin_noise(page, running)
+        kept = [p for p in page.pieces if id(p) not in noise]
+        ordered = reading_order([*kept, *page.tables], body_size)
+        for index, block in enumerate(blocks(ordered, body_size)):
+            pieces = block.pieces(page.number)
+            if index == 0 and _continues_paragraph(pending, pending_kind, block):
+                # A paragraph broken by the page end reads on from the previous page.
+                pending = [*pending, (join_gap(_last_text(pending), block.lines[0][0]), None), *pieces]
+                continue
+            builder.block(pending)
+            pending, pending_kind = pieces, block.kind
+    builder.block(pending)
+    parsed = builder.build()
+    scanned = [p.number for p in pages if p.scanned]
+    if scanned:
+        parsed.warnings.append(_scanned_warning(scanned, len(pages)))
+        if not parsed.text.strip():
+            raise ParseError(f"the PDF has no text layer (it looks scanned: {_page_list(scanned)}); "
+                             "text recognition (OCR) could not read it")
+    return parsed
+
+
+def _continues_paragraph(pending: list, pending_kind: str, block: Block) -> bool:
+    return (pending_kind == "text" and block.kind == "text" and bool(pending)
+            and not _SENTENCE_END.search(_last_text(pending)))
+
+
+def _last_text(pieces: list[tuple[str, dict | None]]) -> str:
+    for text, _ in reversed(pieces):
+        if text.strip():
+            return text.rstrip()
+    return ""
+
+
+def _margin_key(piece: Piece) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"\s+", "", piece.text))
+
+
+def _edge_pieces(page: _Page) -> list[Piece]:
+    """Pieces in the top or bottom margin band that are on the page's first two or last two rows: where
+    running headers, footers and page numbers stand (a body line further in never counts, however often
+    it repeats)."""
+    if not page.pieces:
+        return []
+    rows = sorted({round(p.top) for p in page.pieces})
+    first, last = set(rows[:2]), set(rows[-2:])
+    band = _MARGIN * page.height
+    return [p for p in page.pieces
+            if (round(p.top) in first and p.top < band) or (round(p.top) in last and p.bottom > page.height - band)]
+
+
+def _running_lines(pages: list[_Page]) -> set[str]:
+    """Edge lines that repeat, digits aside, on at least half the pages (and on two or more)."""
+    seen: Counter[str] = Counter()
+    for page in pages:
+        seen.update({_margin_key(p) for p in _edge_pieces(page)})
+    with_text = sum(1 for page in pages if page.pieces)
+    needed = max(2, math.ceil(_RUNNING_SHARE * with_text))
+    return {key for key, count in seen.items() if count >= needed}
+
+
+def _margin_noise(page: _Page, running: set[str]) -> set[int]:
+    """ids of the page's running header, footer and page-number pieces."""
+    return {id(p) for p in _edge_pieces(page) if _margin_key(p) in running or _PAGE_NUMBER.match(p.text)}
+
+
+def _scanned_warning(scanned: list[int], total: int) -> str:
+    return f"{len(scanned)} of {total} pages have no text layer and were not read ({_page_list(scanned)})"
+
+
+def _page_list(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:10])
+    more = f" and {len(numbers) - 10} more" if len(numbers) > 10 else ""
+    return f"page{'s' if len(numbers) > 1 else ''} {shown}{more}"

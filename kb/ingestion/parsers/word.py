@@ -1,17 +1,21 @@
-"""Word .docx → text: zip checked, paragraphs counted by streaming before python-docx builds its tree."""
+"""Word .docx → text with tables in place: zip checked, paragraphs counted by streaming before python-docx builds
+its tree."""
 from __future__ import annotations
 
 import re
 import zipfile
 
 from kb.ingestion.parsers.archive import open_zip
-from kb.ingestion.parsers.base import ParseError, ParseLimits
+from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
+from kb.ingestion.parsers.tables import markdown_row, row_groups, separator, square
 
 _KIND = "Word file"
 _W_PARAGRAPH = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
 
 
-def docx_text(data: bytes, *, limits: ParseLimits) -> str:
+def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
+    """Paragraphs and tables in the order the body holds them; headings as Markdown '#' lines, tables as
+    Markdown tables led by their header row."""
     archive = open_zip(data, limits=limits, kind=_KIND)
     _check_paragraphs(archive, limits)
     try:
@@ -22,23 +26,49 @@ def docx_text(data: bytes, *, limits: ParseLimits) -> str:
         raise
     except Exception as exc:  # a missing part, not a docx at all: python-docx raises many types
         raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
-    lines: list[str] = []
+    from docx.table import Table
+
+    builder = TextBuilder(limits)
     # python-docx resolves a paragraph's style by searching the style part each time (~2 ms):
     # resolve each style id once.
     levels: dict[str | None, int | None] = {}
-    for paragraph in document.paragraphs:
-        text = paragraph.text.strip()
+    for item in document.iter_inner_content():
+        if isinstance(item, Table):
+            _table(item, builder)
+            continue
+        text = item.text.strip()
         if not text:
             continue
-        style_id = paragraph._p.style
+        style_id = item._p.style
         if style_id not in levels:
-            levels[style_id] = _heading_level(paragraph)
+            levels[style_id] = _heading_level(item)
         level = levels[style_id]
-        lines.append(("#" * level + " " + text) if level else text)
-    for table in document.tables:
-        for row in table.rows:
-            lines.append(" | ".join(cell.text.strip() for cell in row.cells))
-    return "\n\n".join(lines)
+        builder.block(("#" * level + " " + text) if level else text)
+    return builder.build()
+
+
+def _table(table, builder: TextBuilder) -> None:
+    rows = []
+    for row in table.rows:
+        cells, seen = [], set()
+        for cell in row.cells:
+            if id(cell._tc) in seen:  # a merged cell is returned once per grid column it spans
+                continue
+            seen.add(id(cell._tc))
+            cells.append(" ".join(cell.text.split()))
+        rows.append(cells)
+    rows = square(rows)
+    if not rows:
+        return
+    if len(rows) == 1 or len(rows[0]) == 1:  # a layout box, not a table: its text as paragraphs
+        for row in rows:
+            builder.block("  ".join(c for c in row if c))
+        return
+    header, *body = rows
+    head = f"{markdown_row(header)}\n{separator(len(header))}\n"
+    lines = [markdown_row(row) for row in body]
+    for group in row_groups(lines, head_chars=len(head)):
+        builder.block(head + "\n".join(lines[i] for i in group))
 
 
 def _heading_level(paragraph) -> int | None:

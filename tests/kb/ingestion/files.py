@@ -54,3 +54,124 @@ def blank_pdf(pages: int) -> bytes:
     buffer = io.BytesIO()
     writer.write(buffer)
     return buffer.getvalue()
+
+
+# -- PDFs with real text, authored with reportlab's built-in CJK font (no font file needed) ------------------
+PAGE = (595, 842)
+WRAPPED_LEFT = ["密码管理规定：所有生产账号的密码每90", "天必须更换一次，不得重复使用最近五次", "的密码。"]
+RIGHT = ["备份策略：数据库每天凌晨两点全量备份，", "备份保留三十天。"]
+PRICE_ROWS = [["套餐", "价格", "时长"], ["基础版", "99元", "30天"], ["专业版", "299元", "90天"]]
+
+
+def _canvas():
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    buffer = io.BytesIO()
+    return canvas.Canvas(buffer, pagesize=PAGE), buffer
+
+
+def _running_header_and_footer(pdf, number: int) -> None:
+    pdf.setFont("STSong-Light", 9)
+    pdf.drawString(50, 815, "运维手册 内部资料")
+    pdf.drawCentredString(297, 25, f"第 {number} 页")
+
+
+def two_column_pdf() -> bytes:
+    """Page 1: two columns, the left one wrapping "每90" / "天" at a line end; page 2: text, a ruled price
+    table, text. Both pages carry a running header and a page-number footer."""
+    pdf, buffer = _canvas()
+    _running_header_and_footer(pdf, 1)
+    pdf.setFont("STSong-Light", 12)
+    for column_x, lines in ((50, WRAPPED_LEFT), (320, RIGHT)):
+        for index, line in enumerate(lines):
+            pdf.drawString(column_x, 760 - 16 * index, line)
+    pdf.showPage()
+    _running_header_and_footer(pdf, 2)
+    pdf.setFont("STSong-Light", 12)
+    pdf.drawString(50, 760, "价格如下表所示。")
+    for i, row in enumerate(PRICE_ROWS):
+        for j, cell in enumerate(row):
+            pdf.rect(50 + 120 * j, 740 - 20 * (i + 1), 120, 20)
+            pdf.drawString(55 + 120 * j, 746 - 20 * (i + 1), cell)
+    pdf.drawString(50, 660, "表格之后的说明文字。")
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def scanned_pdf() -> bytes:
+    """One page holding only a picture (of nothing): what a scanner produces, without a text layer."""
+    from PIL import Image
+    from reportlab.lib.utils import ImageReader
+
+    pdf, buffer = _canvas()
+    pdf.drawImage(ImageReader(Image.new("L", (200, 100), 255)), 50, 500, 400, 200)
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def password_pdf() -> bytes:
+    from pypdf import PdfReader
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(two_column_pdf())))
+    writer.encrypt(user_password="secret", owner_password="owner")
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    return buffer.getvalue()
+
+
+# -- Office files --------------------------------------------------------------------------------------------
+def xlsx_bytes(sheets: dict[str, list[list]]) -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def pptx_bytes(slides: list[dict]) -> bytes:
+    """slides: [{"title": …, "body": "line\\nline", "notes": …, "table": [[…], …]}]"""
+    import pptx
+    from pptx.util import Emu
+
+    deck = pptx.Presentation()
+    for spec in slides:
+        slide = deck.slides.add_slide(deck.slide_layouts[1 if "body" in spec else 5])
+        slide.shapes.title.text = spec["title"]
+        if "body" in spec:
+            slide.placeholders[1].text = spec["body"]
+        if "table" in spec:
+            rows = spec["table"]
+            table = slide.shapes.add_table(len(rows), len(rows[0]), Emu(0), Emu(2_000_000), Emu(4_000_000),
+                                           Emu(800_000)).table
+            for i, row in enumerate(rows):
+                for j, value in enumerate(row):
+                    table.cell(i, j).text = value
+        if "notes" in spec:
+            slide.notes_slide.notes_text_frame.text = spec["notes"]
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return buffer.getvalue()
+
+
+def docx_with_table(before: str, rows: list[list[str]], after: str) -> bytes:
+    document = docx.Document()
+    document.add_paragraph(before)
+    table = document.add_table(rows=len(rows), cols=len(rows[0]))
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            table.cell(i, j).text = value
+    document.add_paragraph(after)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()

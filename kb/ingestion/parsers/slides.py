@@ -1,0 +1,59 @@
+"""PowerPoint .pptx → text per slide (title as a heading, text boxes top to bottom, tables as Markdown,
+speaker notes), each slide's number as its location."""
+from __future__ import annotations
+
+from kb.ingestion.parsers.archive import open_zip
+from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
+from kb.ingestion.parsers.tables import markdown_row, separator, square
+
+_KIND = "presentation"
+
+
+def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
+    archive = open_zip(data, limits=limits, kind=_KIND)
+    try:
+        import pptx
+
+        deck = pptx.Presentation(archive.fp)
+        slides = list(deck.slides)
+    except MemoryError:
+        raise
+    except Exception as exc:  # not a presentation, a missing part: python-pptx raises many types
+        raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
+    if len(slides) > limits.max_slides:
+        raise ParseError(f"the {_KIND} has {len(slides):,} slides; the limit is {limits.max_slides:,}")
+    builder = TextBuilder(limits)
+    for number, slide in enumerate(slides, 1):
+        where = {"slide": number}
+        title_shape = slide.shapes.title
+        title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+        builder.block(f"## {title}" if title else f"## Slide {number}", where)
+        for shape in _in_reading_order(slide.shapes):
+            if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                continue
+            for text in _shape_texts(shape):
+                builder.block(text, where)
+        if slide.has_notes_slide:
+            notes = slide.notes_slide.notes_text_frame
+            if notes is not None and notes.text.strip():
+                builder.block(notes.text, where)
+    return builder.build()
+
+
+def _in_reading_order(shapes) -> list:
+    return sorted(shapes, key=lambda s: ((s.top or 0) // 10_000, s.left or 0))
+
+
+def _shape_texts(shape) -> list[str]:
+    if shape.shape_type is not None and shape.shape_type == 6:  # MSO_SHAPE_TYPE.GROUP
+        return [text for child in _in_reading_order(shape.shapes) for text in _shape_texts(child)]
+    if getattr(shape, "has_table", False) and shape.has_table:
+        rows = square([[cell.text for cell in row.cells] for row in shape.table.rows])
+        if not rows:
+            return []
+        header, *body = rows
+        return ["\n".join([markdown_row(header), separator(len(header)), *(markdown_row(r) for r in body)])]
+    if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+        lines = [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
+        return ["\n".join(line for line in lines if line)]
+    return []

@@ -1,0 +1,77 @@
+"""Spreadsheets, slides, Word tables and web pages: each piece where it stands, with its place recorded;
+oversized sheets refused with the bound they passed."""
+import pytest
+
+from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
+from tests.kb.ingestion.files import docx_with_table, pptx_bytes, xlsx_bytes
+
+PRICES = [["套餐", "价格", "时长"], ["基础版", 99, "30天"], ["专业版", 299.0, "90天"]]
+
+
+def _location_of(parsed, fragment):
+    at = parsed.text.index(fragment)
+    return next(loc for start, end, loc in parsed.spans if start <= at < end)
+
+
+def test_each_sheet_row_is_written_with_its_header_and_located_by_sheet_and_row():
+    parsed = parse_located(xlsx_bytes({"价格表": PRICES, "说明": [["条款"], ["不退款"]]}), "xlsx")
+    assert "## 价格表" in parsed.text and "## 说明" in parsed.text
+    assert "套餐: 基础版; 价格: 99; 时长: 30天" in parsed.text
+    assert "套餐: 专业版; 价格: 299; 时长: 90天" in parsed.text  # 299.0 is shown as the sheet shows it
+    assert _location_of(parsed, "套餐: 专业版") == {"sheet": "价格表", "rows": [3, 3]}
+    assert _location_of(parsed, "条款: 不退款") == {"sheet": "说明", "rows": [2, 2]}
+
+
+def test_a_csv_row_is_written_with_its_header():
+    parsed = parse_located(b"name;price\nbasic;99\npro;299\n", "csv")
+    assert "name: pro; price: 299" in parsed.text
+    assert _location_of(parsed, "name: pro") == {"sheet": None, "rows": [3, 3]}
+
+
+def test_a_50000_row_sheet_is_refused_naming_the_bound():
+    rows = "\n".join(f"{i},{i * 2}" for i in range(50_000))
+    with pytest.raises(ParseError, match="more than 20,000 rows"):
+        parse_located(("a,b\n" + rows).encode(), "csv")
+
+
+def test_a_workbook_declaring_more_rows_than_the_bound_is_refused_before_reading_them():
+    data = xlsx_bytes({"大表": [["a"]] + [[i] for i in range(30)]})
+    with pytest.raises(ParseError, match="'大表' has 31 rows"):
+        parse_located(data, "xlsx", limits=ParseLimits(max_rows=20))
+
+
+def test_slides_are_read_in_order_with_their_notes_and_numbers():
+    data = pptx_bytes([{"title": "季度总结", "body": "收入增长20%\n成本下降", "notes": "讲者备注：强调增长"},
+                       {"title": "价格", "table": [["套餐", "价格"], ["基础版", "99元"]]}])
+    parsed = parse_located(data, "pptx")
+    text = parsed.text
+    order = [text.index(s) for s in ("## 季度总结", "收入增长20%", "讲者备注：强调增长", "## 价格")]
+    assert order == sorted(order)
+    assert "| 套餐 | 价格 |\n|---|---|\n| 基础版 | 99元 |" in text
+    assert _location_of(parsed, "讲者备注") == {"slide": 1}
+    assert _location_of(parsed, "| 基础版") == {"slide": 2}
+
+
+def test_a_word_table_stays_between_the_paragraphs_around_it():
+    data = docx_with_table("表格前的段落。", [["套餐", "价格"], ["基础版", "99元"]], "表格后的段落。")
+    text = parse_located(data, "docx").text
+    table = "| 套餐 | 价格 |\n|---|---|\n| 基础版 | 99元 |"
+    assert text.index("表格前的段落。") < text.index(table) < text.index("表格后的段落。")
+
+
+def test_a_web_page_keeps_its_main_content_and_tables_without_navigation_or_footer():
+    page = """<html><body><nav><a href="/">首页</a><a href="/p">产品中心</a></nav>
+    <header class="site-header">网站标题</header><div class="sidebar">热门文章</div>
+    <main><h1>退款政策</h1><p>订单在<b>7天</b>内可退款。</p>
+    <table><tr><th>类型</th><th>时限</th></tr><tr><td>普通</td><td>7天</td></tr></table>
+    <div class="share-buttons">分享到微博</div></main><footer>版权所有 © 2026</footer></body></html>"""
+    text = parse_located(page.encode(), "html").text
+    assert "# 退款政策" in text and "订单在7天内可退款。" in text
+    assert "| 类型 | 时限 |\n|---|---|\n| 普通 | 7天 |" in text
+    for boilerplate in ("首页", "产品中心", "网站标题", "热门文章", "分享到微博", "版权所有"):
+        assert boilerplate not in text
+
+
+def test_a_page_without_a_main_element_keeps_its_body_minus_the_furniture():
+    page = "<body><nav>菜单</nav><div><p>正文第一段。</p></div><footer>页脚</footer></body>"
+    assert parse_located(page.encode(), "html").text == "正文第一段。"
