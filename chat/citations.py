@@ -106,4 +106,5 @@ class CitationParser:
 
 def _citation(index: int, chunk: ScoredChunk) -> Citation:
     return Citation(index=index, chunk_id=chunk.chunk_id, document_id=chunk.document_id,
-                    document_title=chunk.document_title, source=chunk.source.value, url=chunk.url)
+                    document_title=chunk.document_title, source=chunk.source.value, url=chunk.url,
+                    location=None if chunk.location is None else dict(chunk.location))

@@ -214,6 +214,8 @@ class Citation:
     document_title: str
     source: str = "KB"
     url: str | None = None
+    # Where the cited passage is in the original (page and boxes, sheet and rows, slide); None where unknown.
+    location: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -223,6 +225,7 @@ class Citation:
             "document_title": self.document_title,
             "source": self.source,
             "url": self.url,
+            "location": self.location,
         }
 
 

@@ -35,6 +35,9 @@ class ScoredChunk:
     url: str | None = None
     # Document title › section path of a KB child: what the text is about, searched with it, quoted never.
     context: str = ""
+    # Where a KB chunk is in its original file ({"page": 3, "boxes": […]}, {"sheet": …, "rows": […]},
+    # {"slide": 3}); None where the format has no pages or the evidence is not from the KB.
+    location: Mapping[str, Any] | None = None
     # Score of each stage that touched the chunk (vector, bm25, rrf, rerank…), for the trace.
     stage_scores: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
@@ -66,6 +69,7 @@ class ScoredChunk:
             "score": round(float(self.score), 6),
             "source": self.source.value,
             "url": self.url,
+            "location": None if self.location is None else dict(self.location),
         }
 
 

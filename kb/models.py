@@ -155,6 +155,10 @@ class Chunk(models.Model):
     char_start = models.PositiveIntegerField(_("start (character)"))
     char_end = models.PositiveIntegerField(_("end (character)"))
     token_count = models.PositiveIntegerField(_("tokens"), default=0)
+    # Where the text is in the original file, as the parser found it: {"page": 3, "boxes": [[x0, top, x1,
+    # bottom], …]} (PDF points from the page's top-left corner), {"sheet": "价格表", "rows": [4, 9]} or
+    # {"slide": 3}; null for formats without pages (plain text, Markdown, HTML, Word).
+    location = models.JSONField(_("location"), null=True, blank=True)
     # Set once the child's vector is in the vector store (the store's primary key is the chunk id).
     vector_id = models.BigIntegerField(_("vector id"), null=True, blank=True)
 

@@ -84,7 +84,8 @@ class KbSearcher:
             return []
         rows = (Chunk.objects.filter(pk__in=[pk for pk, _ in hits], level=ChunkLevel.CHILD,
                                      document__status__in=_LIVE, document__kb_id__in=self._scope())
-                .values("id", "content", "context", "document_id", "document__title", "document__domain"))
+                .values("id", "content", "context", "document_id", "document__title", "document__domain",
+                        "location"))
         by_id = {row["id"]: row for row in rows}
         chunks: list[ScoredChunk] = []
         for pk, score in hits:
@@ -93,7 +94,8 @@ class KbSearcher:
                 continue
             chunk = ScoredChunk(chunk_id=str(pk), content=row["content"], score=score, source=Source.KB,
                                 document_id=row["document_id"], document_title=row["document__title"],
-                                domain=row["document__domain"], context=row["context"])
+                                domain=row["document__domain"], context=row["context"],
+                                location=row["location"])
             chunks.append(chunk.with_score(stage, score))
             if len(chunks) == k:
                 break

@@ -85,7 +85,8 @@ def _direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -
 
     parents = selectors.document_parent_chunks(document_id=document_id, kb_ids=kb_ids)
     chunks = [ScoredChunk(chunk_id=str(c.pk), content=c.content, score=1.0, document_id=c.document_id,
-                          document_title=c.document.title, domain=c.document.domain, parent_id=c.pk)
+                          document_title=c.document.title, domain=c.document.domain, parent_id=c.pk,
+                          location=c.location)
               for c in parents]
     picked = stages.direct_reader().run(chunks=chunks)
     grade = GradeResult(grade=Grade.HIGH if picked else Grade.LOW, rerank_top1=1.0 if picked else 0.0,
@@ -313,7 +314,8 @@ def cache_store(stages: TurnStages, turn: ChatTurn, classification: QueryClassif
 def cached_evidence(hit: CachedAnswer) -> Evidence:
     chunks = tuple(ScoredChunk(chunk_id=c["chunk_id"], content=c["content"], score=float(c["score"]),
                                source=Source(c["source"]), document_id=c["document_id"],
-                               document_title=c["document_title"], domain=c["domain"], url=c.get("url"))
+                               document_title=c["document_title"], domain=c["domain"], url=c.get("url"),
+                               location=c.get("location"))
                    for c in hit.chunks)
     g = hit.grade
     grade = GradeResult(grade=Grade(g["grade"]), rerank_top1=float(g["rerankTop1"]),

@@ -15,6 +15,8 @@ from docmind.indexes.vectorstore import VectorStore
 from docmind.tokens import estimate_tokens
 from kb.ingestion.chunker import TextChunker, retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
+from kb.ingestion.locations import SpanLocator
+from kb.ingestion.parsers.base import ParsedText
 from kb.ingestion.parsers.isolated import IsolatedParser
 from kb.ingestion.resume import CHUNKING_KEY, chunking_signature, stored_children, unembedded
 from kb.models import Chunk, ChunkLevel, Document
@@ -57,7 +59,7 @@ class DocumentIngester:
     """
 
     def __init__(self, *, embedder: Embedder, vectors: VectorStore, lexical: LexicalIndex, chunker: TextChunker,
-                 parse: Callable[[bytes, str], str] | None = None, batch_size: int = BATCH_SIZE,
+                 parse: Callable[[bytes, str], ParsedText | str] | None = None, batch_size: int = BATCH_SIZE,
                  on_progress: Callable[[int, int], None] | None = None) -> None:
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
@@ -117,18 +119,23 @@ class DocumentIngester:
     def _parse_and_store(self, document: Document) -> list[Chunk]:
         with document.file.open("rb") as handle:
             data = handle.read()
-        text = self.parse(data, document.file_type)
+        parsed = self.parse(data, document.file_type)
+        if isinstance(parsed, str):
+            parsed = ParsedText(parsed)
         self.on_progress(document.pk, PARSED)
         self.vectors.delete_documents([document.pk])
         self.lexical.delete_documents([document.pk])
-        return self._store_chunks(document, text)
+        return self._store_chunks(document, parsed)
 
-    def _store_chunks(self, document: Document, text: str) -> list[Chunk]:
+    def _store_chunks(self, document: Document, parsed: ParsedText) -> list[Chunk]:
+        text = parsed.text
         pieces = self.chunker.split(text, title=document.title)
+        locate = SpanLocator(parsed.spans).locate
         with transaction.atomic():
             Chunk.objects.filter(document=document).delete()
             parents = [Chunk(document=document, level=ChunkLevel.PARENT, ordinal=i, content=p.content,
-                             char_start=p.start, char_end=p.end, token_count=estimate_tokens(p.content))
+                             char_start=p.start, char_end=p.end, token_count=estimate_tokens(p.content),
+                             location=locate(p.start, p.end))
                        for i, p in enumerate(pieces)]
             parents = _bulk_create(parents, document, ChunkLevel.PARENT)
             children: list[Chunk] = []
@@ -136,10 +143,15 @@ class DocumentIngester:
                 for child in piece.children:
                     children.append(Chunk(document=document, parent=parent, level=ChunkLevel.CHILD,
                                           ordinal=len(children), content=child.content, context=piece.context,
-                                          char_start=child.start,
-                                          char_end=child.end, token_count=estimate_tokens(child.content)))
+                                          char_start=child.start, char_end=child.end,
+                                          token_count=estimate_tokens(child.content),
+                                          location=locate(child.start, child.end)))
             children = _bulk_create(children, document, ChunkLevel.CHILD)
             metadata = _metadata(document, text, len(parents), len(children))
+            if parsed.warnings:
+                metadata["parse_warnings"] = parsed.warnings[:20]
+            else:
+                metadata.pop("parse_warnings", None)
             metadata[CHUNKING_KEY] = chunking_signature(self.chunker)
             Document.objects.filter(pk=document.pk).update(metadata=metadata)
         return children

@@ -50,7 +50,10 @@ _CHUNK_FIELDS = {
     "document_id": serializers.IntegerField(allow_null=True),
     "document_title": serializers.CharField(), "domain": serializers.CharField(), "content": serializers.CharField(),
     "score": serializers.FloatField(), "source": serializers.CharField(),
-    "url": serializers.CharField(required=False, help_text="web evidence only")}
+    "url": serializers.CharField(required=False, help_text="web evidence only"),
+    "location": serializers.JSONField(allow_null=True, help_text=(
+        'where the passage is in the original: {"page": 3, "boxes": [[x0, top, x1, bottom], ...]} (PDF points '
+        'from the top-left corner), {"sheet": "name", "rows": [first, last]} or {"slide": 3}; null where none'))}
 
 
 class RetrieveView(APIView):
@@ -123,6 +126,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
 def _chunk_json(data: dict[str, Any]) -> dict[str, Any]:
     keys = ("chunk_id", "document_id", "document_title", "domain", "content", "score", "source")
     out = {k: data[k] for k in keys}
+    out["location"] = data.get("location")
     if data.get("url"):
         out["url"] = data["url"]  # web evidence is cited by its address
     return out

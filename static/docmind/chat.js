@@ -255,6 +255,8 @@
         card.addEventListener("click", (ev) => { if (!ev.target.closest("a")) window.open(href, "_blank", "noopener"); });
       }
       head.appendChild(title);
+      const where = locationLabel(s.location);
+      if (where) head.appendChild(el("span", "source-location", where));
       if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
       card.appendChild(head);
       // The section path is said once, above the text, instead of being quoted as part of it.
@@ -266,12 +268,27 @@
     }
   }
 
-  // A KB source opens the document reader at the cited passage; a web source opens its page.
+  // Where the passage is in the original: "p. 3", "价格表 · rows 4–9", "slide 3".
+  function locationLabel(loc) {
+    if (!loc || typeof loc !== "object") return "";
+    if (Number.isInteger(loc.page)) return fmt(_("p. %(page)s"), { page: loc.page });
+    if (Array.isArray(loc.rows) && loc.rows.length === 2) {
+      const rows = loc.rows[0] === loc.rows[1] ? fmt(_("row %(row)s"), { row: loc.rows[0] })
+        : fmt(_("rows %(first)s–%(last)s"), { first: loc.rows[0], last: loc.rows[1] });
+      return loc.sheet ? String(loc.sheet) + " · " + rows : rows;
+    }
+    if (Number.isInteger(loc.slide)) return fmt(_("slide %(slide)s"), { slide: loc.slide });
+    return "";
+  }
+
+  // A KB source opens the document reader at the cited passage (and page); a web source opens its page.
   function sourceHref(s) {
     if (s.source === "WEB") return s.url && /^https?:\/\//i.test(s.url) ? s.url : "";
     if (s.document_id === undefined || s.document_id === null || !/^\d+$/.test(String(s.document_id))) return "";
-    const chunk = /^\d+$/.test(String(s.chunk_id || "")) ? "?chunk=" + s.chunk_id : "";
-    return "/documents/" + s.document_id + "/" + chunk + "#cited";
+    const params = [];
+    if (s.location && Number.isInteger(s.location.page)) params.push("page=" + s.location.page);
+    if (/^\d+$/.test(String(s.chunk_id || ""))) params.push("chunk=" + s.chunk_id);
+    return "/documents/" + s.document_id + "/" + (params.length ? "?" + params.join("&") : "") + "#cited";
   }
 
   // Cards show text, not Markdown source: heading marks, emphasis and list bullets are dropped.

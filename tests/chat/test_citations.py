@@ -86,7 +86,14 @@ def test_as_dict_uses_the_event_keys():
     data = _run("年假有五天的规定[1]。").as_dict()
     assert {"citations", "citationCoverage", "invalidRefs", "confidenceScore", "confidenceBand"} <= set(data)
     assert data["citations"][0] == {"index": 1, "chunk_id": "c1", "document_id": 1, "document_title": "Doc 1",
-                                    "source": "KB", "url": None}
+                                    "source": "KB", "url": None, "location": None}
+
+
+def test_a_citation_says_where_its_passage_is_in_the_original():
+    chunk = ScoredChunk(chunk_id="7", content="密码每90天更换。", score=0.9, document_id=2, document_title="手册",
+                        location={"page": 3, "boxes": [[50.0, 70.0, 260.0, 85.0]]})
+    report = CitationParser().run(answer="密码每90天更换一次[1]。", chunks=[chunk], rerank_top1=0.9)
+    assert report.as_dict()["citations"][0]["location"] == {"page": 3, "boxes": [[50.0, 70.0, 260.0, 85.0]]}
 
 
 def test_split_sentences_keeps_decimals_and_trailing_refs_together():

@@ -89,3 +89,22 @@ def test_a_bad_item_of_the_kb_list_is_a_400_naming_it(member_client, kb, where):
     body = response.json()
     assert body["error"].startswith(f"{where}: ") and "ErrorDetail" not in body["error"]
     assert "kb" in body["fields"]
+
+
+def test_each_chunk_says_where_it_is_in_the_original(member_client, transactional_db):
+    from django.core.files.base import ContentFile
+
+    from kb.ingestion.worker import process_pending_documents
+    from kb.services import document_create, document_ingest_text
+    from tests.kb.ingestion.files import two_column_pdf
+
+    document_create(uploaded_file=ContentFile(two_column_pdf(), name="运维手册.pdf"), domain="ops")
+    document_ingest_text(title="咖啡", text="咖啡豆经过烘焙后研磨成粉，再用热水萃取。", domain="food")
+    process_pending_documents()
+    response = member_client.post(URL, {"query": "生产账号的密码多久必须更换？", "top_k": 5}, format="json")
+    assert response.status_code == 200, response.content
+    chunks = response.json()["chunks"]
+    pdf = next(c for c in chunks if "每90天" in c["content"])
+    assert pdf["location"]["page"] == 1 and len(pdf["location"]["boxes"][0]) == 4
+    assert all("location" in c for c in chunks)
+    assert all(c["location"] is None for c in chunks if c["document_title"] == "咖啡")

@@ -1,0 +1,49 @@
+"""Chunk provenance: a chunk's place in the original from the parser's located spans, stored on the chunk."""
+import pytest
+from django.core.files.base import ContentFile
+
+from kb.ingestion.locations import SpanLocator
+from kb.models import Chunk, ChunkLevel, DocumentStatus
+from tests.kb.ingestion.files import two_column_pdf, xlsx_bytes
+
+LINE_1 = {"page": 1, "boxes": [[50, 70, 260, 85]]}
+LINE_2 = {"page": 1, "boxes": [[50, 87, 260, 101]]}
+NEXT_PAGE = {"page": 2, "boxes": [[50, 70, 200, 85]]}
+
+
+def test_a_chunk_is_located_on_its_first_page_with_the_boxes_of_its_lines_there():
+    locate = SpanLocator([(0, 10, LINE_1), (10, 20, LINE_2), (22, 30, NEXT_PAGE)]).locate
+    assert locate(5, 28) == {"page": 1, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]}
+    assert locate(12, 15) == LINE_2
+    assert locate(24, 26) == NEXT_PAGE
+
+
+def test_rows_of_one_sheet_merge_into_their_first_and_last():
+    spans = [(0, 5, {"sheet": "价格表", "rows": [4, 4]}), (6, 9, {"sheet": "价格表", "rows": [9, 9]}),
+             (10, 12, {"sheet": "说明", "rows": [1, 1]})]
+    assert SpanLocator(spans).locate(0, 12) == {"sheet": "价格表", "rows": [4, 9]}
+
+
+def test_text_without_a_known_place_has_no_location():
+    assert SpanLocator([(0, 5, {"slide": 3})]).locate(6, 10) is None
+    assert SpanLocator([(0, 5, {"slide": 3})]).locate(2, 10) == {"slide": 3}
+
+
+@pytest.mark.django_db
+def test_ingested_pdf_and_sheet_chunks_carry_their_location(kb_index):
+    from kb.ingestion import worker
+    from kb.services import document_create
+
+    pdf, _ = document_create(uploaded_file=ContentFile(two_column_pdf(), name="手册.pdf"), domain="general")
+    sheet, _ = document_create(uploaded_file=ContentFile(xlsx_bytes({"价格表": [["套餐", "价格"], ["基础版", "99元"]]}),
+                                                         name="价格.xlsx"), domain="general")
+    worker.process_pending_documents()
+    pdf.refresh_from_db()
+    assert pdf.status == DocumentStatus.READY, pdf.error
+    children = list(Chunk.objects.filter(document=pdf, level=ChunkLevel.CHILD))
+    # The whole short file is one chunk: it starts on page 1, so it has the boxes of page 1's five lines.
+    wrapped = next(c for c in children if "每90天" in c.content)
+    assert wrapped.location["page"] == 1
+    assert sorted(round(box[0]) for box in wrapped.location["boxes"]) == [50, 50, 50, 320, 320]
+    row = Chunk.objects.get(document=sheet, level=ChunkLevel.CHILD, content__contains="套餐: 基础版")
+    assert row.location == {"sheet": "价格表", "rows": [1, 2]}
