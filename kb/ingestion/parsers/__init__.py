@@ -1,5 +1,5 @@
-"""File bytes → text with the place of each piece in the original, for .txt/.md/.html/.pdf/.docx/.xlsx/.csv/.pptx,
-bounded, with encoding detection and clear refusals.
+"""File bytes → text with the place of each piece in the original, for .txt/.md/.html/.pdf/.docx/.xlsx/.csv/.pptx
+and images (.png/.jpg, by text recognition), bounded, with encoding detection and clear refusals.
 
 `parse_located` runs in the calling process; the worker calls it through `IsolatedParser`
 (kb.ingestion.parsers.isolated), which adds memory and time limits in a child process.
@@ -48,6 +48,10 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
         from kb.ingestion.parsers.sheets import csv_parse, xlsx_parse
 
         parsed = (xlsx_parse if kind == "xlsx" else csv_parse)(data, limits=limits)
+    elif kind in ("png", "jpg", "jpeg"):
+        from kb.ingestion.parsers.images import image_parse
+
+        parsed = image_parse(data, limits=limits)
     elif kind == "pptx":
         from kb.ingestion.parsers.slides import pptx_parse
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-SUPPORTED_TYPES = ("txt", "md", "html", "htm", "pdf", "docx", "xlsx", "csv", "pptx")
+SUPPORTED_TYPES = ("txt", "md", "html", "htm", "pdf", "docx", "xlsx", "csv", "pptx", "png", "jpg", "jpeg")
 MIB = 1024 * 1024
 # Where a piece of text is in the original: {"page": 3, "boxes": [[x0, top, x1, bottom], …]} (PDF points from
 # the page's top-left corner), {"sheet": "价格表", "rows": [4, 9]}, {"slide": 3}.
@@ -37,6 +37,11 @@ class ParseLimits:
     max_rows: int = 20_000
     max_cells: int = 400_000
     max_slides: int = 2_000
+    # Text recognition: scanned pages read per document, its seconds in all (the parse deadline, 120 s by
+    # default, still bounds the whole), and the pixels of an image (a 100-megapixel photo is refused).
+    max_ocr_pages: int = 50
+    ocr_seconds: float = 90.0
+    max_image_pixels: int = 40_000_000
     max_unzipped_bytes: int = 256 * MIB
     max_zip_members: int = 10_000
     # Compression ratio above which a zip member is a bomb; small members are exempt, since a

@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
+from kb.ingestion.parsers.images import ocr_pieces
+from kb.ingestion.parsers.ocr import RENDER_DPI, OcrBudget, recognise
 from kb.ingestion.parsers.pdf_layout import (
     Block,
     Piece,
@@ -56,6 +58,7 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
 
     document = _open(data, limits)
     plumber = None
+    ocr = _Recogniser(limits)
     try:
         pages = []
         for index in range(len(document)):
@@ -69,6 +72,8 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
                         plumber = pdfplumber.open(io.BytesIO(data))
                     tables = _tables(plumber.pages[index])
                 pages.append(_read_page(page, index + 1, tables))
+                if pages[-1].scanned:
+                    ocr.read(page, pages[-1])
             finally:
                 page.close()
     except (ParseError, MemoryError):
@@ -80,7 +85,44 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
         if plumber is not None:
             plumber.close()
         document.close()
-    return _assemble(pages, limits)
+    return _assemble(pages, limits, ocr)
+
+
+class _Recogniser:
+    """Reads scanned pages by text recognition within the document's OCR bounds; remembers what it could not."""
+
+    def __init__(self, limits: ParseLimits) -> None:
+        self.limits = limits
+        self.budget: OcrBudget | None = None
+        self.attempts = 0
+        self.read_pages: list[int] = []
+        self.unread: dict[int, str] = {}
+
+    def read(self, page, result: _Page) -> None:
+        if self.attempts >= self.limits.max_ocr_pages:
+            self.unread[result.number] = f"only {self.limits.max_ocr_pages} scanned pages are read per document"
+            return
+        self.attempts += 1
+        if self.budget is None:
+            self.budget = OcrBudget(self.limits.ocr_seconds)
+        width, height = page.get_size()
+        scale = RENDER_DPI / 72
+        pixels = width * height * scale * scale
+        if pixels > self.limits.max_image_pixels:
+            scale *= math.sqrt(self.limits.max_image_pixels / pixels)
+        try:
+            image = page.render(scale=scale).to_pil()
+            lines = recognise(image, scale=scale, budget=self.budget)
+        except ParseError as exc:
+            self.unread[result.number] = str(exc)
+            return
+        if not lines:
+            self.unread[result.number] = "no text could be recognised"
+            return
+        result.pieces = ocr_pieces(lines)
+        result.sizes = [(p.size, len(p.text)) for p in result.pieces]
+        result.scanned = False
+        self.read_pages.append(result.number)
 
 
 def _open(data: bytes, limits: ParseLimits):
@@ -196,7 +238,7 @@ def _inside(word: dict, table: TableItem) -> bool:
     return table.x0 <= x <= table.x1 and table.top <= y <= table.bottom
 
 
-def _assemble(pages: list[_Page], limits: ParseLimits) -> ParsedText:
+def _assemble(pages: list[_Page], limits: ParseLimits, ocr: _Recogniser) -> ParsedText:
     running = _running_lines(pages)
     weights: Counter[float] = Counter()
     for page in pages:
@@ -220,12 +262,16 @@ def _assemble(pages: list[_Page], limits: ParseLimits) -> ParsedText:
             pending, pending_kind = pieces, block.kind
     builder.block(pending)
     parsed = builder.build()
-    scanned = [p.number for p in pages if p.scanned]
-    if scanned:
-        parsed.warnings.append(_scanned_warning(scanned, len(pages)))
+    if ocr.read_pages:
+        parsed.warnings.append(f"{_page_list(ocr.read_pages)} had no text layer and "
+                               f"{'were' if len(ocr.read_pages) > 1 else 'was'} read by text recognition (OCR)")
+    if ocr.unread:
+        reasons = sorted(set(ocr.unread.values()))
+        parsed.warnings.append(f"{_page_list(sorted(ocr.unread))} of {len(pages)} have no text layer and could "
+                               f"not be read ({'; '.join(reasons)})")
         if not parsed.text.strip():
-            raise ParseError(f"the PDF has no text layer (it looks scanned: {_page_list(scanned)}); "
-                             "text recognition (OCR) could not read it")
+            raise ParseError(f"the PDF has no text layer (it looks scanned: {_page_list(sorted(ocr.unread))}) "
+                             f"and could not be read: {'; '.join(reasons)}")
     return parsed
 
 
@@ -271,10 +317,6 @@ def _running_lines(pages: list[_Page]) -> set[str]:
 def _margin_noise(page: _Page, running: set[str]) -> set[int]:
     """ids of the page's running header, footer and page-number pieces."""
     return {id(p) for p in _edge_pieces(page) if _margin_key(p) in running or _PAGE_NUMBER.match(p.text)}
-
-
-def _scanned_warning(scanned: list[int], total: int) -> str:
-    return f"{len(scanned)} of {total} pages have no text layer and were not read ({_page_list(scanned)})"
 
 
 def _page_list(numbers: list[int]) -> str:

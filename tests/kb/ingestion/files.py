@@ -175,3 +175,50 @@ def docx_with_table(before: str, rows: list[list[str]], after: str) -> bytes:
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
+
+
+# -- Images ---------------------------------------------------------------------------------------------------
+CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"  # Debian fonts-noto-cjk
+
+
+def text_image(lines: list[str]):
+    """A PIL image of `lines` in 40-pixel Noto Sans CJK, black on white, like a clean scan."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.truetype(CJK_FONT, 40)
+    image = Image.new("L", (1200, 100 * len(lines) + 60), 255)
+    draw = ImageDraw.Draw(image)
+    for index, line in enumerate(lines):
+        draw.text((40, 40 + 100 * index), line, font=font, fill=0)
+    return image
+
+
+def png_bytes(image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def scanned_text_pdf(lines: list[str]) -> bytes:
+    """A page holding only a picture of `lines`: a scan with text to recognise."""
+    from reportlab.lib.utils import ImageReader
+
+    image = text_image(lines)
+    pdf, buffer = _canvas()
+    pdf.drawImage(ImageReader(image), 50, 842 - 100 - image.height * 0.4, image.width * 0.4, image.height * 0.4)
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def png_declaring(width: int, height: int) -> bytes:
+    """A PNG whose header declares width × height pixels, with almost no pixel data behind it."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 16))
+            + chunk(b"IEND", b""))
