@@ -268,7 +268,7 @@
     }
   }
 
-  // Where the passage is in the original: "p. 3", "价格表 · rows 4–9", "slide 3".
+  // Where the passage is in the original: "p. 3", "Prices · rows 4–9", "slide 3".
   function locationLabel(loc) {
     if (!loc || typeof loc !== "object") return "";
     if (Number.isInteger(loc.page)) return fmt(_("p. %(page)s"), { page: loc.page });
