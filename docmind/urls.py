@@ -35,6 +35,7 @@ urlpatterns = [
     path("api/docs/", SchemaDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),
     path("documents/<int:pk>/", reader.document_reader, name="kb-document-reader"),
+    path("documents/<int:pk>/pages/<int:number>.png", reader.document_page_image, name="kb-document-page"),
     path("api/kb/", include("kb.urls")),
     path("api/kbs/", include("kb.kbs_urls")),
     path("api/", include("chat.api_urls")),

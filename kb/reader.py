@@ -7,6 +7,7 @@ from pathlib import Path
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
@@ -57,6 +58,57 @@ def split_sections(parents: list[Chunk], cited: Chunk | None) -> list[Section]:
     return sections
 
 
+@dataclass(frozen=True)
+class PageView:
+    """The original page shown above the text: its image, and the cited lines as boxes in per cent of it."""
+
+    number: int
+    count: int
+    highlights: list[dict[str, float]]
+
+    @property
+    def previous(self) -> int | None:
+        return self.number - 1 if self.number > 1 else None
+
+    @property
+    def next(self) -> int | None:
+        return self.number + 1 if self.number < self.count else None
+
+
+def location_label(location: dict | None) -> str:
+    """Where a cited passage is, in words: "p. 3", "sheet 价格表, rows 4–9", "slide 3"."""
+    if not isinstance(location, dict):
+        return ""
+    if isinstance(location.get("page"), int):
+        return _("p. %(page)s") % {"page": location["page"]}
+    rows = location.get("rows")
+    if isinstance(rows, list) and len(rows) == 2:
+        label = _("rows %(first)s–%(last)s") % {"first": rows[0], "last": rows[1]}
+        return f"{location['sheet']} · {label}" if location.get("sheet") else label
+    if isinstance(location.get("slide"), int):
+        return _("slide %(slide)s") % {"slide": location["slide"]}
+    return ""
+
+
+def _page_view(document: Document, requested: str, cited: Chunk | None) -> PageView | None:
+    from kb.pages import NoSuchPage, page_info
+
+    location = cited.location if cited is not None and isinstance(cited.location, dict) else {}
+    number = int(requested) if requested.isdigit() else location.get("page")
+    if document.file_type != "pdf" or not isinstance(number, int):
+        return None
+    try:
+        info = page_info(document, number)
+    except NoSuchPage:
+        return None
+    highlights = []
+    if location.get("page") == number:
+        for x0, top, x1, bottom in location.get("boxes") or []:
+            highlights.append({"left": 100 * x0 / info.width, "top": 100 * top / info.height,
+                               "width": 100 * (x1 - x0) / info.width, "height": 100 * (bottom - top) / info.height})
+    return PageView(number, info.count, highlights)
+
+
 @login_required
 def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
     document = _readable(request, pk)
@@ -68,7 +120,25 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
         "document": document,
         "sections": split_sections(selectors.document_sections(document=document), cited),
         "has_file": bool(document.file),
+        "page": _page_view(document, request.GET.get("page", ""), cited),
+        "cited_where": location_label(cited.location) if cited is not None else "",
+        "cited_id": cited.pk if cited is not None else None,
     })
+
+
+@login_required
+def document_page_image(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Page `number` of a readable PDF as a PNG, for the reader."""
+    from kb.pages import NoSuchPage, page_image
+
+    document = _readable(request, pk)
+    try:
+        path = page_image(document, number)
+    except NoSuchPage:
+        raise Http404("no such page") from None
+    response = FileResponse(path.open("rb"), content_type="image/png")
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
 
 
 class DocumentFileView(APIView):

@@ -85,3 +85,40 @@ def test_the_admin_links_the_file_to_the_authenticated_download(admin_user, docu
     html = _browser(admin_user).get(f"/admin/kb/document/{document.pk}/change/").content.decode()
     assert f"/api/kb/documents/{document.pk}/file/" in html
     assert "/media/" not in html
+
+
+@pytest.fixture
+def pdf_document(editor_client, kb_index):
+    from tests.kb.ingestion.files import two_column_pdf
+
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile("manual.pdf", two_column_pdf())},
+                              format="multipart").json()
+    process_pending_documents()
+    return Document.objects.get(pk=body["id"])
+
+
+def test_the_reader_shows_the_cited_pdf_page_with_the_passage_marked(member, pdf_document):
+    child = Chunk.objects.filter(document=pdf_document, level=ChunkLevel.CHILD, content__contains="每90天").first()
+    page = _browser(member).get(f"/documents/{pdf_document.pk}/?page=1&chunk={child.pk}")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert f"/documents/{pdf_document.pk}/pages/1.png" in html
+    assert "第 1 页，共 2 页" in html and "引用段落在原文中的位置：第 1 页" in html  # the default language
+    # The first line was drawn at x = 50 pt of a 595 pt wide page: 8.40 % from the left.
+    assert html.count('class="page-mark"') == 5 and "left:8.40%" in html
+
+
+def test_the_page_image_is_a_png_rendered_once_and_only_for_readers(member, other_member, pdf_document):
+    response = _browser(member).get(f"/documents/{pdf_document.pk}/pages/2.png")
+    assert response.status_code == 200 and response["Content-Type"] == "image/png"
+    assert b"".join(response.streaming_content).startswith(b"\x89PNG")
+    from kb.pages import page_image
+
+    assert page_image(pdf_document, 2).exists()  # cached on disk
+    assert _browser(member).get(f"/documents/{pdf_document.pk}/pages/3.png").status_code == 404
+    assert Client().get(f"/documents/{pdf_document.pk}/pages/1.png").status_code == 302
+
+
+def test_a_text_document_has_no_page_image(member, document):
+    assert _browser(member).get(f"/documents/{document.pk}/pages/1.png").status_code == 404
+    assert "page-canvas" not in _browser(member).get(f"/documents/{document.pk}/?page=1").content.decode()

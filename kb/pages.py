@@ -1,0 +1,80 @@
+"""PDF pages as images for the reader: rendered by pypdfium2 on first view and cached on disk by the
+document's checksum, so a re-uploaded file never shows a stale picture."""
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+from kb.models import Document
+
+# Pixels across a rendered page: sharp on a laptop screen, about 150–250 KB of PNG for a text page.
+PAGE_WIDTH_PX = 1100
+# A page larger than a poster is drawn at a lower resolution rather than as a 100-megapixel image.
+_MAX_SCALE = 4.0
+
+
+class NoSuchPage(LookupError):
+    """The document is not a PDF with a stored file, or it has no such page."""
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    number: int
+    count: int
+    width: float  # PDF points
+    height: float
+
+
+def _open(document: Document):
+    import pypdfium2 as pdfium
+
+    if document.file_type != "pdf" or not document.file:
+        raise NoSuchPage("the document is not a stored PDF")
+    try:
+        with document.file.open("rb") as handle:
+            return pdfium.PdfDocument(handle.read())
+    except (OSError, pdfium.PdfiumError):
+        raise NoSuchPage("the stored PDF cannot be opened") from None
+
+
+def page_info(document: Document, number: int) -> PageInfo:
+    pdf = _open(document)
+    try:
+        count = len(pdf)
+        if not 1 <= number <= count:
+            raise NoSuchPage(f"the document has no page {number}")
+        width, height = pdf.get_page_size(number - 1)
+        return PageInfo(number, count, float(width), float(height))
+    finally:
+        pdf.close()
+
+
+def page_image(document: Document, number: int) -> Path:
+    """The PNG of page `number` (1-based), rendered once per file version."""
+    cache = Path(settings.MEDIA_ROOT).parent / "cache" / "pages"
+    path = cache / f"{document.pk}-{document.checksum[:16]}-{number}-{PAGE_WIDTH_PX}.png"
+    if path.exists():
+        return path
+    pdf = _open(document)
+    try:
+        if not 1 <= number <= len(pdf):
+            raise NoSuchPage(f"the document has no page {number}")
+        page = pdf[number - 1]
+        try:
+            scale = min(PAGE_WIDTH_PX / max(page.get_width(), 1.0), _MAX_SCALE)
+            image = page.render(scale=scale).to_pil()
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+    cache.mkdir(parents=True, exist_ok=True)
+    # Written beside and renamed into place, so a concurrent request never reads half a file.
+    handle, temporary = tempfile.mkstemp(dir=cache, suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        image.save(out, format="PNG", optimize=False)
+    os.replace(temporary, path)
+    return path
