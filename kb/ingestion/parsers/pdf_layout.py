@@ -204,6 +204,7 @@ def blocks(items: list[Piece | TableItem], body_size: float) -> list[Block]:
     out: list[Block] = []
     current: Block | None = None
     previous: Piece | None = None
+    right = 0.0  # the right edge of the current paragraph's lines: where a full line ends
     for item in items:
         if isinstance(item, TableItem):
             out.extend(table_blocks(item))
@@ -219,10 +220,13 @@ def blocks(items: list[Piece | TableItem], body_size: float) -> list[Block]:
                 out.append(current)
             previous = item
             continue
-        if current is None or current.kind != "text" or not _continues(previous, item):
+        if current is None or current.kind != "text" or not _continues(previous, item) \
+                or _starts_paragraph(previous, item, right):
             current = Block("text", [], size=item.size)
             out.append(current)
+            right = item.x1
         current.lines.append((item.text, item.box))
+        right = max(right, item.x1)
         previous = item
     return out
 
@@ -244,6 +248,15 @@ def _continues(previous: Piece | None, piece: Piece) -> bool:
     if abs(piece.size - previous.size) > 0.15 * max(previous.size, 1.0):
         return False
     return abs(piece.x0 - previous.x0) < 3 * height or piece.x0 < previous.x0
+
+
+def _starts_paragraph(previous: Piece | None, piece: Piece, right: float) -> bool:
+    """After a line that ends a sentence, an indented line (two-character indents are the rule in Chinese)
+    or a line following one that stopped short of the paragraph's right edge starts a new paragraph."""
+    if previous is None or not _SENTENCE_END.search(previous.text):
+        return False
+    em = max(previous.size, 1.0)
+    return piece.x0 - previous.x0 > 1.5 * em or previous.x1 < right - 2 * em
 
 
 def table_blocks(table: TableItem) -> list[Block]:

@@ -69,3 +69,15 @@ def test_a_scanned_pdf_fails_saying_it_has_no_text_layer():
 ])
 def test_wrapped_lines_join_without_a_space_only_where_cjk_or_a_hyphen_breaks_them(before, after, gap):
     assert join_gap(before, after) == gap
+
+
+def test_a_short_line_ending_a_sentence_closes_its_paragraph():
+    from kb.ingestion.parsers.pdf_layout import Piece, blocks
+
+    lines = [Piece("第一段第一行，内容很长很长很长很长很长很长很长", 50, 100, 300, 112, 12),
+             Piece("第一段结束。", 50, 116, 122, 128, 12),
+             Piece("第二段从这里开始，内容很长很长很长很长很长很长", 50, 132, 300, 144, 12),
+             Piece("并且继续。", 50, 148, 110, 160, 12)]
+    assert [[text for text, _ in b.lines] for b in blocks(lines, 12)] == [
+        ["第一段第一行，内容很长很长很长很长很长很长很长", "第一段结束。"],
+        ["第二段从这里开始，内容很长很长很长很长很长很长", "并且继续。"]]
