@@ -205,13 +205,17 @@ def _words(textpage, height: float) -> list[dict]:
 
     words: list[dict] = []
     current: dict | None = None
+    raw = textpage.raw
+    rect = pdfium_c.FS_RECTF()
+    get_unicode, get_box = pdfium_c.FPDFText_GetUnicode, pdfium_c.FPDFText_GetLooseCharBox
     for index in range(textpage.count_chars()):
-        code = pdfium_c.FPDFText_GetUnicode(textpage.raw, index)
+        code = get_unicode(raw, index)
+        # The spaces and line ends PDFium generates between words are whitespace like the real ones.
         char = chr(code) if 0 < code < 0x110000 else ""
-        if not char or char.isspace() or pdfium_c.FPDFText_IsGenerated(textpage.raw, index) == 1:
+        if not char or char.isspace() or not get_box(raw, index, rect):
             current = None
             continue
-        left, bottom, right, top = textpage.get_charbox(index, loose=True)
+        left, bottom, right, top = rect.left, rect.bottom, rect.right, rect.top
         box_top, box_bottom = height - top, height - bottom
         size = box_bottom - box_top
         if current is not None:
