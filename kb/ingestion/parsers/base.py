@@ -30,7 +30,10 @@ class ParseLimits:
     """
 
     max_chars: int = 10_000_000
-    max_pages: int = 5_000
+    # Layout-aware PDF reading runs at about 20 text pages/s on a busy 2-core machine
+    # (bench/formats_bench.py), so a longer PDF could not finish within the 120 s parse deadline
+    # anyway: it is refused at once, by its page count, instead of after two minutes.
+    max_pages: int = 1_000
     max_paragraphs: int = 300_000
     # Spreadsheet rows and cells read from one workbook or CSV: every row becomes text to embed, and at
     # about 15 chunks/s on a CPU 20,000 rows already take the worker most of an hour.

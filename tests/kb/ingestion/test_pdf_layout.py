@@ -53,9 +53,9 @@ def test_a_password_protected_pdf_is_refused_with_that_reason():
         parse_located(password_pdf(), "pdf")
 
 
-def test_a_pdf_over_the_page_limit_is_refused_before_its_pages_are_read():
-    with pytest.raises(ParseError, match="has 2,001 pages; the limit is 2,000"):
-        parse_located(blank_pdf(2001), "pdf", limits=ParseLimits(max_pages=2000))
+def test_a_2000_page_pdf_is_refused_at_once_by_its_page_count():
+    with pytest.raises(ParseError, match="has 2,000 pages; the limit is 1,000"):
+        parse_located(blank_pdf(2000), "pdf", limits=ParseLimits())
 
 
 def test_a_scanned_pdf_fails_saying_it_has_no_text_layer():
