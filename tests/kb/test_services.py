@@ -39,6 +39,18 @@ def test_bad_uploads_are_refused_and_change_nothing(kb_index, name, data, messag
     assert not KnowledgeDomain.objects.exists()
 
 
+@pytest.mark.parametrize("name", ["价格.xlsx", "rows.csv", "deck.pptx", "scan.png", "photo.JPG", "photo.jpeg"])
+def test_spreadsheets_slides_and_images_are_accepted_for_upload(kb_index, name):
+    document, created = document_create(uploaded_file=ContentFile(b"data of " + name.encode(), name=name),
+                                        domain="hr")
+    assert created and document.file_type == name.rsplit(".", 1)[1].lower()
+
+
+def test_the_refusal_lists_the_new_formats(kb_index):
+    with pytest.raises(IngestError, match=r"supported: .*\.xlsx, \.csv, \.pptx, \.png, \.jpg"):
+        document_create(uploaded_file=ContentFile(b"MZ", name="tool.exe"), domain="hr")
+
+
 def test_files_over_the_limit_are_refused(kb_index, settings):
     settings.MAX_UPLOAD_BYTES = 10
     with pytest.raises(IngestError, match="limit"):
