@@ -53,9 +53,19 @@ def page_info(document: Document, number: int) -> PageInfo:
         pdf.close()
 
 
+def _cache() -> Path:
+    return Path(settings.MEDIA_ROOT).parent / "cache" / "pages"
+
+
+def forget_pages(document_id: int) -> None:
+    """Remove a deleted document's page images: a picture of the original must not outlive it."""
+    for path in _cache().glob(f"{document_id}-*.png"):
+        path.unlink(missing_ok=True)
+
+
 def page_image(document: Document, number: int) -> Path:
     """The PNG of page `number` (1-based), rendered once per file version."""
-    cache = Path(settings.MEDIA_ROOT).parent / "cache" / "pages"
+    cache = _cache()
     path = cache / f"{document.pk}-{document.checksum[:16]}-{number}-{PAGE_WIDTH_PX}.png"
     if path.exists():
         return path

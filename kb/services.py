@@ -190,6 +190,9 @@ def _purge_index(document_id: int, file) -> None:
         log.exception("could not remove the index entries of deleted or failed document %s", document_id)
     if file:
         file.delete(save=False)
+    from kb.pages import forget_pages
+
+    forget_pages(document_id)
 
 
 def _knowledge_map_changed(kb_id: int, domain_id: str) -> None:

@@ -122,3 +122,14 @@ def test_the_page_image_is_a_png_rendered_once_and_only_for_readers(member, othe
 def test_a_text_document_has_no_page_image(member, document):
     assert _browser(member).get(f"/documents/{document.pk}/pages/1.png").status_code == 404
     assert "page-canvas" not in _browser(member).get(f"/documents/{document.pk}/?page=1").content.decode()
+
+
+def test_deleting_a_document_removes_its_page_images(member, pdf_document, django_capture_on_commit_callbacks):
+    from kb.pages import page_image
+    from kb.services import document_delete
+
+    rendered = page_image(pdf_document, 1)
+    assert rendered.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        document_delete(document=pdf_document)
+    assert not rendered.exists()

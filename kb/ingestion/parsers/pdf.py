@@ -54,7 +54,6 @@ class _Page:
 
 
 def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
-    import pypdfium2 as pdfium
 
     document = _open(data, limits)
     plumber = None
@@ -78,7 +77,7 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
                 page.close()
     except (ParseError, MemoryError):
         raise
-    except (pdfium.PdfiumError, Exception) as exc:  # pdfminer raises many types for damaged files
+    except Exception as exc:  # PDFium and pdfminer raise many types for damaged files
         log.info("a PDF could not be read: %s: %s", type(exc).__name__, exc)
         raise ParseError(f"the PDF could not be read ({type(exc).__name__})") from None
     finally:
