@@ -270,7 +270,8 @@ def _assemble(pages: list[_Page], limits: ParseLimits, ocr: _Recogniser) -> Pars
                                f"{'were' if len(ocr.read_pages) > 1 else 'was'} read by text recognition (OCR)")
     if ocr.unread:
         reasons = sorted(set(ocr.unread.values()))
-        parsed.warnings.append(f"{_page_list(sorted(ocr.unread))} of {len(pages)} have no text layer and could "
+        verb = "has" if len(ocr.unread) == 1 else "have"
+        parsed.warnings.append(f"{_page_list(sorted(ocr.unread))} of {len(pages)} {verb} no text layer and could "
                                f"not be read ({'; '.join(reasons)})")
         if not parsed.text.strip():
             raise ParseError(f"the PDF has no text layer (it looks scanned: {_page_list(sorted(ocr.unread))}) "

@@ -47,3 +47,26 @@ def test_ingested_pdf_and_sheet_chunks_carry_their_location(kb_index):
     assert sorted(round(box[0]) for box in wrapped.location["boxes"]) == [50, 50, 50, 320, 320]
     row = Chunk.objects.get(document=sheet, level=ChunkLevel.CHILD, content__contains="套餐: 基础版")
     assert row.location == {"sheet": "价格表", "rows": [1, 2]}
+
+
+@pytest.mark.django_db
+def test_a_page_that_could_not_be_read_is_reported_on_the_document(kb_index):
+    import io
+
+    from pypdf import PdfReader, PdfWriter
+
+    from kb.ingestion import worker
+    from kb.services import document_create
+    from tests.kb.ingestion.files import scanned_pdf
+
+    writer = PdfWriter()
+    for part in (two_column_pdf(), scanned_pdf()):
+        writer.append(PdfReader(io.BytesIO(part)))
+    buffer = io.BytesIO()
+    writer.write(buffer)
+    document, _ = document_create(uploaded_file=ContentFile(buffer.getvalue(), name="mixed.pdf"), domain="general")
+    worker.process_pending_documents()
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.READY
+    [warning] = document.metadata["parse_warnings"]
+    assert warning.startswith("page 3 of 3 has no text layer and could not be read")
