@@ -100,3 +100,19 @@ class KbNotFound(LookupError):
 def kb_default() -> KnowledgeBase:
     """The default knowledge base, created with its readers when missing."""
     return KnowledgeBase.objects.default()
+
+
+def scope_readable(queryset: QuerySet, user: Any, *, via: str = "kb_id") -> QuerySet:
+    """`queryset` cut to the rows of knowledge bases `user` may read; `via` is the lookup from the row to its
+    base's id (`document__kb_id` for chunks). The admin scopes every list, form and filter with this, as the API
+    scopes its reads with readable_kb_ids: one answer to "who may read what"."""
+    return queryset.filter(**{f"{via}__in": readable_kb_ids(user)})
+
+
+def scope_editable(queryset: QuerySet, user: Any, *, via: str = "kb_id") -> QuerySet:
+    """`queryset` cut to the rows of knowledge bases `user` may edit (see scope_readable)."""
+    return queryset.filter(**{f"{via}__in": editable_kb_ids(user)})
+
+
+def editable_kbs(user: Any) -> QuerySet[KnowledgeBase]:
+    return KnowledgeBase.objects.filter(pk__in=editable_kb_ids(user)).order_by("-is_default", "name", "id")

@@ -17,8 +17,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from kb import maintenance, services
+from kb import access, maintenance, services
 from kb.access import editable_kb_ids, readable_kb_ids
+from kb.admin_access import KbScopedAdmin, ReadableKbFilter, grant_holder_field
 from kb.admin_upload import MultiUploadForm, report_upload, upload_files
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Chunk, ChunkLevel, Document, KbGrant, KnowledgeBase, KnowledgeDomain
@@ -319,9 +320,12 @@ def _upload_context(form: MultiUploadForm) -> dict:
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin):
+class ChunkAdmin(KbScopedAdmin):
+    """Chunks of readable bases only: a chunk is its document's text, read under the document's base."""
+
+    kb_scope = "document__kb_id"
     list_display = ["id", "document", "level", "ordinal", "token_count", "vector_id"]
-    list_filter = ["level"]
+    list_filter = [("document__kb", ReadableKbFilter), "level"]
     search_fields = ["content"]
     list_select_related = ["document"]
     readonly_fields = ["document", "parent", "level", "ordinal", "content", "char_start", "char_end", "token_count",
@@ -338,6 +342,26 @@ class KbGrantInline(admin.TabularInline):
     model = KbGrant
     fields = ["user", "group", "access"]
     extra = 1
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        return grant_holder_field(db_field, request) or super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    # Who holds a grant is shown to the base's editors only, as GET /api/kbs/{id}/grants/ is.
+    @staticmethod
+    def _editable(request, obj) -> bool:
+        return obj is None or obj.pk in editable_kb_ids(request.user)
+
+    def has_view_permission(self, request, obj=None) -> bool:
+        return super().has_view_permission(request, obj) and self._editable(request, obj)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return super().has_add_permission(request, obj) and self._editable(request, obj)
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return super().has_change_permission(request, obj) and self._editable(request, obj)
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return super().has_delete_permission(request, obj) and self._editable(request, obj)
 
 
 class KbDocumentInline(admin.TabularInline):
@@ -413,22 +437,36 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
 
 
 @admin.register(KnowledgeDomain)
-class KnowledgeDomainAdmin(admin.ModelAdmin):
+class KnowledgeDomainAdmin(KbScopedAdmin):
+    """Domains of readable bases; their text reaches every reader's planner prompt, so it is changed (and the
+    map regenerated) only by those who may edit the domain's base."""
+
     list_display = ["domain_id", "kb", "description", "document_count", "updated_at"]
-    list_filter = ["kb"]
+    list_filter = [("kb", ReadableKbFilter)]
     search_fields = ["domain_id", "description"]
     readonly_fields = ["kb", "document_count", "created_at", "updated_at"]
     fields = ["kb", "domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
     actions = ["regenerate_knowledge_map"]
 
-    def get_queryset(self, request):
-        return super().get_queryset(request).filter(kb_id__in=readable_kb_ids(request.user))
+    def get_readonly_fields(self, request, obj=None):
+        # A new domain names its base, among those the user may edit.
+        return self.readonly_fields if obj is not None else [f for f in self.readonly_fields if f != "kb"]
 
-    @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"))
+    def has_add_permission(self, request) -> bool:
+        return super().has_add_permission(request) and self.may_edit(request, None)
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "kb":
+            kwargs["queryset"] = access.editable_kbs(request.user)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"),
+                  permissions=["change"])
     def regenerate_knowledge_map(self, request, queryset) -> None:
         from kb.domains.service import build_domain_service
 
         service = build_domain_service()
+        queryset = self.editable_only(request, queryset)
         for domain in queryset:
             service.regenerate(domain.domain_id, kb_id=domain.kb_id)
         count = queryset.count()
