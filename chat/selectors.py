@@ -3,6 +3,7 @@
 The documents a turn may read come from kb.selectors, which owns those tables."""
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import date
 from typing import Any
 
@@ -10,7 +11,7 @@ from django.db.models import Count, QuerySet, Sum
 
 from chat.models import Conversation, Message, MessageRole, MessageStatus
 from chat.types import ConversationContext, PreviousTurn, SourceRef
-from kb.selectors import section_headings
+from kb.selectors import readable_document_ids, section_headings
 
 
 def conversation_list(*, user: Any) -> QuerySet[Conversation]:
@@ -41,9 +42,13 @@ def conversation_history(*, conversation: Conversation, exclude_id: int | None =
     return [{"role": r["role"], "content": r["content"]} for r in reversed(picked)]
 
 
-def conversation_context(*, conversation: Conversation, before_id: int | None = None) -> ConversationContext:
+def conversation_context(*, conversation: Conversation, kb_ids: Collection[int],
+                         before_id: int | None = None) -> ConversationContext:
     """The last answered turn before message `before_id`: question, rewrite, answer, cited documents
-    (most cited first) and the first document's section headings — what a follow-up may refer to."""
+    (most cited first) and the first document's section headings — what a follow-up may refer to.
+
+    Only documents of `kb_ids` (what this turn may read) are named: a document cited before a revoke, or in
+    a base this turn does not ask, gives neither its title nor its headings to the rewrite."""
     answers = Message.objects.filter(conversation=conversation, role=MessageRole.ASSISTANT,
                                      status=MessageStatus.COMPLETE).exclude(content="")
     if before_id is not None:
@@ -60,9 +65,13 @@ def conversation_context(*, conversation: Conversation, before_id: int | None = 
         if isinstance(citation, dict) and citation.get("document_title"):
             entry = counts.setdefault(citation.get("document_id"), [0, position, str(citation["document_title"])])
             entry[0] += 1
-    ranked = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[1][1]))
+    # A web or tool source has no document id and is the answer's own text; a document must still be readable.
+    readable = readable_document_ids(document_ids=[d for d in counts if isinstance(d, int)], kb_ids=kb_ids)
+    ranked = sorted((kv for kv in counts.items() if kv[0] is None or kv[0] in readable),
+                    key=lambda kv: (-kv[1][0], kv[1][1]))
     sources = tuple(SourceRef(document_id=doc, title=title) for doc, (_, _, title) in ranked)
-    sections = section_headings(document_id=sources[0].document_id) if sources and sources[0].document_id else ()
+    sections = section_headings(document_id=sources[0].document_id, kb_ids=kb_ids) \
+        if sources and sources[0].document_id else ()
     return ConversationContext(previous=PreviousTurn(
         question=question, rewritten=str(classification.get("rewritten") or ""), answer=answer.content,
         sources=sources, sections=sections))

@@ -73,10 +73,12 @@ def domain_list(*, kb_ids: Collection[int]) -> QuerySet[KnowledgeDomain]:
     return KnowledgeDomain.objects.filter(kb_id__in=list(kb_ids)).order_by("domain_id", "kb_id")
 
 
-def section_headings(*, document_id: int) -> tuple[str, ...]:
-    """A document's section headings in reading order (the innermost heading of each child's context)."""
-    contexts = (Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD).order_by("ordinal")
-                .values_list("context", flat=True))
+def section_headings(*, document_id: int, kb_ids: Collection[int]) -> tuple[str, ...]:
+    """A document's section headings in reading order (the innermost heading of each child's context), if it
+    is in one of `kb_ids`; none otherwise, exactly as for an unknown document."""
+    contexts = (Chunk.objects.filter(document_id=document_id, level=ChunkLevel.CHILD,
+                                     document__kb_id__in=list(kb_ids))
+                .order_by("ordinal").values_list("context", flat=True))
     sections: list[str] = []
     for context in contexts:
         parts = context.split(CONTEXT_SEPARATOR)
@@ -90,6 +92,12 @@ def ready_documents(*, kb_ids: Collection[int], limit: int = 500) -> list[dict[s
     rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids))
             .order_by("title", "id")[:limit])
     return [{"id": d.id, "title": d.title, "domain": d.domain, "kb": d.kb_id} for d in rows]
+
+
+def readable_document_ids(*, document_ids: Collection[int], kb_ids: Collection[int]) -> frozenset[int]:
+    """Those of `document_ids` that are in one of `kb_ids`."""
+    return frozenset(Document.objects.filter(pk__in=list(document_ids), kb_id__in=list(kb_ids))
+                     .values_list("pk", flat=True))
 
 
 def ready_document(*, document_id: int, kb_ids: Collection[int]) -> Document:

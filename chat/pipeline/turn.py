@@ -74,7 +74,7 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
         document_id, document_title = _document(document_id, kb_ids)
     history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
     context = ConversationContext() if conversation is None else \
-        selectors.conversation_context(conversation=conversation)
+        selectors.conversation_context(conversation=conversation, kb_ids=kb_ids)
     if conversation is None:
         conversation = services.conversation_start(user=user, question=question)
     saved = services.message_add_question(conversation=conversation, content=question)

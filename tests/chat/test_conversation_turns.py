@@ -52,7 +52,10 @@ def test_a_pronoun_follow_up_is_answered_from_the_document_the_last_answer_cited
 
 def test_the_conversation_context_names_the_last_question_answer_and_sources(member, kb):
     done = by_type(ask(member, QUESTION), "done").data
-    context = selectors.conversation_context(conversation=Conversation.objects.get(pk=done["conversation_id"]))
+    from kb.access import readable_kb_ids
+
+    context = selectors.conversation_context(conversation=Conversation.objects.get(pk=done["conversation_id"]),
+                                             kb_ids=readable_kb_ids(member))
     assert context.previous.question == QUESTION and context.previous.answer == done["answer"]
     assert context.previous.sources[0].title == HANDBOOK_TITLE and context.previous.rewritten
 

@@ -20,7 +20,11 @@ def handbook(kb_index) -> Document:
 
 
 def test_section_headings_are_the_headings_in_reading_order(handbook):
-    assert selectors.section_headings(document_id=handbook.pk) == ("一、超时", "二、回调")
+    assert selectors.section_headings(document_id=handbook.pk, kb_ids=[handbook.kb_id]) == ("一、超时", "二、回调")
+
+
+def test_section_headings_of_a_document_outside_the_readable_bases_are_none(handbook):
+    assert selectors.section_headings(document_id=handbook.pk, kb_ids=[handbook.kb_id + 1]) == ()
 
 
 def test_a_ready_document_is_read_with_its_parents_in_reading_order(handbook):
