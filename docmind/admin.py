@@ -1,6 +1,8 @@
 """User admin (each user's role set with one field; staff access follows) and external MCP servers."""
 from __future__ import annotations
 
+import logging
+
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -12,6 +14,8 @@ from docmind.models import McpServer
 from docmind.roles import MEMBER, ROLES, user_set_role
 
 User = get_user_model()
+# Who registered or changed which external MCP server, beside the admin's own LogEntry history.
+audit_log = logging.getLogger("docmind.audit")
 
 
 class RoleChangeForm(UserChangeForm):
@@ -61,7 +65,11 @@ class McpServerAdmin(admin.ModelAdmin):
     list_filter = ["enabled", "transport"]
     fieldsets = [
         (None, {"fields": ["name", "enabled", "transport"]}),
-        (_("Where"), {"fields": ["url", "header_env", "command", "args", "env_names"]}),
+        (_("Where"), {"fields": ["url", "header_env", "command", "args", "env_names"],
+                      "description": _("Credentials come only from environment variables named "
+                                       "DOCMIND_MCP_SECRET_…. Commands (stdio) and URLs of loopback, link-local "
+                                       "or private addresses are refused unless the operator sets "
+                                       "DOCMIND_MCP_STDIO or DOCMIND_MCP_ALLOW_PRIVATE_URLS.")}),
         (_("What the agentic loop may use"), {"fields": ["allowed_tools", "timeout_seconds", "result_max_tokens",
                                                          "tool_limits"]}),
     ]
@@ -79,6 +87,19 @@ class McpServerAdmin(admin.ModelAdmin):
 
         super().save_model(request, obj, form, change)
         forget_listings()  # a changed allowlist or URL is used from the next turn on
+        audit_log.warning("external MCP server %r %s by %r: enabled=%s transport=%s url=%r command=%r args=%r "
+                          "header_env=%r env_names=%r allowed_tools=%r", obj.name, "changed" if change else "added",
+                          request.user.get_username(), obj.enabled, obj.transport, obj.url, obj.command, obj.args,
+                          sorted(obj.header_env.values()), obj.env_names, obj.allowed_tools)
+
+    def delete_model(self, request, obj: McpServer) -> None:
+        audit_log.warning("external MCP server %r deleted by %r", obj.name, request.user.get_username())
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset) -> None:
+        for server in queryset:
+            audit_log.warning("external MCP server %r deleted by %r", server.name, request.user.get_username())
+        super().delete_queryset(request, queryset)
 
 
 def _lockout_pages_without_date_drilldown() -> None:

@@ -7,6 +7,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from docmind.mcp import policy
+
 ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-/]{1,128}$")
 SERVER_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,23}$")
@@ -63,7 +65,14 @@ class McpServer(models.Model):
             errors["name"] = "Use 1-24 lowercase letters, digits or _ (starting with a letter or digit)."
         if self.transport == McpTransport.HTTP and not self.url:
             errors["url"] = "An HTTP server needs its URL."
-        if self.transport == McpTransport.STDIO and not self.command.strip():
+        elif self.transport == McpTransport.HTTP:
+            try:
+                policy.check_url_literal(self.url)
+            except policy.McpPolicyError as exc:
+                errors["url"] = str(exc)
+        if self.transport == McpTransport.STDIO and not policy.stdio_allowed():
+            errors["transport"] = "Stdio servers are off; the operator enables them with DOCMIND_MCP_STDIO=1."
+        elif self.transport == McpTransport.STDIO and not self.command.strip():
             errors["command"] = "A stdio server needs a command."
         if not isinstance(self.args, list) or not all(isinstance(a, str) for a in self.args):
             errors["args"] = "A JSON list of strings."
@@ -71,9 +80,13 @@ class McpServer(models.Model):
                 isinstance(k, str) and k and isinstance(v, str) and ENV_NAME.match(v)
                 for k, v in self.header_env.items()):
             errors["header_env"] = "A JSON object: header name → environment variable NAME (A-Z, 0-9, _)."
+        elif not policy.secret_names_ok(self.header_env.values()):
+            errors["header_env"] = f"Only environment variables named {policy.SECRET_PREFIX}… may be sent."
         if not isinstance(self.env_names, list) or not all(isinstance(n, str) and ENV_NAME.match(n)
                                                             for n in self.env_names):
             errors["env_names"] = "A JSON list of environment variable NAMES (A-Z, 0-9, _)."
+        elif not policy.secret_names_ok(self.env_names):
+            errors["env_names"] = f"Only environment variables named {policy.SECRET_PREFIX}… may be passed."
         if not isinstance(self.allowed_tools, list) or not all(isinstance(t, str) and TOOL_NAME.match(t)
                                                                 for t in self.allowed_tools):
             errors["allowed_tools"] = "A JSON list of tool names."

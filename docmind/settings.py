@@ -71,6 +71,9 @@ try:
     INGEST_EMBED_THREADS = env.env_int("DOCMIND_INGEST_THREADS", env.available_cores(), minimum=0)
     # How often a worker looks at the queue when no upload woke it (an upload in another process).
     INGEST_POLL_SECONDS = env.env_int("DOCMIND_INGEST_POLL_SECONDS", 2, minimum=1)
+    # External MCP servers: stdio commands and non-public URLs only when the operator says so (docmind.mcp.policy).
+    MCP_STDIO_ENABLED = env.env_bool("DOCMIND_MCP_STDIO", False)
+    MCP_ALLOW_PRIVATE_URLS = env.env_bool("DOCMIND_MCP_ALLOW_PRIVATE_URLS", False)
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)

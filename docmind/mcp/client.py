@@ -2,7 +2,8 @@
 
 Every call opens its own connection inside `asyncio.run` on the calling thread (agentic tool
 calls run on pool threads that have no event loop), with the server's timeout around the
-whole exchange. Credentials are read from the environment by the names the admin stored.
+whole exchange. Credentials are read from the environment by the names the admin stored, and only
+from `DOCMIND_MCP_SECRET_*` variables; docmind.mcp.policy is checked before every connection.
 """
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+
+from docmind.mcp import policy
+from docmind.mcp.policy import McpPolicyError
 
 
 class McpCallFailed(RuntimeError):
@@ -92,6 +96,11 @@ class McpConnector:
         return self._run(go, self.server.timeout_for(name))
 
     def _run(self, body: Any, timeout: float) -> Any:
+        try:
+            self._check()
+        except McpPolicyError as exc:
+            raise McpCallFailed(f"refused: {exc}") from None
+
         async def main() -> Any:
             with anyio.fail_after(timeout):
                 async with self._client() as client:
@@ -107,6 +116,15 @@ class McpConnector:
                 raise
             raise McpCallFailed(_describe(exc)) from None
 
+    def _check(self) -> None:
+        server = self.server
+        if server.transport == "stdio":
+            policy.check_stdio()
+            policy.check_secret_names(header_env={}, env_names=server.env_names)
+        else:
+            policy.check_secret_names(header_env=server.header_env, env_names=())
+            policy.check_url_resolved(server.url)
+
     def _client(self) -> Any:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import get_default_environment
@@ -115,6 +133,7 @@ class McpConnector:
 
         server = self.server
         if server.transport == "stdio":
+            # The SDK's minimal environment (PATH, HOME, USER…) plus the named secrets: never the service's own.
             env = {**get_default_environment(), **_env_values(server.env_names)}
             return Client(StdioServerParameters(command=server.command, args=list(server.args), env=env))
         headers = {header: os.environ.get(var, "") for header, var in server.header_env.items()}

@@ -46,7 +46,12 @@ def build() -> MCPServer:
     def whoami(ctx: Context) -> str:
         """Echoes the credential the caller presented (HTTP header or stdio environment)."""
         headers = ctx.headers or {}
-        return headers.get("authorization") or os.environ.get("EXT_TOKEN", "none")
+        return headers.get("authorization") or os.environ.get("DOCMIND_MCP_SECRET_EXT_TOKEN", "none")
+
+    @server.tool()
+    def environment() -> str:
+        """The names of the variables this server process was started with."""
+        return " ".join(sorted(os.environ))
 
     return server
 

@@ -27,6 +27,14 @@ def external():
 
 
 @pytest.fixture(autouse=True)
+def _operator_allows_local_servers(settings):
+    """The test servers listen on loopback and run as commands: the operator's two opt-ins, switched on here
+    (tests/docmind/mcp/test_client_policy.py covers them switched off)."""
+    settings.MCP_ALLOW_PRIVATE_URLS = True
+    settings.MCP_STDIO_ENABLED = True
+
+
+@pytest.fixture(autouse=True)
 def _fresh_listings():
     forget_listings()
     yield
@@ -97,15 +105,16 @@ def test_an_unreachable_server_offers_nothing_and_says_why():
 
 
 def test_credentials_come_from_the_environment_by_name(external, monkeypatch):
-    monkeypatch.setenv("EXT_AUTH_FOR_TEST", "Bearer s3cret")
-    specs, _ = tools_of(remote(external.url, header_env={"Authorization": "EXT_AUTH_FOR_TEST"}))
+    monkeypatch.setenv("DOCMIND_MCP_SECRET_EXT_AUTH", "Bearer s3cret")
+    specs, _ = tools_of(remote(external.url, header_env={"Authorization": "DOCMIND_MCP_SECRET_EXT_AUTH"}))
     assert "Bearer s3cret" in specs["mcp_ext_whoami"].run(ctx(), {}).text
 
 
 def test_a_stdio_server_is_started_with_only_the_named_variables(monkeypatch):
-    monkeypatch.setenv("EXT_TOKEN", "from-env")
+    monkeypatch.setenv("DOCMIND_MCP_SECRET_EXT_TOKEN", "from-env")
     server = RemoteServer(name="local", transport="stdio", command=sys.executable, args=(str(SCRIPT),),
-                          env_names=("EXT_TOKEN",), allowed_tools=("whoami",), timeout_seconds=30)
+                          env_names=("DOCMIND_MCP_SECRET_EXT_TOKEN",), allowed_tools=("whoami",),
+                          timeout_seconds=30)
     assert [t.name for t in McpConnector(server).list_tools()][:2] == ["lookup", "slow"]
     specs, _ = tools_of(server)
     assert "from-env" in specs[exposed_name("local", "whoami")].run(ctx(), {}).text
