@@ -19,6 +19,7 @@ from typing import Any
 
 from chat.agentic.tools import ToolContext, ToolSpec
 from chat.agentic.types import ToolOutcome
+from docmind.fences import EXTERNAL_DATA, fenced
 from docmind.mcp.client import McpCallFailed, McpConnector, RemoteServer, RemoteTool
 from docmind.telemetry import add_event
 from docmind.tokens import estimate_tokens, truncate_to_tokens
@@ -28,7 +29,7 @@ LISTING_TTL_SECONDS = 60.0
 # A server that could not list its tools is not asked again for this long (each try costs its timeout).
 FAILURE_TTL_SECONDS = 30.0
 DESCRIPTION_CHARS = 300
-FENCE_OPEN, FENCE_CLOSE = "<external_data>", "</external_data>"
+FENCE_OPEN, FENCE_CLOSE = f"<{EXTERNAL_DATA}>", f"</{EXTERNAL_DATA}>"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 ConnectorFactory = Callable[[RemoteServer], McpConnector]
@@ -144,9 +145,8 @@ def _budgeted(text: str, max_tokens: int) -> tuple[str, bool]:
 
 
 def _fenced(text: str) -> str:
-    # The data cannot close its own fence and pose as our text after it.
-    inner = text.replace(FENCE_CLOSE, "</external-data>").replace(FENCE_OPEN, "<external-data>")
-    return f"{FENCE_OPEN}\n{inner}\n{FENCE_CLOSE}"
+    # The data cannot close its own fence (in any spelling) and pose as our text after it.
+    return fenced(text, EXTERNAL_DATA)
 
 
 def _digest(args: dict[str, Any]) -> str:
