@@ -80,6 +80,9 @@ def document_move_to_kb(*, document: Document, kb: KnowledgeBase) -> bool:
     source = document.kb_id
     if kb.pk == source:
         return False
+    # The caller may edit the target, so it may learn that the target holds this file already.
+    if Document.objects.filter(kb=kb, checksum=document.checksum).exists():
+        raise IngestError(f"“{kb.name}” already holds this file")
     _move(document, {"kb": kb}, places=((source, document.domain), (kb.pk, document.domain)))
     return True
 

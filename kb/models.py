@@ -116,7 +116,8 @@ class Document(models.Model):
     error = models.TextField(_("error"), blank=True, default="")
     # Attempts at processing; a job interrupted by crashes three times is failed, not retried forever.
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    checksum = models.CharField(_("checksum"), max_length=64, unique=True)
+    # Unique within a base only: whether a base the uploader cannot read holds the same file is not its business.
+    checksum = models.CharField(_("checksum"), max_length=64, db_index=True)
     size = models.PositiveBigIntegerField(_("size (bytes)"), default=0)
     metadata = models.JSONField(_("metadata"), default=dict, blank=True)
     uploaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
@@ -127,6 +128,7 @@ class Document(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["domain", "status"]), models.Index(fields=["kb", "status"])]
+        constraints = [models.UniqueConstraint(fields=["kb", "checksum"], name="document_checksum_once_per_kb")]
         verbose_name = _("document")
         verbose_name_plural = _("documents")
 

@@ -75,8 +75,9 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     failure may have been transient, e.g. the embedding service being down, or the old file lost).
     Once the row is committed nothing undoes it: the side effects after commit are best-effort.
     `kb` is where it goes (the default knowledge base when None); the caller checked the right to
-    write there. The same content already stored in another knowledge base is refused, since one
-    file is one document and it cannot belong to two.
+    write there. The same content already stored in another knowledge base that `user` may read is
+    refused with that base's name (one file is one document); a base `user` cannot read is never
+    consulted, so an upload reveals nothing about it (the file becomes a document of `kb` as well).
     """
     from kb.access import kb_default
 
@@ -92,10 +93,10 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     title = (title or "").strip()[:255] or Path(name).stem[:255] or "untitled"
     checksum = _checksum(uploaded_file)
 
-    existing = Document.objects.filter(checksum=checksum).first()
+    existing = Document.objects.filter(checksum=checksum, kb=kb).first()
     if existing is not None:
-        _same_kb(existing, kb)
         return _existing(existing, uploaded_file, name), False
+    _refuse_if_stored_where_readable(checksum=checksum, kb=kb, user=user)
     document = Document(title=title, kb=kb, file_type=file_type, domain=domain, checksum=checksum, size=size,
                         uploaded_by=user if user is not None and user.is_authenticated else None)
     document.file.save(name, uploaded_file, save=False)
@@ -109,8 +110,7 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     except IntegrityError:
         # Two uploads of the same file raced: the other one won; keep its row, drop our copy of the file.
         document.file.delete(save=False)
-        winner = Document.objects.get(checksum=checksum)
-        _same_kb(winner, kb)
+        winner = Document.objects.get(checksum=checksum, kb=kb)
         return _existing(winner, uploaded_file, name), False
     except Exception:
         document.file.delete(save=False)
@@ -118,10 +118,18 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     return document, True
 
 
-def _same_kb(existing: Document, kb: KnowledgeBase) -> None:
-    # Saying which knowledge base holds it would reveal a document the uploader may not read.
-    if existing.kb_id != kb.pk:
-        raise IngestError("this file is already stored in another knowledge base")
+def _refuse_if_stored_where_readable(*, checksum: str, kb: KnowledgeBase, user) -> None:
+    """The same file in another base the uploader reads is refused, naming it; bases it cannot read are not
+    looked at (without a user — a management command — every base is)."""
+    from kb.access import readable_kb_ids
+
+    others = Document.objects.filter(checksum=checksum).exclude(kb=kb)
+    if user is not None:
+        others = others.filter(kb_id__in=readable_kb_ids(user))
+    other = others.select_related("kb").order_by("id").first()
+    if other is not None:
+        raise IngestError(f"this file is already stored in the knowledge base “{other.kb.name}” "
+                          f"as “{other.title}”")
 
 
 def _existing(document: Document, uploaded_file: File, name: str) -> Document:
