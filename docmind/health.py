@@ -7,6 +7,9 @@ and the data dir as such (uploads fail; if the database or Milvus Lite live in i
 write probes fail too and make the state `down`). A remote model is probed by listing its models
 (`GET …/models`, free of charge) under a short timeout, the result kept for LLM_PROBE_TTL_SECONDS: when it
 does not answer, every answer times out, so the state is `degraded` (offline answers need no model).
+
+Only staff see the details (backends, vendors, model names, sandbox): anyone else, anonymous load
+balancers included, gets the state alone with the same status code.
 """
 from __future__ import annotations
 
@@ -195,4 +198,21 @@ def healthz(request) -> JsonResponse:
     degraded = [name for name in OPTIONAL if not body[name].get("ok", True)]  # llm: only a remote one has "ok"
     body["status"] = "down" if down else "degraded" if degraded else "ok"
     body["failing"] = down + degraded
+    if not _is_staff(request):
+        return JsonResponse({"status": body["status"]}, status=503 if down else 200)
     return JsonResponse(body, status=503 if down else 200)
+
+
+def _is_staff(request) -> bool:
+    """A staff session or `Authorization: Token` of a staff user; anything that fails (the database being
+    down) reads as anonymous."""
+    try:
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            return bool(user.is_staff)
+        from rest_framework.authentication import TokenAuthentication
+
+        found = TokenAuthentication().authenticate(request)
+        return bool(found and found[0].is_staff)
+    except Exception:  # noqa: BLE001 - an unreadable credential is no credential
+        return False

@@ -2,6 +2,7 @@
 `degraded` (200) when only an optional backend fails."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from unittest import mock
 
 import pytest
@@ -17,6 +19,32 @@ from tests.conftest import require_services
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def client(client, admin_user):
+    """The details are for staff: the probes below are read as a signed-in administrator."""
+    client.force_login(admin_user)
+    return client
+
+
+def test_an_anonymous_caller_gets_the_state_alone(db):
+    from django.test import Client
+
+    response = Client().get("/healthz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+
+
+def test_a_member_gets_the_state_alone_and_staff_by_token_get_details(member, admin_user):
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    signed_in = Client()
+    signed_in.force_login(member)
+    assert signed_in.get("/healthz").json() == {"status": "ok"}
+    key = Token.objects.create(user=admin_user).key
+    body = Client().get("/healthz", HTTP_AUTHORIZATION=f"Token {key}").json()
+    assert body["database"]["ok"] and "llm" in body and "sandbox" in body
 
 
 def test_healthz_reports_every_backend_and_ok_when_all_work(client):
@@ -33,11 +61,19 @@ def test_healthz_reports_every_backend_and_ok_when_all_work(client):
 
 def test_healthz_is_down_when_the_database_is_unreachable(client):
     from django.db import OperationalError
+    from django.test import Client, RequestFactory
 
+    from docmind.health import healthz
+
+    request = RequestFactory().get("/healthz")
+    request.user = SimpleNamespace(is_authenticated=True, is_staff=True)
     with mock.patch("docmind.health.connection.cursor", side_effect=OperationalError("down")):
-        response = client.get("/healthz")
+        response = healthz(request)
+        anonymous = Client().get("/healthz")
+    body = json.loads(response.content)
     assert response.status_code == 503
-    assert response.json()["database"]["ok"] is False and response.json()["status"] == "down"
+    assert body["database"]["ok"] is False and body["status"] == "down"
+    assert anonymous.status_code == 503 and anonymous.json() == {"status": "down"}
 
 
 def _free_port() -> int:
@@ -114,7 +150,10 @@ def test_healthz_is_down_when_the_vector_store_refuses_writes(client):
 
 # A read-only data dir needs a read-only mount; bubblewrap (installed for the code sandbox) makes
 # one in a private mount namespace, so nothing outside the child process sees it.
-HEALTH = "from django.test import Client; r = Client().get('/healthz'); print(r.status_code, r.content.decode())"
+HEALTH = ("from types import SimpleNamespace; from django.test import RequestFactory; "
+          "from docmind.health import healthz; q = RequestFactory().get('/healthz'); "
+          "q.user = SimpleNamespace(is_authenticated=True, is_staff=True); "
+          "r = healthz(q); print(r.status_code, r.content.decode())")
 
 
 def _healthz_with_read_only(data_dir: Path, read_only: Path) -> tuple[int, dict]:
