@@ -82,9 +82,10 @@ def test_a_change_view_of_an_unreadable_base_answers_like_an_unknown_id(editor, 
     objects = {"chunk": Chunk.objects.get(document=world["secret"]), "document": world["secret"],
                "knowledgedomain": KnowledgeDomain.objects.get(kb=world["kbs"]["secret"]),
                "knowledgebase": world["kbs"]["secret"]}
-    response = editor.get(_change_url(model, objects[model]))
-    assert response.status_code == 302 and response.url == "/admin/"
-    assert SECRET not in _page(editor, _change_url(model, objects[model]))
+    for url in (_change_url(model, objects[model]), f"/admin/kb/{model}/{objects[model].pk}/history/"):
+        response = editor.get(url)
+        assert response.status_code == 302 and response.url == "/admin/"
+        assert SECRET not in _page(editor, url)
 
 
 def test_a_filter_by_an_unreadable_base_shows_nothing_of_it(editor, world):
