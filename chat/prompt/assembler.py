@@ -10,6 +10,7 @@ from chat.prompt.history import HistoryFitter, Summarizer
 from chat.prompt.params import PromptParams
 from chat.types import PromptParts
 from docmind.evidence import BLOCK_SEPARATOR, evidence_block
+from docmind.fences import DOCUMENT_DATA, fenced
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -49,7 +50,8 @@ class PromptAssembler:
         question = question.strip()
         profile_text = (profile or "").strip()
         tokens: dict[str, int] = {
-            "scaffolding": estimate_tokens(system + t.EVIDENCE_HEADER + t.QUESTION_HEADER),
+            # The evidence's fence is scaffolding too: the evidence budget measures the blocks alone.
+            "scaffolding": estimate_tokens(system + t.EVIDENCE_HEADER + fenced("", DOCUMENT_DATA) + t.QUESTION_HEADER),
             "question": estimate_tokens(question),
             "profile": estimate_tokens(t.PROFILE_HEADER + profile_text) if profile_text else 0,
         }
@@ -70,7 +72,9 @@ class PromptAssembler:
                                                             history_summarizer, notes)
 
         system_text = system + (t.PROFILE_HEADER + profile_text if profile_text else "")
-        user_text = (t.EVIDENCE_HEADER + (evidence or "（无）") + comp_block + mem_block + hist_block
+        # Document text is other people's words: fenced, and the rules say it is data.
+        evidence_text = fenced(evidence, DOCUMENT_DATA) if evidence else "（无）"
+        user_text = (t.EVIDENCE_HEADER + evidence_text + comp_block + mem_block + hist_block
                      + t.QUESTION_HEADER + question)
         messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
         tokens["total"] = estimate_tokens(system_text) + estimate_tokens(user_text)
