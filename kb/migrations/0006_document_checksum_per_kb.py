@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('kb', '0004_knowledge_bases'),
+        ('kb', '0005_chunk_location'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
