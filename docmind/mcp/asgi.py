@@ -16,6 +16,9 @@ from asgiref.sync import sync_to_async
 from docmind.mcp.server import DISCONNECTED_SCOPE_KEY, USER_SCOPE_KEY
 
 PATH = "/mcp"
+# A stateless server has no stream to offer on GET and no session to end on DELETE: the spec's answer
+# to both is 405 (the SDK would otherwise hold a GET open as an SSE stream that never sends).
+STATELESS_REFUSED = frozenset({"GET", "DELETE"})
 
 Scope = dict[str, Any]
 
@@ -53,6 +56,10 @@ class McpMount:
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not is_mcp_path(scope.get("path", "")):
             await self.fallback(scope, receive, send)
+            return
+        if scope.get("method") in STATELESS_REFUSED:
+            await _reply(send, 405, {"error": "This MCP endpoint is stateless: send requests with POST.",
+                                     "code": "method_not_allowed"}, headers=[(b"allow", b"POST")])
             return
         if _declared_length(scope) > _max_body():
             # Refused before the SDK reads the body into memory (it has no limit of its own), as Django's

@@ -10,16 +10,17 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
+from django.utils import translation
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
-from docmind.mcp import tools
+from docmind.mcp import errors, tools
 
 USER_SCOPE_KEY = "docmind.user_id"
 # An asyncio.Event the mount sets when the HTTP client goes away (docmind.mcp.asgi).
@@ -38,13 +39,15 @@ def set_stdio_user(user_id: int) -> None:
     _stdio_user_id.set(user_id)
 
 
-def _scope(ctx: Context) -> dict[str, Any]:
-    request = None
+def _request(ctx: Context) -> Any:
     try:
-        request = ctx.request_context.request
-    except ValueError:
-        pass
-    scope = getattr(request, "scope", None)
+        return ctx.request_context.request
+    except ValueError:  # stdio, or an in-process client: no HTTP request
+        return None
+
+
+def _scope(ctx: Context) -> dict[str, Any]:
+    scope = getattr(_request(ctx), "scope", None)
     return scope if isinstance(scope, dict) else {}
 
 
@@ -53,6 +56,11 @@ def _caller_id(ctx: Context) -> int | None:
     if scope.get(USER_SCOPE_KEY) is not None:
         return int(scope[USER_SCOPE_KEY])
     return _stdio_user_id.get()
+
+
+def _language(ctx: Context) -> str:
+    headers = getattr(_request(ctx), "headers", None)
+    return errors.client_language(headers.get("accept-language", "") if headers is not None else "")
 
 
 def _load_user(user_id: int | None) -> Any:
@@ -64,12 +72,14 @@ def _load_user(user_id: int | None) -> Any:
 
 
 async def _run(ctx: Context, func: Callable[..., dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
-    user_id = _caller_id(ctx)
+    user_id, language = _caller_id(ctx), _language(ctx)
 
     def work() -> dict[str, Any]:
         close_old_connections()
         try:
-            return func(_load_user(user_id), **kwargs)
+            # Validation and failure messages in the client's language (the web UI's default is not theirs).
+            with translation.override(language):
+                return func(_load_user(user_id), **kwargs)
         finally:
             close_old_connections()
 
@@ -101,7 +111,7 @@ async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
 
     async def collect() -> None:
         try:
-            async for item in runner.stream(slot, produce, cancel):
+            async for item in runner.stream(slot, produce, cancel, language=_language(ctx)):
                 if item is not chat_runner.HEARTBEAT:
                     events.append(item)
         finally:
@@ -127,17 +137,70 @@ async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
         raise ToolError(str(exc)) from None
 
 
-KB_ARG = Field(description="Only these knowledge-base ids (from list_knowledge_bases); all readable ones if omitted")
+
+class DocMindMCPServer(MCPServer):
+    """The SDK's server with the spec's errors: an unknown tool is a JSON-RPC error, rejected arguments
+    are a readable tool error, and the input schemas carry the text limits configured right now."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Context | None = None) -> Any:
+        if self._tool_manager.get_tool(name) is None:
+            raise errors.unknown_tool(name)
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                raise ToolError(errors.arguments_text(name, cause)) from cause
+            raise
+
+    async def list_tools(self) -> list[Any]:
+        listed = await super().list_tools()
+        limits = await sync_to_async(_text_limits, thread_sensitive=False)()
+        return [_with_text_limits(tool, limits.get(tool.name, {})) for tool in listed]
+
+
+def _text_limits() -> dict[str, dict[str, int]]:
+    """Tool → argument → the longest text the tool accepts (sys_ai_config rows, changeable at run time)."""
+    from config_admin.conf import ai_config
+
+    close_old_connections()
+    try:
+        snapshot = ai_config.snapshot()
+    finally:
+        close_old_connections()
+    query, question = int(snapshot["retrieval.query_max_chars"]), int(snapshot["chat.max_message_chars"])
+    return {"search_kb": {"query": query}, "keyword_search": {"query": query}, "ask": {"question": question}}
+
+
+def _with_text_limits(tool: Any, limits: dict[str, int]) -> Any:
+    if not limits:
+        return tool
+    schema = dict(tool.input_schema)
+    properties = dict(schema.get("properties", {}))
+    for name, limit in limits.items():
+        if name in properties:
+            properties[name] = {**properties[name], "maxLength": limit}
+    return tool.model_copy(update={"input_schema": {**schema, "properties": properties}})
+
+
+# The bounds the tools enforce, stated in the input schemas so that a client can check before calling.
+KB_ARG = Field(description="Only these knowledge-base ids (from list_knowledge_bases); all readable ones if omitted",
+               min_length=1)
+KbIds = list[Annotated[int, Field(ge=1)]]
+Query = Annotated[str, Field(min_length=1)]
+TopK = Annotated[int, Field(ge=1, le=tools.MAX_TOP_K)]
+Domain = Annotated[str, Field(min_length=1, max_length=64)]
+DocumentStatusName = Literal["ready", "pending", "processing", "failed"]
 
 
 def build_server() -> MCPServer:
-    server = MCPServer("docmind", title="DocMind knowledge base", instructions=INSTRUCTIONS, version="1")
+    server = DocMindMCPServer("docmind", title="DocMind knowledge base", instructions=INSTRUCTIONS, version="1")
 
     @server.tool(annotations=READ_ONLY)
     async def search_kb(ctx: Context,
-                        query: Annotated[str, Field(description="The question or search text")],
-                        top_k: Annotated[int | None, Field(description="Chunks to return, 1-50")] = None,
-                        kb: Annotated[list[int] | None, KB_ARG] = None,
+                        query: Annotated[Query, Field(description="The question or search text")],
+                        top_k: Annotated[TopK | None, Field(description="Chunks to return, 1-50")] = None,
+                        kb: Annotated[KbIds | None, KB_ARG] = None,
                         ) -> dict[str, Any]:
         """Search the knowledge base with the full retrieval pipeline (vector + BM25, rerank, MMR, grade):
         the evidence DocMind itself would answer from, with a confidence grade."""
@@ -145,20 +208,21 @@ def build_server() -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     async def keyword_search(ctx: Context,
-                             query: Annotated[str, Field(description="Words, names, codes to match literally")],
-                             top_k: Annotated[int, Field(description="Chunks to return, 1-50")] = 10,
-                             domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
-                             kb: Annotated[list[int] | None, KB_ARG] = None,
+                             query: Annotated[Query, Field(description="Words, names, codes to match literally")],
+                             top_k: Annotated[TopK, Field(description="Chunks to return, 1-50")] = 10,
+                             domain: Annotated[Domain | None, Field(description="Only this knowledge domain")] = None,
+                             kb: Annotated[KbIds | None, KB_ARG] = None,
                              ) -> dict[str, Any]:
         """Keyword (BM25) search over the knowledge base: best for exact names, error codes, phrases."""
         return await _run(ctx, tools.keyword_search, query=query, top_k=top_k, domain=domain, kb=kb)
 
     @server.tool(annotations=READ_ONLY)
     async def list_documents(ctx: Context,
-                             domain: Annotated[str | None, Field(description="Only this knowledge domain")] = None,
-                             status: Annotated[str | None, Field(description="ready (default), pending, "
-                                                                 "processing or failed")] = "ready",
-                             kb: Annotated[list[int] | None, KB_ARG] = None,
+                             domain: Annotated[Domain | None, Field(description="Only this knowledge domain")] = None,
+                             status: Annotated[DocumentStatusName | None,
+                                               Field(description="ready (default), pending, processing or failed")
+                                               ] = "ready",
+                             kb: Annotated[KbIds | None, KB_ARG] = None,
                              ) -> dict[str, Any]:
         """The documents in the knowledge base (id, title, knowledge base, domain, status, chunk count)."""
         return await _run(ctx, tools.list_documents, domain=domain, status=status, kb=kb)
@@ -175,8 +239,9 @@ def build_server() -> MCPServer:
 
     @server.tool(annotations=READ_ONLY)
     async def read_section(ctx: Context,
-                           document_id: Annotated[int, Field(description="A document id from list_documents")],
-                           section: Annotated[int, Field(description="1-based section number")] = 1,
+                           document_id: Annotated[int, Field(description="A document id from list_documents",
+                                                             ge=1)],
+                           section: Annotated[int, Field(description="1-based section number", ge=1)] = 1,
                            ) -> dict[str, Any]:
         """Read one section (~1000 characters) of a document in order; the reply says how many sections exist."""
         return await _run(ctx, tools.read_section, document_id=document_id, section=section)
@@ -184,9 +249,10 @@ def build_server() -> MCPServer:
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False,
                                              idempotentHint=False))
     async def ask(ctx: Context,
-                  question: Annotated[str, Field(description="The question, as a user would ask it")],
-                  document_id: Annotated[int | None, Field(description="Answer from this document only")] = None,
-                  kb: Annotated[list[int] | None, KB_ARG] = None,
+                  question: Annotated[Query, Field(description="The question, as a user would ask it")],
+                  document_id: Annotated[int | None, Field(description="Answer from this document only", ge=1)
+                                         ] = None,
+                  kb: Annotated[KbIds | None, KB_ARG] = None,
                   ) -> dict[str, Any]:
         """A complete answer written from the knowledge base, with [n] citations and a confidence score
         (saved in the caller's own DocMind conversation history)."""

@@ -14,7 +14,7 @@ from typing import Any
 from django.http import Http404
 
 MAX_SECTION_CHARS = 4000
-MAX_KEYWORD_K = 50
+MAX_TOP_K = 50  # as POST /api/kb/retrieve/ (kb.retrieval.api.MAX_TOP_K), for both searches
 
 
 class ToolInputError(ValueError):
@@ -24,12 +24,14 @@ class ToolInputError(ValueError):
 def _kb_scope(user: Any, kb: list[int] | None) -> frozenset[int]:
     """The knowledge bases a call searches: every readable one, or the readable ones it names; an id the
     caller cannot read is reported exactly like one that does not exist."""
-    from kb.access import KbNotFound, requested_kb_ids
+    from kb.access import KbNotFound, readable_kb_ids, requested_kb_ids
 
     try:
         return requested_kb_ids(user, kb)
     except KbNotFound:
-        raise ToolInputError("no such knowledge base") from None
+        unknown = sorted({int(i) for i in kb or ()} - readable_kb_ids(user))
+        raise ToolInputError(f"no such knowledge base: {', '.join(map(str, unknown))} "
+                             "(list_knowledge_bases shows the ones you can read)") from None
     except ValueError as exc:
         raise ToolInputError(str(exc)) from None
 
@@ -43,6 +45,7 @@ def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] 
     if top_k is not None:
         payload["top_k"] = top_k
     if kb is not None:
+        _kb_scope(user, kb)  # an unreadable id is named before any search starts
         payload["kb"] = kb
     try:
         return retrieve(payload, user=user)
@@ -55,6 +58,7 @@ def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] 
 def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None,
                    kb: list[int] | None = None) -> dict[str, Any]:
     """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
+    from config_admin.conf import ai_config
     from kb.search import get_searcher
 
     _require(user)
@@ -62,8 +66,11 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
     query = (query or "").strip()
     if not query:
         raise ToolInputError("query must not be empty")
-    if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_KEYWORD_K:
-        raise ToolInputError(f"top_k must be between 1 and {MAX_KEYWORD_K}")
+    limit = int(ai_config.get("retrieval.query_max_chars"))
+    if len(query) > limit:
+        raise ToolInputError(f"query is {len(query)} characters; the limit is {limit}")
+    if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_TOP_K:
+        raise ToolInputError(f"top_k must be between 1 and {MAX_TOP_K}")
     hits = get_searcher().scoped(scope).lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
     return {"chunks": [{"chunk_id": c.chunk_id, "document_id": c.document_id, "document_title": c.document_title,
                         "domain": c.domain, "content": c.content, "score": round(float(c.score), 4)} for c in hits]}
