@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import close_old_connections, connections
+from opentelemetry.trace import SpanContext
 
+from docmind.telemetry import current_span_context, follow_up_span
 from memory.style import AnswerStyle, parse_answer_style
 from memory.types import MemoryParams, RecallResult
 
@@ -114,15 +116,17 @@ def schedule_extraction(*, user_id: int, message: str, hints: Sequence[str], par
         return None
     if chat_model is None and not hints:
         return None  # offline only explicit statements are kept, and understanding found none
-    return _extract_pool.submit(_on_worker, extract_and_save, user_id=user_id, message=message,
-                                hints=list(hints), params=params, chat_model=chat_model)
+    return _extract_pool.submit(_on_worker, extract_and_save, current_span_context(), user_id=user_id,
+                                message=message, hints=list(hints), params=params, chat_model=chat_model)
 
 
-def _on_worker(job: Callable[..., Any], **kwargs: Any) -> Any:
+def _on_worker(job: Callable[..., Any], turn_span: SpanContext | None, **kwargs: Any) -> Any:
     # The worker thread outlives requests: its connection is checked before and closed after.
     close_old_connections()
     try:
-        return job(**kwargs)
+        # In the turn's trace: its model call is part of what the turn cost, though it runs after `done`.
+        with follow_up_span("memory.extract", turn_span, {"docmind.user_id": kwargs.get("user_id")}):
+            return job(**kwargs)
     finally:
         connections.close_all()
 

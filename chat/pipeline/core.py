@@ -75,7 +75,7 @@ class ChatPipeline:
             # Stop is a normal end of a turn: one line, no traceback.
             log.info("chat turn cancelled by the client (conversation %s)", turn.conversation.pk)
             saved = finish_turn(turn, status=MessageStatus.CANCELLED, error="cancelled")
-            yield error_event("cancelled", _("Cancelled."), message_id=saved.pk, **turn.ids())
+            yield error_event("cancelled", _("Cancelled."), message_id=saved.pk, **turn.ids(), **_trace(turn))
         except LlmTimeout:
             yield self._failed(turn, "llm_timeout")
         except LlmUnavailable:
@@ -225,7 +225,7 @@ class ChatPipeline:
     def _failed(self, turn: ChatTurn, code: str) -> ChatEvent:
         message = str(FAILURES[code])
         saved = finish_turn(turn, status=MessageStatus.ERROR, error=f"{code}: {message}")
-        return error_event(code, message, message_id=saved.pk, **turn.ids())
+        return error_event(code, message, message_id=saved.pk, **turn.ids(), **_trace(turn))
 
     @staticmethod
     def _timed(turn: ChatTurn, name: str, call: Callable[[], Any]) -> Any:
@@ -237,3 +237,8 @@ class ChatPipeline:
             turn.record.timings_ms[name] = round((time.monotonic() - started) * 1000, 1)
 
 
+
+
+def _trace(turn: ChatTurn) -> dict[str, str]:
+    """The turn's trace id for an `error` event, as `done` carries it: the failure is what one looks up."""
+    return {"trace_id": turn.record.trace_id} if turn.record.trace_id else {}

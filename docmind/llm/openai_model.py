@@ -11,7 +11,7 @@ import openai
 from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable, ToolCall
 from docmind.llm.budget import current_budget
 from docmind.llm.transport import budgeted_http_client
-from docmind.telemetry.genai import ModelCall, model_call
+from docmind.telemetry.genai import ModelCall, model_call, server_of
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ class OpenAIChatModel:
         if not api_key:
             raise ValueError("api_key is required (offline mode has no ChatModel)")
         self.base_url = base_url
+        self._server_address, self._server_port = server_of(base_url)
         self.timeout = timeout
         self.max_retries = max_retries
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
@@ -45,7 +46,8 @@ class OpenAIChatModel:
         if tools:
             kwargs["tools"] = tools
         with model_call(operation="chat", model=model, messages=messages, temperature=temperature,
-                        max_tokens=max_tokens) as call, _mapped_errors(model):
+                        max_tokens=max_tokens, server_address=self._server_address,
+                        server_port=self._server_port) as call, _mapped_errors(model):
             response = self._bounded_client().chat.completions.create(messages=messages, **kwargs)
             if not response.choices:
                 raise LlmError(f"{model}: reply without choices")
@@ -63,7 +65,8 @@ class OpenAIChatModel:
     def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
                max_tokens: int | None = None) -> Iterator[str]:
         with model_call(operation="chat", model=model, messages=messages, temperature=temperature,
-                        max_tokens=max_tokens) as call, _mapped_errors(model):
+                        max_tokens=max_tokens, server_address=self._server_address,
+                        server_port=self._server_port) as call, _mapped_errors(model):
             # include_usage: the last chunk carries the usage fields (token accounting per turn).
             response = self._bounded_client().chat.completions.create(
                 messages=messages, stream=True, stream_options={"include_usage": True},
@@ -71,6 +74,8 @@ class OpenAIChatModel:
             said = False
             try:
                 for chunk in response:
+                    if not call.response_id and getattr(chunk, "id", None):
+                        call.response_id = str(chunk.id)
                     if chunk.usage is not None:
                         _report(call, chunk, None)
                     for choice in chunk.choices:
@@ -107,6 +112,7 @@ class OpenAIChatModel:
 def _report(call: ModelCall, response: Any, finish_reason: str | None) -> None:
     """The API's usage fields and finish reason onto the call's span (absent usage → estimated)."""
     call.response_model = str(getattr(response, "model", "") or "")
+    call.response_id = str(getattr(response, "id", "") or "") or call.response_id
     if finish_reason:
         call.finish_reason = finish_reason
     usage = getattr(response, "usage", None)

@@ -2,7 +2,9 @@
 from docmind.telemetry.tracing import (
     add_event,
     configure_tracing,
+    current_span_context,
     current_trace_id,
+    follow_up_span,
     in_context,
     mark_error,
     record_span,
@@ -12,5 +14,6 @@ from docmind.telemetry.tracing import (
 )
 from docmind.telemetry.usage import TurnUsage, record_usage, usage_scope
 
-__all__ = ["TurnUsage", "add_event", "configure_tracing", "current_trace_id", "in_context", "mark_error",
-           "record_span", "record_usage", "set_attributes", "span", "traced", "usage_scope"]
+__all__ = ["TurnUsage", "add_event", "configure_tracing", "current_span_context", "current_trace_id",
+           "follow_up_span", "in_context", "mark_error", "record_span", "record_usage", "set_attributes", "span",
+           "traced", "usage_scope"]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Histogram, disable_created_metrics
+
+# `<name>_created` series (one per counter/histogram label set) only double the scrape: rate() never needs them.
+disable_created_metrics()
 
 # Seconds: a chat turn spans from a cached answer (tens of ms) to an agentic turn with a slow model.
 _TURN_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
@@ -22,7 +25,11 @@ STAGE_SECONDS = Histogram("docmind_chat_stage_seconds", "Latency of each chat pi
                           buckets=_STAGE_BUCKETS)
 TURNS = Counter("docmind_chat_turns", "Chat turns finished, by answer path and outcome.", ["path", "outcome"])
 CACHE_LOOKUPS = Counter("docmind_answer_cache_lookups", "Semantic answer cache lookups, by result.", ["result"])
-LLM_ERRORS = Counter("docmind_llm_errors", "Failed model calls, by error kind.", ["kind"])
+LLM_ERRORS = Counter("docmind_llm_errors", "Failed model calls, by error kind (cancellations not included).",
+                     ["kind"])
+# A client that leaves mid-answer ends its model call: that is not the model failing.
+LLM_CANCELLED = Counter("docmind_llm_cancelled", "Model calls ended because the client left or stopped the turn.",
+                        ["model"])
 LLM_TOKENS = Counter("docmind_llm_tokens", "Model tokens, by model and direction.", ["model", "direction"])
 LLM_SECONDS = Histogram("docmind_llm_call_seconds", "Model call latency, by model and operation.",
                         ["model", "operation"], buckets=_TURN_BUCKETS)

@@ -18,7 +18,7 @@ from functools import wraps
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.trace import Span, Status, StatusCode
+from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, Status, StatusCode
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +125,24 @@ def mark_error(message: str) -> None:
     current = trace.get_current_span()
     if current.is_recording():
         current.set_status(Status(StatusCode.ERROR, message))
+
+
+def current_span_context() -> SpanContext | None:
+    """The current span's identity, to carry to work that runs later on another thread (or None)."""
+    ctx = trace.get_current_span().get_span_context()
+    return ctx if ctx.is_valid else None
+
+
+@contextlib.contextmanager
+def follow_up_span(name: str, parent: SpanContext | None,
+                   attributes: Mapping[str, Any] | None = None) -> Iterator[Span]:
+    """A span for work a request started but did not wait for (memory extraction after `done`): a child
+    of `parent` in the same trace, even when it runs after the parent ended, instead of a trace of its own
+    that nobody can tie back to its turn."""
+    context = trace.set_span_in_context(NonRecordingSpan(parent)) if parent is not None else None
+    with tracer().start_as_current_span(name, context=context, attributes=_clean(attributes),
+                                        record_exception=True, set_status_on_exception=True) as current:
+        yield current
 
 
 def current_trace_id() -> str:

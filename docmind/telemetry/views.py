@@ -5,10 +5,13 @@ from collections.abc import Callable
 
 from asgiref.sync import iscoroutinefunction
 from django.http import HttpRequest, HttpResponse
+from django.utils.cache import patch_vary_headers
 from django.utils.decorators import sync_and_async_middleware
 from drf_spectacular.utils import extend_schema
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
+from prometheus_client import REGISTRY
+from prometheus_client.exposition import choose_encoder
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import BasePermission
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
@@ -36,6 +39,17 @@ class _PrometheusRenderer(BaseRenderer):
         return f"{detail}\n".encode()
 
 
+class _ScraperNegotiation(BaseContentNegotiation):
+    """The exposition format is chosen in the view by prometheus_client (text or OpenMetrics); DRF must
+    not refuse an `Accept: application/openmetrics-text` scraper with 406 before the view runs."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
 @extend_schema(exclude=True)  # Prometheus text for scrapers, not part of the REST API
 class MetricsView(APIView):
     """Token first, so an anonymous caller gets 401 with `WWW-Authenticate: Token`; non-staff get 403."""
@@ -43,10 +57,14 @@ class MetricsView(APIView):
     authentication_classes = [TokenAuthentication, SessionAuthentication]
     permission_classes = [IsStaff]
     renderer_classes = [_PrometheusRenderer]
+    content_negotiation_class = _ScraperNegotiation
 
     def get(self, request: Request) -> HttpResponse:
         collectors.register_collectors()
-        return HttpResponse(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
+        encode, content_type = choose_encoder(request.META.get("HTTP_ACCEPT", ""))
+        response = HttpResponse(encode(REGISTRY), content_type=content_type)
+        patch_vary_headers(response, ["Accept"])
+        return response
 
 
 @sync_and_async_middleware

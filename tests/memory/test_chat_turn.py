@@ -179,3 +179,13 @@ def test_with_a_model_the_extractor_runs_after_done_and_supersedes_what_it_names
     assert "我在上海工作" in answer_request["messages"][-1]["content"]  # recalled into the memory block
     extract_request = next(r for r in remote.requests if r["model"] == "qwen-flash")
     assert f'"id": {old.pk}' in extract_request["messages"][-1]["content"]
+
+
+def test_extraction_after_done_is_traced_inside_its_turn(member, kb, spans):
+    ask(member, "我在星河公司做后端开发，年假有多少天？")
+    drain_extraction()
+    finished = spans.get_finished_spans()
+    turn = next(s for s in finished if s.name == "chat.turn")
+    extraction = next(s for s in finished if s.name == "memory.extract")
+    assert extraction.context.trace_id == turn.context.trace_id
+    assert extraction.parent is not None and extraction.parent.span_id == turn.context.span_id

@@ -140,3 +140,23 @@ def test_a_turn_that_ends_in_an_error_marks_its_trace_and_counts_the_model_error
     failed = next(s for s in spans.get_finished_spans() if s.name == "chat qwen-plus")
     assert failed.attributes["error.type"] == "LlmUnavailable"
     assert REGISTRY.get_sample_value("docmind_llm_errors_total", {"kind": "LlmUnavailable"}) == before + 1
+
+
+def test_an_error_event_carries_the_turns_trace_id(member, kb, remote, spans):
+    from tests.fakes.openai_server import http_error
+
+    remote.script(http_error(500, times=3), model="qwen-plus")
+    error = ask(member, QUESTION)[-1]
+    assert error.type == "error"
+    root = next(s for s in spans.get_finished_spans() if s.name == "chat.turn")
+    assert error.data["trace_id"] == format(root.context.trace_id, "032x")
+    assert Message.objects.get(pk=error.data["message_id"]).retrieval_log["trace_id"] == error.data["trace_id"]
+
+
+def test_a_failed_answer_call_is_not_billed(member, kb, remote):
+    from tests.fakes.openai_server import http_error
+
+    remote.script(http_error(500, times=3), model="qwen-plus")
+    error = ask(member, QUESTION)[-1]
+    assert error.type == "error"
+    assert not MessageUsage.objects.filter(message_id=error.data["message_id"], model="qwen-plus").exists()

@@ -71,3 +71,36 @@ def test_ingestion_throughput_and_cache_lookups_are_counted(member):
         list(ChatPipeline().run(user=member, message=QUESTION, cancel=threading.Event()))
     assert sample("docmind_answer_cache_lookups_total", {"result": "hit"}) - hits == 1
     assert sample("docmind_chat_turn_seconds_count", {"path": "CACHE"}) >= 1
+
+
+def _staff_api(admin_user) -> APIClient:
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=admin_user).key}")
+    return api
+
+
+@pytest.mark.parametrize("accept", ["application/openmetrics-text",
+                                    "application/openmetrics-text; version=1.0.0; charset=utf-8"])
+def test_a_scraper_asking_for_openmetrics_alone_gets_openmetrics(admin_user, accept):
+    metrics.HTTP_REQUESTS.labels(method="GET", status="2xx").inc()
+    response = _staff_api(admin_user).get("/metrics", HTTP_ACCEPT=accept)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/openmetrics-text")
+    assert "Accept" in response["Vary"]
+    body = response.content.decode()
+    assert body.rstrip().endswith("# EOF")
+    assert "docmind_http_requests_total" in body
+
+
+def test_prometheus_text_is_still_served_to_a_text_scraper(admin_user):
+    response = _staff_api(admin_user).get("/metrics", HTTP_ACCEPT="text/plain;version=0.0.4;q=0.5,*/*;q=0.1")
+    assert response.status_code == 200 and response["Content-Type"].startswith("text/plain")
+
+
+def test_no_created_series_double_the_scrape(admin_user):
+    metrics.HTTP_REQUESTS.labels(method="GET", status="2xx").inc()
+    api = _staff_api(admin_user)
+    for accept in ("text/plain", "application/openmetrics-text"):
+        body = api.get("/metrics", HTTP_ACCEPT=accept).content.decode()
+        assert "docmind_http_requests_total" in body
+        assert "_created" not in body, accept
