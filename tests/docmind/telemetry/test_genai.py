@@ -5,11 +5,11 @@ import threading
 
 import pytest
 from opentelemetry.trace import SpanKind
-from prometheus_client import REGISTRY
 
 from docmind.llm.base import LlmCancelled, LlmUnavailable
 from docmind.llm.budget import call_budget
 from docmind.llm.openai_model import OpenAIChatModel
+from docmind.telemetry import metrics
 from docmind.telemetry.genai import server_of
 from docmind.telemetry.usage import TurnUsage, usage_scope
 from tests.fakes.openai_server import http_error, text
@@ -22,7 +22,11 @@ def _model(server) -> OpenAIChatModel:
 
 
 def _sample(name: str, labels: dict[str, str]) -> float:
-    return REGISTRY.get_sample_value(name, labels) or 0.0
+    # From the counters themselves: the whole registry would also run the database-backed collectors.
+    counters = {"docmind_llm_errors_total": metrics.LLM_ERRORS, "docmind_llm_cancelled_total": metrics.LLM_CANCELLED,
+                "docmind_llm_tokens_total": metrics.LLM_TOKENS}
+    samples = (s for family in counters[name].collect() for s in family.samples)
+    return next((s.value for s in samples if s.name == name and s.labels == labels), 0.0)
 
 
 def _call_span(spans, model: str):
