@@ -6,9 +6,17 @@ import pytest
 from asgiref.sync import sync_to_async
 from mcp.shared.exceptions import MCPError
 
+from tests.chat.chat_helpers import HANDBOOK_TITLE, ingest_tiny_kb
 from tests.docmind.mcp.test_server import _client, _http, _token
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+
+
+@pytest.fixture
+def kb():
+    return ingest_tiny_kb()
+
 
 JSON_RPC_HEADERS = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
 
@@ -94,3 +102,68 @@ async def test_a_stateless_endpoint_answers_get_and_delete_with_405(method, memb
         response = await http.request(method, "/mcp/", headers={"Accept": "text/event-stream"})
     assert response.status_code == 405
     assert response.headers["allow"] == "POST"
+
+
+def _lines(*messages: dict) -> str:
+    import json
+
+    return "".join(json.dumps(m) + "\n" for m in messages)
+
+
+async def _relayed(token: str, *messages: dict) -> dict:
+    """`manage.py mcp_stdio` with DOCMIND_MCP_URL: stdin lines relayed to the server's /mcp/, answers by id."""
+    import io
+    import json
+
+    import anyio
+
+    from docmind.mcp.relay import relay
+
+    stdout = io.StringIO()
+    async with _http(None) as http:  # the relay sends the token itself
+        await relay(url="http://127.0.0.1/mcp/", token=token, http=http,
+                    stdin=anyio.wrap_file(io.StringIO(_lines(*messages))), stdout=anyio.wrap_file(stdout))
+    answers = [json.loads(line) for line in stdout.getvalue().splitlines() if line.strip()]
+    return {a["id"]: a for a in answers}
+
+
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "stdio-client", "version": "1"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+async def test_mcp_stdio_relays_to_the_running_servers_endpoint(member, kb):
+    token = await _token(member)
+    answers = await _relayed(token, INITIALIZE, INITIALIZED,
+                             {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                             {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                              "params": {"name": "list_documents", "arguments": {}}},
+                             {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                              "params": {"name": "nope", "arguments": {}}})
+    assert answers[1]["result"]["serverInfo"]["name"] == "docmind"
+    assert "search_kb" in {t["name"] for t in answers[2]["result"]["tools"]}
+    documents = answers[3]["result"]["structuredContent"]["documents"]
+    assert HANDBOOK_TITLE in {d["title"] for d in documents}
+    assert answers[4]["error"]["code"] == -32602
+
+
+async def test_mcp_stdio_relay_answers_a_refused_token_with_a_reason(member):
+    answers = await _relayed("not-a-real-token", INITIALIZE)
+    assert answers[1]["error"]["message"].startswith("DocMind refused the token in DOCMIND_MCP_TOKEN")
+
+
+def test_mcp_stdio_without_a_url_explains_a_held_milvus_lite_file(monkeypatch):
+    from django.core.management.base import CommandError
+
+    from docmind.indexes import stores
+    from docmind.indexes.vectorstore import VectorStoreError
+    from docmind.management.commands.mcp_stdio import open_indexes_or_explain
+
+    def held():
+        raise VectorStoreError("cannot open the vector store at data/milvus.db: locked — a Milvus Lite file can be "
+                               "opened by one process only")
+
+    monkeypatch.setattr(stores, "get_vector_store", held)
+    with pytest.raises(CommandError, match="DOCMIND_MCP_URL=http://127.0.0.1:8000/mcp/"):
+        open_indexes_or_explain()
