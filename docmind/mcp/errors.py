@@ -32,6 +32,12 @@ def client_language(accept_language: str) -> str:
     return DEFAULT_LANGUAGE
 
 
+def crash_text(tool: str) -> str:
+    """What a caller reads when a tool failed inside the server: whose fault it is and what to do."""
+    return (f"Tool {tool} failed with an internal server error (details are in the DocMind server log); "
+            "the arguments were accepted, so retrying later or reporting it to the administrator may help")
+
+
 def arguments_text(tool: str, exc: ValidationError) -> str:
     """One line per rejected argument: where it is, what was wrong, and the offending value when it is
     a short scalar (the id in `kb: [1, 0]`), so the caller can correct the exact item."""

@@ -147,10 +147,12 @@ class DocMindMCPServer(MCPServer):
             raise errors.unknown_tool(name)
         try:
             return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError as exc:
+            # A crash: the SDK's bare "Error executing tool" tells the caller nothing it can act on.
+            raise UnexpectedToolError(errors.crash_text(name)) from exc.__cause__
         except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
-                raise ToolError(errors.arguments_text(name, cause)) from cause
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(errors.arguments_text(name, exc.__cause__)) from exc.__cause__
             raise
 
     async def list_tools(self) -> list[Any]:

@@ -167,3 +167,22 @@ def test_mcp_stdio_without_a_url_explains_a_held_milvus_lite_file(monkeypatch):
     monkeypatch.setattr(stores, "get_vector_store", held)
     with pytest.raises(CommandError, match="DOCMIND_MCP_URL=http://127.0.0.1:8000/mcp/"):
         open_indexes_or_explain()
+
+
+async def test_a_crashing_tool_says_it_was_the_servers_fault(member):
+    from mcp import Client
+
+    from docmind.mcp.server import build_server, set_stdio_user
+
+    server = build_server()
+
+    @server.tool()
+    def broken() -> str:
+        raise RuntimeError("secret internal detail /srv/docmind/settings.py")
+
+    set_stdio_user(member.pk)
+    async with Client(server) as mcp:
+        result = await mcp.call_tool("broken", {})
+    text = result.content[0].text
+    assert result.is_error and "internal server error" in text and "broken" in text
+    assert "secret" not in text and "RuntimeError" not in text
