@@ -35,6 +35,7 @@ from django.utils.translation import gettext_lazy
 
 from chat.events import ChatEvent, error_event
 from docmind.llm.budget import call_budget
+from docmind.telemetry import TraceIdSink, reporting_trace_id
 
 log = logging.getLogger(__name__)
 
@@ -216,12 +217,14 @@ class TurnRunner:
             except RuntimeError:  # the loop is gone: nobody listens any more
                 cancel.set()
 
+        trace = TraceIdSink()  # the turn reports its trace id here, for the errors this side sends
+
         def work() -> None:
             try:
                 close_old_connections()
                 limits = self._limits()
                 put(_Started(loop.time() + limits.deadline_seconds))
-                with (translation.override(language) if language else nullcontext(),
+                with (translation.override(language) if language else nullcontext(), reporting_trace_id(trace),
                       call_budget(seconds=limits.deadline_seconds, cancel=cancel, max_retries=1,
                                   call_timeout=limits.call_timeout_seconds)):
                     for event in produce():
@@ -255,7 +258,7 @@ class TurnRunner:
                     left = deadline + DEADLINE_GRACE_SECONDS - loop.time()
                     if left <= 0:
                         log.warning("chat turn overran its deadline; ending the stream")
-                        yield error_event("llm_timeout", _in(language, TIMEOUT_MESSAGE))
+                        yield error_event("llm_timeout", _in(language, TIMEOUT_MESSAGE), **_trace(trace))
                         return
                     wait = left if wait is None else min(wait, left)
                 try:
@@ -270,12 +273,16 @@ class TurnRunner:
                     deadline = item.deadline
                     continue
                 if isinstance(item, _Crash):
-                    yield error_event("internal", _in(language, CRASH_MESSAGE))
+                    yield error_event("internal", _in(language, CRASH_MESSAGE), **_trace(trace))
                     return
                 assert isinstance(item, ChatEvent)
                 yield item
         finally:
             cancel.set()
+
+
+def _trace(sink: TraceIdSink) -> dict[str, str]:
+    return {"trace_id": sink.value} if sink.value else {}
 
 
 def _in(language: str | None, message: Any) -> str:

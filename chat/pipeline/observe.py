@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from docmind.telemetry import current_trace_id, mark_error, metrics, span
+from docmind.telemetry import current_trace_id, mark_error, metrics, report_trace_id, span
 from docmind.telemetry.usage import TurnUsage, current_usage, model_tiers, usage_scope
 
 
@@ -22,6 +22,7 @@ def turn_observed(turn: Any) -> Iterator[TurnUsage]:
         trace_id = current_trace_id()
         if trace_id:
             turn.record.trace_id = trace_id
+            report_trace_id(trace_id)
         yield usage
 
 

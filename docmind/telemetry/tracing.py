@@ -145,6 +145,32 @@ def follow_up_span(name: str, parent: SpanContext | None,
         yield current
 
 
+class TraceIdSink:
+    """Where a turn's trace id is reported for a caller outside the turn's thread (the turn runner, which
+    ends a stream that overran its deadline with an `error` event that should name the trace too)."""
+
+    def __init__(self) -> None:
+        self.value = ""
+
+
+_trace_sink: contextvars.ContextVar[TraceIdSink | None] = contextvars.ContextVar("docmind_trace_sink", default=None)
+
+
+@contextlib.contextmanager
+def reporting_trace_id(sink: TraceIdSink) -> Iterator[TraceIdSink]:
+    token = _trace_sink.set(sink)
+    try:
+        yield sink
+    finally:
+        _trace_sink.reset(token)
+
+
+def report_trace_id(trace_id: str) -> None:
+    sink = _trace_sink.get()
+    if sink is not None and trace_id:
+        sink.value = trace_id
+
+
 def current_trace_id() -> str:
     """The 32-hex trace id of the current span, or "" when tracing is off."""
     ctx = trace.get_current_span().get_span_context()

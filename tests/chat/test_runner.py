@@ -177,3 +177,31 @@ async def test_the_turn_runs_inside_a_call_budget_with_its_limits_and_cancel_fla
 def test_it_rejects_a_pool_without_workers():
     with pytest.raises(ValueError):
         TurnRunner(workers=0, queue=1)
+
+
+async def test_an_overrun_turn_names_its_trace_in_the_error(monkeypatch):
+    from docmind.telemetry import report_trace_id
+
+    monkeypatch.setattr("chat.runner.DEADLINE_GRACE_SECONDS", 0.2)
+    runner = _runner(deadline=0.3)
+    cancel = threading.Event()
+
+    def produce():
+        report_trace_id("4bf92f3577b34da6a3ce929d0e0e4736")  # what the turn's root span does when tracing is on
+        cancel.wait(10)
+        yield ChatEvent("done", {})
+
+    got = [item async for item in runner.stream(runner.reserve(), produce, cancel)]
+    assert got[-1].type == "error" and got[-1].data["trace_id"] == "4bf92f3577b34da6a3ce929d0e0e4736"
+    await _wait_until_idle(runner)
+
+
+@pytest.mark.django_db
+def test_a_turn_reports_its_trace_id_to_whoever_runs_it(member, spans):
+    from chat.pipeline import ChatPipeline
+    from docmind.telemetry import TraceIdSink, reporting_trace_id
+
+    with reporting_trace_id(TraceIdSink()) as sink:
+        events = list(ChatPipeline().run(user=member, message="你好", cancel=threading.Event()))
+    root = next(s for s in spans.get_finished_spans() if s.name == "chat.turn")
+    assert sink.value == format(root.context.trace_id, "032x") == events[-1].data["trace_id"]
