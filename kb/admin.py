@@ -411,21 +411,20 @@ class KnowledgeBaseAdmin(admin.ModelAdmin):
     def save_formset(self, request, form, formset, change) -> None:
         if formset.model is not KbGrant:
             return super().save_formset(request, form, formset, change)
-        for grant_form in formset.forms:
-            data = getattr(grant_form, "cleaned_data", None) or {}
-            if not data or not grant_form.has_changed() and not data.get("DELETE"):
-                continue
-            holder = {"user": data.get("user"), "group": data.get("group")}
-            if data.get("DELETE"):
-                if grant_form.instance.pk:
-                    services.kb_revoke(kb=form.instance, user=grant_form.instance.user,
-                                       group=grant_form.instance.group)
-                continue
-            if grant_form.instance.pk and (grant_form.instance.user, grant_form.instance.group) != (
-                    holder["user"], holder["group"]):
-                services.kb_revoke(kb=form.instance, user=grant_form.instance.user, group=grant_form.instance.group)
+        # save(commit=False) writes nothing but sorts the rows into new_objects, changed_objects and
+        # deleted_objects, which the admin's history message is built from; the writes themselves go
+        # through kb_grant / kb_revoke, as from the API, so cached answers follow the grant change.
+        formset.save(commit=False)
+        kb = form.instance
+        for grant in formset.deleted_objects:
+            services.kb_revoke(kb=kb, user=grant.user, group=grant.group)
+        for grant, _changed in formset.changed_objects:
+            stored = KbGrant.objects.filter(pk=grant.pk).first()
+            if stored is not None and (stored.user_id, stored.group_id) != (grant.user_id, grant.group_id):
+                services.kb_revoke(kb=kb, user=stored.user, group=stored.group)  # the row now names someone else
+        for grant in [*formset.new_objects, *(grant for grant, _changed in formset.changed_objects)]:
             try:
-                services.kb_grant(kb=form.instance, access=data.get("access") or "read", **holder)
+                services.kb_grant(kb=kb, access=grant.access, user=grant.user, group=grant.group)
             except services.IngestError as exc:
                 self.message_user(request, str(exc), messages.ERROR)
 

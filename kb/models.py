@@ -80,7 +80,9 @@ class KbGrant(models.Model):
     class Meta:
         constraints = [
             models.CheckConstraint(condition=Q(user__isnull=False, group__isnull=True)
-                                   | Q(user__isnull=True, group__isnull=False), name="kb_grant_user_xor_group"),
+                                   | Q(user__isnull=True, group__isnull=False), name="kb_grant_user_xor_group",
+                                   violation_error_message=_("Give a grant to a user or to a group, not both "
+                                                             "or neither.")),
             # NULLs are distinct in a unique index, so these hold for the user and the group rows alike.
             models.UniqueConstraint(fields=["kb", "user"], name="kb_grant_user_once"),
             models.UniqueConstraint(fields=["kb", "group"], name="kb_grant_group_once"),
