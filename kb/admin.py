@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonRes
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -297,6 +298,25 @@ class DocumentAdmin(admin.ModelAdmin):
             self.message_user(request, skipped_message % {"count": skipped}, messages.WARNING)
 
     # --- deleting -----------------------------------------------------------------------------------
+    def get_deleted_objects(self, objs, request):
+        """What the delete confirmation lists: the documents, and how many chunks go with them.
+
+        Django's default asks each related model's admin for its delete permission, and the chunk admin
+        refuses every delete (a chunk is never deleted on its own), so no one could delete a document.
+        Chunks go with their document through document_delete, which also removes their vectors and BM25
+        entries: the permission to delete the document is the one that counts. Listing the chunks one
+        by one would also make the page as long as the documents.
+        """
+        documents = list(objs)
+        to_delete = [format_html('{}: <a href="{}">{}</a>', capfirst(Document._meta.verbose_name),
+                                 reverse("admin:kb_document_change", args=[d.pk]), d) for d in documents]
+        model_count = {Document._meta.verbose_name_plural: len(documents)}
+        chunks = Chunk.objects.filter(document__in=documents).count()
+        if chunks:
+            model_count[Chunk._meta.verbose_name_plural] = chunks
+        allowed = all(self.has_delete_permission(request, d) for d in documents)
+        return to_delete, model_count, set() if allowed else {Document._meta.verbose_name}, []
+
     def delete_model(self, request, obj: Document) -> None:
         services.document_delete(document=obj)
 
