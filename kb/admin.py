@@ -170,7 +170,10 @@ class DocumentAdmin(admin.ModelAdmin):
 
     def get_exclude(self, request, obj=None):
         # An existing document's file is shown as a link to the download view, never as an editable input.
-        return ["file"] if obj is not None else []
+        # Status, progress and error belong to the ingestion worker and the services (retry, re-index): they
+        # are shown, live, by the read-only ingestion cell, and a hand-set "ready" would claim an index
+        # that does not exist.
+        return ["file", "status", "progress", "error"] if obj is not None else []
 
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields if obj is not None else []

@@ -201,3 +201,18 @@ def test_the_progress_bar_needs_no_inline_style_which_the_csp_forbids(client, ad
     body = response.content.decode()
     assert '<progress class="dm-bar" max="100" value="30"></progress>' in body
     assert "style=" not in body.split('id="result_list"', 1)[1]
+
+
+def test_the_document_page_edits_nothing_and_shows_status_and_progress_read_only(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    doc = Document.objects.create(title="a", file_type="txt", checksum="a", status=DocumentStatus.FAILED,
+                                  progress=40, error="the PDF has no text layer")
+    url = f"/admin/kb/document/{doc.pk}/change/"
+    response = client.get(url)
+    assert list(response.context["adminform"].form.fields) == []
+    body = response.content.decode()
+    assert 'name="status"' not in body and 'name="progress"' not in body and 'name="error"' not in body
+    assert 'data-status="failed"' in body and "the PDF has no text layer" in body
+    client.post(url, {"status": DocumentStatus.READY, "progress": 100, "error": ""})
+    doc.refresh_from_db()
+    assert (doc.status, doc.progress, doc.error) == (DocumentStatus.FAILED, 40, "the PDF has no text layer")
