@@ -466,8 +466,9 @@ class KnowledgeDomainAdmin(KbScopedAdmin):
     list_display = ["domain_id", "kb", "description", "document_count", "updated_at"]
     list_filter = [("kb", ReadableKbFilter)]
     search_fields = ["domain_id", "description"]
-    readonly_fields = ["kb", "document_count", "created_at", "updated_at"]
-    fields = ["kb", "domain_id", "description", "when_to_retrieve", "document_count", "created_at", "updated_at"]
+    readonly_fields = ["kb", "document_count", "created_automatically", "created_at", "updated_at"]
+    fields = ["kb", "domain_id", "description", "when_to_retrieve", "document_count", "created_automatically",
+              "created_at", "updated_at"]
     actions = ["regenerate_knowledge_map"]
 
     def get_readonly_fields(self, request, obj=None):
@@ -481,6 +482,13 @@ class KnowledgeDomainAdmin(KbScopedAdmin):
         if db_field.name == "kb":
             kwargs["queryset"] = access.editable_kbs(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+    def save_model(self, request, obj, form, change) -> None:
+        # A description written here makes the domain the administrator's: it stays when its last document
+        # goes, rather than disappearing with the text.
+        if "description" in form.changed_data:
+            obj.created_automatically = False
+        super().save_model(request, obj, form, change)
 
     @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"),
                   permissions=["change"])

@@ -185,6 +185,9 @@ class KnowledgeDomain(models.Model):
     description = models.CharField(_("description"), max_length=256, null=True, blank=True)
     when_to_retrieve = models.TextField(_("when to retrieve"), null=True, blank=True)
     document_count = models.IntegerField(_("documents"), default=0)
+    # True for a row created because a document named the domain (an upload or a move), False for one an
+    # administrator created or described: only the former goes away with the domain's last document.
+    created_automatically = models.BooleanField(_("created automatically"), default=False)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 

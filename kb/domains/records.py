@@ -7,12 +7,23 @@ from typing import Any
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
-def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain:
+def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain | None:
     """Recount a domain's live documents in one knowledge base (everything not failed), creating its row
-    when missing: domains live inside a knowledge base, so two bases never share a description."""
-    count = Document.objects.filter(kb_id=kb_id, domain=domain_id).exclude(status=DocumentStatus.FAILED).count()
-    domain, created = KnowledgeDomain.objects.get_or_create(kb_id=kb_id, domain_id=domain_id,
-                                                            defaults={"document_count": count})
+    when missing: domains live inside a knowledge base, so two bases never share a description.
+
+    A domain that no document names any more (its last one was deleted or moved away) loses its row
+    when the row was created for a document; then None. A row an administrator created or described
+    stays, counting zero. A failed document still names its domain: it can be retried.
+    """
+    documents = Document.objects.filter(kb_id=kb_id, domain=domain_id)
+    if not documents.exists():
+        KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id, created_automatically=True).delete()
+        kept = KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id).first()
+        if kept is None:
+            return None
+    count = documents.exclude(status=DocumentStatus.FAILED).count()
+    domain, created = KnowledgeDomain.objects.get_or_create(
+        kb_id=kb_id, domain_id=domain_id, defaults={"document_count": count, "created_automatically": True})
     if not created and domain.document_count != count:
         KnowledgeDomain.objects.filter(pk=domain.pk).update(document_count=count)
         domain.document_count = count

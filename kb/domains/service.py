@@ -40,9 +40,10 @@ class KnowledgeDomainService:
         except Exception:
             log.exception("knowledge map update failed for document %s", document.pk)
 
-    def on_document_change(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain:
+    def on_document_change(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain | None:
         """Re-aggregate this domain of one knowledge base only; an admin-written description is never
-        overwritten. Only that base's documents feed it, so its text never describes another base."""
+        overwritten. Only that base's documents feed it, so its text never describes another base.
+        None when the domain is gone with its last document."""
         from kb.domains.records import knowledge_domain_refresh, knowledge_domain_texts_save
         from kb.models import Document, DocumentStatus
 
@@ -54,6 +55,8 @@ class KnowledgeDomainService:
         summary = self.aggregator.run(domain_id=domain_id, docs=summaries)
         # The recount owns the row's document_count (and creates missing rows); this owns the texts.
         row = knowledge_domain_refresh(kb_id=kb_id, domain_id=domain_id)
+        if row is None:
+            return None
         # Blank, or in the offline template's "<domain>：tags" shape, means "not written by an admin": only
         # then is a generated description filled in. An admin's text is kept, only stripped of markup.
         description = (row.description or "").strip()
@@ -64,7 +67,7 @@ class KnowledgeDomainService:
         knowledge_domain_texts_save(domain=row, when_to_retrieve=summary.when_to_retrieve, description=description)
         return row
 
-    def regenerate(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain:
+    def regenerate(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain | None:
         """Admin action: re-profile the domain's documents, then re-aggregate it."""
         from kb.models import Document, DocumentStatus
 

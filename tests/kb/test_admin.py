@@ -216,3 +216,19 @@ def test_the_document_page_edits_nothing_and_shows_status_and_progress_read_only
     client.post(url, {"status": DocumentStatus.READY, "progress": 100, "error": ""})
     doc.refresh_from_db()
     assert (doc.status, doc.progress, doc.error) == (DocumentStatus.FAILED, 40, "the PDF has no text layer")
+
+
+def test_a_description_written_in_the_domain_admin_keeps_the_domain_when_it_empties(client, admin_user, kb_index):
+    from kb.models import KnowledgeDomain
+    from kb.services import document_delete, document_ingest_text
+
+    document, _ = document_ingest_text(title="甲", text="正文。", domain="policy")
+    row = KnowledgeDomain.objects.get(domain_id="policy")
+    assert row.created_automatically
+    client.force_login(admin_user)
+    response = client.post(f"/admin/kb/knowledgedomain/{row.pk}/change/",
+                           {"domain_id": "policy", "description": "公司制度", "when_to_retrieve": ""})
+    assert response.status_code == 302
+    document_delete(document=document)
+    row.refresh_from_db()
+    assert (row.created_automatically, row.description, row.document_count) == (False, "公司制度", 0)

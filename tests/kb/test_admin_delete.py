@@ -5,7 +5,7 @@ import pytest
 
 from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
-from kb.models import Chunk, ChunkLevel, Document
+from kb.models import Chunk, ChunkLevel, Document, KnowledgeDomain
 from kb.services import document_ingest_text, kb_create, kb_grant
 
 pytestmark = pytest.mark.django_db
@@ -97,3 +97,5 @@ def test_a_kb_editor_deletes_in_a_base_it_edits_but_not_in_one_it_only_reads(
                                             "post": "yes"})
     assert response.status_code == 302
     assert list(Document.objects.values_list("pk", flat=True)) == [readable.pk]
+    # The domain its last document left went with it; the other base's is untouched.
+    assert list(KnowledgeDomain.objects.values_list("kb__name", "domain_id")) == [("只读库", "hr")]
