@@ -1,8 +1,11 @@
 """URL map: admin, login/logout, health, metrics, the API and the chat page."""
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy as _
+from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 
 from docmind import accounts, health
@@ -26,6 +29,8 @@ urlpatterns = [
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico on every page that names no icon (the admin's, the API's).
+    path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("docmind/favicon.ico"), permanent=True)),
     path("metrics", MetricsView.as_view(), name="metrics"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
