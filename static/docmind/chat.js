@@ -111,6 +111,28 @@
     return b;
   }
 
+  // Thumb outlines (Feather icons, MIT) drawn as SVG: an emoji needs a colour-emoji font many desktops lack.
+  const THUMB_PATHS = {
+    up: "M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3",
+    down: "M10 15v4a3 3 0 0 0 3 3l4-9V2H5.72a2 2 0 0 0-2 1.7l-1.38 9a2 2 0 0 0 2 2.3zm7-13h2.67A2.31 2.31 0 0 1 22 4v7a2.31 2.31 0 0 1-2.33 2H17",
+  };
+  function thumbIcon(direction) {
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", "0 0 24 24");
+    svg.setAttribute("class", "icon");
+    svg.setAttribute("aria-hidden", "true");
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", THUMB_PATHS[direction]);
+    svg.appendChild(path);
+    return svg;
+  }
+  function iconButton(direction, title, onClick) {
+    const b = actionButton("", title, onClick);
+    b.appendChild(thumbIcon(direction));
+    return b;
+  }
+
   // ---------- answer actions: copy, regenerate, feedback ----------
   async function copyText(text) {
     try {
@@ -147,8 +169,8 @@
       bar.appendChild(again);
     }
     if (messageId) {
-      const up = actionButton("👍", _("Helpful"), () => sendFeedback(turn, messageId, "up", ""));
-      const down = actionButton("👎", _("Not helpful"), () => toggleFeedbackForm(turn, messageId));
+      const up = iconButton("up", _("Helpful"), () => sendFeedback(turn, messageId, "up", ""));
+      const down = iconButton("down", _("Not helpful"), () => toggleFeedbackForm(turn, messageId));
       up.classList.add("fb-up"); down.classList.add("fb-down");
       turn.feedbackButtons = { up, down };
       bar.append(up, down);
@@ -400,9 +422,15 @@
   function lowLabel(turn) {
     if (!turn.lowShown) { turn.lowShown = true; badge(turn, _("Weakly related evidence"), "warn"); }
   }
+  function noEvidenceBadge(turn) {
+    if (!turn.noEvidenceShown) { turn.noEvidenceShown = true; badge(turn, _("No evidence found"), "warn"); }
+    turn.row.classList.add("no-evidence");
+  }
   function confidenceBadge(turn, band, score) {
     band = String(band || "").toUpperCase();
     if (!band) return;
+    // A NONE band says what the "No evidence found" badge already says: one badge, not two.
+    if (band === "NONE" && turn.noEvidenceShown) return;
     if (band === "LOW") lowLabel(turn);
     const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), _("Confidence: how well the evidence supports the answer"));
     b.classList.add("confidence");
@@ -444,7 +472,7 @@
         if (data.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
         if (data.cached) badge(turn, _("Cached"), "cached", _("Nearly the same as an earlier question: its answer was reused"));
         if (data.lowConfidence) lowLabel(turn);
-        if (data.noEvidence) { badge(turn, _("No evidence found"), "warn"); turn.row.classList.add("no-evidence"); }
+        if (data.noEvidence) noEvidenceBadge(turn);
         renderSources(turn, data.sources);
         setStatus(turn, _("Writing the answer…"));
         break;

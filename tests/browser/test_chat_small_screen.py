@@ -1,0 +1,53 @@
+"""The chat page on a 390 px phone: the header fits, feedback icons need no emoji font, "no evidence" is said once."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.chromium import require_chromium, signed_in_chat
+from tests.browser.live_server import LiveServer
+
+pytestmark = pytest.mark.browser
+
+LONG_KB = "人力资源与行政管理制度汇编（二〇二六年修订版，含差旅、报销、考勤与门禁）"
+EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    require_chromium()
+    live = LiveServer(data_dir=tmp_path_factory.mktemp("chat-small-screen"))
+    live.prepare(kbs=[{"name": LONG_KB, "reader": "read"}])  # no documents: every answer finds no evidence
+    live.start()
+    yield live
+    live.stop()
+
+
+def test_the_header_fits_a_phone_and_an_answer_without_evidence_says_so_once(server, browser):
+    from playwright.sync_api import expect
+
+    page = signed_in_chat(browser, server)
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.select_option("#kb-picker", label=LONG_KB)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    for selector in ("#open-sidebar", "#chat-title", "#kb-picker", "#doc-picker", "#conn"):
+        box = page.locator(selector).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390, selector
+
+    page.fill("#input", "出差住宿标准是多少？")
+    page.keyboard.press("Enter")
+    answer = page.locator(".msg-assistant").last
+    expect(answer.locator(".answer-actions .fb-up")).to_be_visible(timeout=60_000)
+    badges = answer.locator(".badge").all_inner_texts()
+    assert len([b for b in badges if "证据" in b or "evidence" in b.lower()]) == 1, badges
+
+    for button in (answer.locator(".fb-up"), answer.locator(".fb-down")):
+        assert button.locator("svg path").count() == 1
+        assert not EMOJI.search(button.inner_text())
+        assert button.get_attribute("aria-label")
+    assert errors == []
