@@ -30,14 +30,17 @@ def answer_get(*, user: Any, message_id: int) -> Message:
 
 
 def conversation_history(*, conversation: Conversation, exclude_id: int | None = None,
-                         limit: int = 20) -> list[dict[str, str]]:
-    """The last `limit` finished turns as chat messages, oldest first (failed answers are not history)."""
+                         before_id: int | None = None, limit: int = 20) -> list[dict[str, str]]:
+    """The last `limit` finished turns as chat messages, oldest first (failed answers are not history);
+    with `before_id`, only the messages before that one."""
     rows = (Message.objects.filter(conversation=conversation)
             .exclude(role=MessageRole.ASSISTANT, status=MessageStatus.ERROR)
             .exclude(content="")
             .order_by("-created_at", "-id"))
     if exclude_id is not None:
         rows = rows.exclude(pk=exclude_id)
+    if before_id is not None:
+        rows = rows.filter(pk__lt=before_id)
     picked = list(rows.values("role", "content")[:limit])
     return [{"role": r["role"], "content": r["content"]} for r in reversed(picked)]
 

@@ -64,6 +64,26 @@ def message_add_answer(*, conversation: Conversation, content: str, status: str 
 
 
 @transaction.atomic
+def message_replace_answer(*, message: Message, content: str, status: str = MessageStatus.COMPLETE,
+                           citations: list[dict] | None = None, retrieval_log: dict | None = None,
+                           confidence_score: float | None = None, confidence_band: str = "",
+                           error: str = "") -> Message:
+    """A regenerated answer takes the place of the last one: the same row, so the conversation keeps one
+    answer per question and the usage rows of both attempts stay counted. Feedback was about the old
+    text and goes."""
+    from chat.models import MessageFeedback
+
+    message.content, message.status, message.error = content, status, error
+    message.citations, message.retrieval_log = citations or [], retrieval_log or {}
+    message.confidence_score, message.confidence_band = confidence_score, confidence_band
+    message.save(update_fields=["content", "status", "error", "citations", "retrieval_log", "confidence_score",
+                                "confidence_band"])
+    MessageFeedback.objects.filter(message=message).delete()
+    Conversation.objects.filter(pk=message.conversation_id).update(updated_at=timezone.now())
+    return message
+
+
+@transaction.atomic
 def message_usage_record(*, message: Message, user: Any, usage: list[dict[str, Any]], tiers: dict[str, str],
                          prices: dict[str, Any]) -> list[MessageUsage]:
     """One row per model the answer used; `usage` rows as TurnUsage reports them (model, tokens, calls)."""

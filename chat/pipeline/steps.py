@@ -283,8 +283,9 @@ def replay_tokens(answer: str) -> Iterator[str]:
 
 
 def cache_probe(stages: TurnStages, turn: ChatTurn, classification: QueryClassification, scope: str) -> CacheProbe:
-    if not stages.answer_cache.enabled or turn.history:
-        # Follow-up questions depend on the conversation, so their answers are not reusable.
+    if not stages.answer_cache.enabled or turn.history or turn.regenerate:
+        # Follow-up questions depend on the conversation, so their answers are not reusable; a question asked
+        # to be answered again wants a new answer, not the stored one replayed.
         return CacheProbe(vector=None)
     from kb.selectors import kb_version
 

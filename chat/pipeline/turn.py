@@ -43,6 +43,9 @@ class ChatTurn:
     # The last answered turn (question, rewrite, answer, cited documents): what a follow-up refers to.
     context: ConversationContext = field(default_factory=ConversationContext)
     started: float = field(default_factory=time.monotonic)
+    # A regenerated turn: the answer row the new answer replaces (None when the last one was never saved).
+    replaces: Message | None = None
+    regenerate: bool = False
     # Filled while the turn runs; whatever is here is saved, on success or failure.
     answer: str = ""
     record: TurnRecord = field(default_factory=TurnRecord)
@@ -55,7 +58,7 @@ class ChatTurn:
 
 
 def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: Any,
-               snapshot: Mapping[str, Any], kb: Any = None) -> ChatTurn:
+               snapshot: Mapping[str, Any], kb: Any = None, regenerate: bool = False) -> ChatTurn:
     """Validate the request and save the question; raises ChatInputError before anything is written."""
     if not getattr(user, "is_authenticated", False):
         raise ChatInputError("unauthenticated", _("Please sign in first."), status=401)
@@ -72,6 +75,9 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
     document_title = ""
     if document_id is not None:
         document_id, document_title = _document(document_id, kb_ids)
+    if regenerate:
+        return _regenerated_turn(user=user, question=question, conversation=conversation, snapshot=snapshot,
+                                 kb_ids=kb_ids, document_id=document_id, document_title=document_title)
     history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
     context = ConversationContext() if conversation is None else \
         selectors.conversation_context(conversation=conversation, kb_ids=kb_ids)
@@ -84,6 +90,26 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
                     context=context)
 
 
+def _regenerated_turn(*, user: Any, question: str, conversation: Conversation | None, snapshot: Mapping[str, Any],
+                      kb_ids: frozenset[int], document_id: int | None, document_title: str) -> ChatTurn:
+    """Answer the conversation's last question again: its question row is reused and its answer replaced,
+    and the model sees the conversation as it was before that question (not the answer being redone)."""
+    from chat.models import MessageRole
+
+    last = None if conversation is None else (
+        Message.objects.filter(conversation=conversation, role=MessageRole.USER).order_by("-created_at", "-id")
+        .first())
+    if last is None or last.content != question:
+        raise ChatInputError("nothing_to_regenerate", _("Only the last question can be answered again."))
+    replaces = (Message.objects.filter(conversation=conversation, role=MessageRole.ASSISTANT, pk__gt=last.pk)
+                .order_by("created_at", "id").first())
+    return ChatTurn(user=user, question=question, conversation=conversation, question_message=last,
+                    snapshot=snapshot, kb_ids=kb_ids, document_id=document_id, document_title=document_title,
+                    history=selectors.conversation_history(conversation=conversation, before_id=last.pk),
+                    context=selectors.conversation_context(conversation=conversation, before_id=last.pk),
+                    replaces=replaces, regenerate=True)
+
+
 def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: str = "",
                 citations: list[dict] | None = None, confidence_score: float | None = None,
                 confidence_band: str = "") -> Message:
@@ -91,10 +117,13 @@ def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: 
 
     turn.record.timings_ms["total"] = turn.elapsed_ms()
     turn.record.usage = observe.usage_log(turn.snapshot)
-    saved = services.message_add_answer(
-        conversation=turn.conversation, content=turn.answer, status=status, error=error, citations=citations,
-        retrieval_log=turn.record.as_log(), confidence_score=confidence_score, confidence_band=confidence_band,
-    )
+    fields = dict(content=turn.answer, status=status, error=error, citations=citations,
+                  retrieval_log=turn.record.as_log(), confidence_score=confidence_score,
+                  confidence_band=confidence_band)
+    if turn.replaces is not None:
+        saved = services.message_replace_answer(message=turn.replaces, **fields)
+    else:
+        saved = services.message_add_answer(conversation=turn.conversation, **fields)
     observe.after_finish(turn, saved, status)
     return saved
 

@@ -164,7 +164,7 @@
     copy.classList.add("copy-btn");
     bar.appendChild(copy);
     if (question) {
-      const again = actionButton(_("Regenerate"), _("Answer this question again"), () => { if (!state.streaming) startTurn(question); });
+      const again = actionButton(_("Regenerate"), _("Answer this question again"), () => { if (!state.streaming) regenerate(turn, question); });
       again.classList.add("regenerate-btn");
       bar.appendChild(again);
     }
@@ -510,12 +510,24 @@
     }
   }
 
-  function startTurn(message) {
+  // The last answer is answered again in its place (the server replaces it); an earlier one is asked anew.
+  function regenerate(turn, question) {
+    const answers = els.messages.querySelectorAll(".msg-assistant");
+    if (state.conversationId && answers.length && answers[answers.length - 1] === turn.row) {
+      turn.row.remove();
+      startTurn(question, true);
+    } else {
+      startTurn(question);
+    }
+  }
+
+  function startTurn(message, again) {
     const docId = els.picker.value ? parseInt(els.picker.value, 10) : null;
     const kbPicker = $("kb-picker");
     const kb = kbPicker && kbPicker.value ? [parseInt(kbPicker.value, 10)] : null;
     const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId, kb };
-    addUserMessage(message);
+    if (again) frame.regenerate = true;
+    else addUserMessage(message);
     state.turn = addAssistantTurn();
     state.turn.question = message;
     setStreaming(true);

@@ -93,9 +93,15 @@ def test_copy_regenerate_and_edit_and_resend(server, browser):
 
     answer.locator(".regenerate-btn").click()
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)
-    expect(page.locator(".msg-assistant")).to_have_count(2)
+    # The new answer takes the old one's place, on the page and in the saved conversation.
+    expect(page.locator(".msg-assistant")).to_have_count(1)
+    expect(page.locator(".msg-user")).to_have_count(1)
     expect(page.locator(".msg-user").last).to_contain_text(QUESTION)
     expect(page.locator(".msg-assistant").last.locator(".answer")).to_contain_text("十五天")
+    page.reload()
+    expect(page.locator(".msg-assistant .answer")).to_contain_text("十五天", timeout=10_000)
+    expect(page.locator(".msg-assistant")).to_have_count(1)
+    expect(page.locator(".msg-user")).to_have_count(1)
 
     page.locator(".msg-user").first.hover()
     page.locator(".msg-user").first.locator(".edit-btn").click()
