@@ -106,7 +106,8 @@ def _regenerated_turn(*, user: Any, question: str, conversation: Conversation | 
     return ChatTurn(user=user, question=question, conversation=conversation, question_message=last,
                     snapshot=snapshot, kb_ids=kb_ids, document_id=document_id, document_title=document_title,
                     history=selectors.conversation_history(conversation=conversation, before_id=last.pk),
-                    context=selectors.conversation_context(conversation=conversation, before_id=last.pk),
+                    context=selectors.conversation_context(conversation=conversation, kb_ids=kb_ids,
+                                                           before_id=last.pk),
                     replaces=replaces, regenerate=True)
 
 
