@@ -219,10 +219,11 @@ class ConfidenceCalibrator:
         abstain_below = self.abstain_below * (UNNAMED_SUBJECT_BAR if unnamed_subject else 1.0)
         verdict = Verdict.ABSTAIN if answerable < abstain_below else Verdict.LOW \
             if answerable < self.medium_from else Verdict.ANSWER
-        if verdict is Verdict.ABSTAIN and is_chinese(chunks[0].searchable_text) != is_chinese(question):
+        if is_chinese(chunks[0].searchable_text) != is_chinese(question):
             # The best evidence is in another language than the question: the signals above count shared words,
-            # which a translation does not share, so they cannot tell that the KB lacks the answer. Only the
-            # multilingual embedding ranked that chunk first; it is quoted under the low-relevance label.
+            # which a translation does not share, so they can tell neither that the KB lacks the answer nor
+            # that this evidence holds it. Only the multilingual embedding ranked that chunk first; it is quoted
+            # under the low-relevance label either way.
             verdict = Verdict.LOW
         if verdict is not Verdict.ANSWER:
             score = min(score, answerable)

@@ -55,12 +55,14 @@ class LocalReranker:
 
     name = "local"
 
-    def __init__(self, *, cos_floor: float = 0.78, cos_ceiling: float = 0.92, cosine_weight: float = 0.5) -> None:
+    def __init__(self, *, cos_floor: float = 0.78, cos_ceiling: float = 0.92, cosine_weight: float = 0.5,
+                 cross_language_shift: float = 0.05) -> None:
         if not cos_floor < cos_ceiling:
             raise ValueError("cos_floor must be below cos_ceiling")
         if not 0 <= cosine_weight <= 1:
             raise ValueError("cosine_weight must be in [0, 1]")
         self._floor, self._ceiling, self._w = cos_floor, cos_ceiling, cosine_weight
+        self._cross_shift = cross_language_shift
 
     def rerank(self, query: str, chunks: Sequence[ScoredChunk], *, query_vector: np.ndarray | None = None,
                chunk_vectors: Mapping[str, np.ndarray] | None = None) -> list[float]:
@@ -80,13 +82,16 @@ class LocalReranker:
             elif is_chinese(chunk.searchable_text) != chinese:
                 # Another language than the question's: its words cannot match the question's, so coverage
                 # would veto what the multilingual embedding found; it counts only where it does match
-                # (codes, numbers, names).
+                # (codes, numbers, names). The cosine of a translation pair sits below that of a same-language
+                # pair saying the same, so it is read on a scale shifted by that gap.
+                cos = self._cosine(query_vector, vectors.get(chunk.chunk_id), shift=self._cross_shift)
                 scores.append(max(cos, self._w * cos + (1 - self._w) * cov))
             else:
                 scores.append(self._w * cos + (1 - self._w) * cov)
         return [min(1.0, max(0.0, s)) for s in scores]
 
-    def _cosine(self, query_vector: np.ndarray | None, vector: np.ndarray | None) -> float | None:
+    def _cosine(self, query_vector: np.ndarray | None, vector: np.ndarray | None, shift: float = 0.0
+                ) -> float | None:
         if query_vector is None or vector is None or np.shape(query_vector) != np.shape(vector):
             return None
         denom = float(np.linalg.norm(query_vector) * np.linalg.norm(vector))
@@ -95,7 +100,7 @@ class LocalReranker:
         raw = float(np.dot(query_vector, vector)) / denom
         if not math.isfinite(raw):
             return None
-        return min(1.0, max(0.0, (raw - self._floor) / (self._ceiling - self._floor)))
+        return min(1.0, max(0.0, (raw + shift - self._floor) / (self._ceiling - self._floor)))
 
 
 class IdentityReranker:

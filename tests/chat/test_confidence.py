@@ -190,3 +190,9 @@ def test_weak_evidence_in_another_language_than_the_question_is_quoted_under_the
     same = calibrator().run(question="How many days of parental leave?", chunks=[ENGLISH], grade=grade(0.1, 0.0))
     assert across.verdict is Verdict.LOW and across.score < 0.4
     assert same.verdict is Verdict.ABSTAIN
+
+
+def test_strong_evidence_in_another_language_is_still_labelled_low():
+    across = calibrator().run(question="年假有几天？", chunks=[ENGLISH], grade=grade(1.0, 1.0))
+    assert across.verdict is Verdict.LOW
+    assert calibrator().finish(assessment=across, citation_coverage=1.0)[1] == "low"

@@ -117,6 +117,21 @@ def test_local_reranker_ranks_the_document_titled_by_the_question_above_shared_c
     assert scores[1] > scores[0]
 
 
+def test_local_reranker_reads_a_translation_cosine_on_a_scale_shifted_by_the_language_gap():
+    # Same cosine to both chunks: the one in the other language scores higher by the shift, the same-language
+    # one is scored as before.
+    chunks = [chunk("zh", "密码至少八位"), chunk("en", "Passwords must be at least 12 characters long.")]
+    vector = unit(1, 1, 0)
+    vectors = {"zh": vector, "en": vector}
+    query = unit(1, 0, 0)  # cosine 0.707
+    plain, across = LocalReranker(cos_floor=0.6, cos_ceiling=0.9, cosine_weight=1.0, cross_language_shift=0.0
+                                  ).rerank("密码最少几位？", chunks, query_vector=query, chunk_vectors=vectors)
+    shifted = LocalReranker(cos_floor=0.6, cos_ceiling=0.9, cosine_weight=1.0, cross_language_shift=0.06
+                            ).rerank("密码最少几位？", chunks, query_vector=query, chunk_vectors=vectors)
+    assert across == pytest.approx(plain)
+    assert shifted[1] == pytest.approx(across + 0.2, abs=1e-3) and shifted[0] == pytest.approx(plain)
+
+
 def test_identity_reranker_keeps_the_order():
     scores = IdentityReranker().rerank("q", CHUNKS)
     assert scores == sorted(scores, reverse=True) and scores[0] == 1.0
@@ -140,7 +155,7 @@ def test_local_reranker_lets_the_embedding_speak_for_a_chunk_in_another_language
     english = chunk("en", "Employees receive 158 days of maternity leave.")
     chinese = chunk("zh", "员工每年享有带薪病假12天。")
     vectors = {"en": unit(1, 0.2, 0), "zh": unit(1, 0.2, 0)}
-    scores = LocalReranker(cos_floor=0.0, cos_ceiling=1.0).rerank(
+    scores = LocalReranker(cos_floor=0.0, cos_ceiling=1.0, cross_language_shift=0.0).rerank(
         "产假多少天？", [english, chinese], query_vector=unit(1, 0, 0), chunk_vectors=vectors)
     assert scores[0] > scores[1]
     assert scores[0] == pytest.approx(float(np.dot(unit(1, 0, 0), unit(1, 0.2, 0))), abs=1e-6)
