@@ -105,6 +105,15 @@ class IndexSnapshot:
             if self._timer is not None:
                 self._timer.cancel()
 
+    def wait(self, timeout: float) -> bool:
+        """Wait until no save is scheduled or running (a cancelled one ends at once); False on timeout."""
+        with self._timer_lock:
+            timer = self._timer
+        if timer is not None:
+            timer.join(timeout)
+            return not timer.is_alive()
+        return True
+
     def _run(self, save: Callable[[], bool]) -> None:
         started = time.perf_counter()
         try:

@@ -117,8 +117,11 @@ async def test_a_queued_turn_waits_for_the_worker_then_runs():
     second = runner.stream(runner.reserve(), produce("second"), threading.Event())
     first_task = asyncio.ensure_future(first.__anext__())
     second_task = asyncio.ensure_future(second.__anext__())
-    await asyncio.sleep(0.3)
+    deadline = time.monotonic() + 10
+    while not running and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
     assert running == ["first"]  # one worker: the second turn waits in the queue
+    assert runner.in_flight() == 2
     gate.set()
     assert (await first_task).data == {"who": "first"}
     assert (await second_task).data == {"who": "second"}

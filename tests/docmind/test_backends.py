@@ -2,22 +2,28 @@
 from __future__ import annotations
 
 import threading
-import time
 
 from docmind.backends import built_once
 
 
 def test_concurrent_first_callers_build_a_backend_exactly_once():
     builds: list[int] = []
+    callers = threading.Barrier(8)
+    everyone_called = threading.Event()
 
     @built_once
     def backend() -> object:
         builds.append(1)
-        time.sleep(0.2)  # long enough for every caller to arrive during the build
+        assert everyone_called.wait(10)  # the build lasts until every caller is at its call
         return object()
 
+    def call() -> None:
+        if callers.wait(10) == 0:  # one thread, once all are here, lets the build finish
+            everyone_called.set()
+        got.append(backend())
+
     got: list[object] = []
-    threads = [threading.Thread(target=lambda: got.append(backend())) for _ in range(8)]
+    threads = [threading.Thread(target=call) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -1,6 +1,5 @@
 """DenseIndex: exact cosine top-k, filters, write-through updates, lazy load and concurrent readers."""
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -217,9 +216,23 @@ def test_a_reset_during_a_load_discards_what_the_load_read():
     assert reading.wait(10)
     index.reset(dim=DIM)
     release.set()
-    time.sleep(0.2)
+    _join_background_loads()
     assert index.ready
     assert index.search(vectors[0], k=5) == []
+
+
+def _join_background_loads() -> None:
+    for thread in threading.enumerate():
+        if thread.name.startswith("docmind-load-"):
+            thread.join(10)
+            assert not thread.is_alive()
+
+
+def _settled(memory) -> None:
+    """Wait for the save a full load schedules at once, then forget what it wrote: the test starts from here."""
+    assert memory.snapshot.wait(10)
+    memory.tokens.clear()
+    memory.snapshot.path.unlink(missing_ok=True)
 
 
 class _MemorySnapshot:
@@ -282,14 +295,15 @@ def test_a_retired_copy_cancels_its_pending_save_and_never_publishes_a_token(tmp
     rng = np.random.default_rng(13)
     vectors = _unit(rng, 2)
     memory = _MemorySnapshot(tmp_path)
-    memory.tokens["t"] = "the new store's token"
     old = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter([([1, 2], vectors, [1, 1], ["a", "a"])]))
     old.warm_up(wait=True)
-    memory.snapshot.schedule(old.save_snapshot, delay=0.2)
+    _settled(memory)
+    memory.tokens["t"] = "the new store's token"
+    memory.snapshot.schedule(old.save_snapshot, delay=60)
 
     old.retire()
-    time.sleep(0.4)
 
+    assert memory.snapshot.wait(10)  # cancelled: over without waiting for its delay
     assert memory.tokens["t"] == "the new store's token"
     assert not old.save_snapshot()
     assert not (tmp_path / "dense.npz").exists()
@@ -301,13 +315,23 @@ def test_a_save_already_running_when_its_copy_is_retired_does_not_publish(tmp_pa
     memory = _MemorySnapshot(tmp_path)
     old = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter([([1, 2], vectors, [1, 1], ["a", "a"])]))
     old.warm_up(wait=True)
+    _settled(memory)
+    copied, publish = threading.Event(), threading.Event()
+    save = memory.snapshot.save
+
+    def save_after_the_copy(arrays, **kwargs):  # the arrays are copied: the file and token are next
+        copied.set()
+        assert publish.wait(10)
+        return save(arrays, **kwargs)
+
+    memory.snapshot.save = save_after_the_copy
     saved = []
-    with old.lock:  # the save copies its arrays under this lock, then publishes under it: it waits here
-        saver = threading.Thread(target=lambda: saved.append(old.save_snapshot()))
-        saver.start()
-        time.sleep(0.1)
-        old.retire()
-    saver.join(timeout=5)
+    saver = threading.Thread(target=lambda: saved.append(old.save_snapshot()))
+    saver.start()
+    assert copied.wait(10)
+    old.retire()
+    publish.set()
+    saver.join(timeout=10)
 
     assert saved == [False]
     assert "t" not in memory.tokens

@@ -86,6 +86,14 @@ def test_a_parse_that_exceeds_the_time_limit_is_killed_with_a_reason():
 
 
 
+def _parsing_docx(child: psutil.Process) -> bool:
+    """The child is past start-up and into the parser: python-docx's lxml is mapped into it."""
+    try:
+        return any("lxml" in m.path for m in child.memory_maps())
+    except psutil.NoSuchProcess:
+        return False
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_parser_child_stopped_by_a_shutdown_signal_is_an_interruption_not_a_bad_file(signum):
     parser = IsolatedParser(limits=ParseLimits(max_zip_ratio=1e9, max_paragraphs=10**8), timeout_seconds=60)
@@ -105,7 +113,9 @@ def test_a_parser_child_stopped_by_a_shutdown_signal_is_an_interruption_not_a_ba
         time.sleep(0.02)
         parsers = [p for p in psutil.Process().children() if CHILD_MODULE in " ".join(p.cmdline())]
     (child,) = parsers
-    time.sleep(0.3)  # inside python-docx by now
+    while time.monotonic() < deadline and not _parsing_docx(child):
+        time.sleep(0.02)
+    assert _parsing_docx(child), "the parser child never loaded python-docx"
     child.send_signal(signum)
     thread.join(timeout=20)
     assert len(raised) == 1 and isinstance(raised[0], ParseInterrupted)
