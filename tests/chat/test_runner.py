@@ -148,12 +148,12 @@ async def test_a_turn_past_its_deadline_ends_with_llm_timeout_and_is_cancelled(m
     cancel = threading.Event()
 
     def produce():
-        cancel.wait(10)  # a step that ignores every deadline
+        cancel.wait(60)  # a step that ignores every deadline
         yield ChatEvent("done", {})
 
     started = time.monotonic()
     got = [item async for item in runner.stream(runner.reserve(), produce, cancel)]
-    assert time.monotonic() - started < 3
+    assert time.monotonic() - started < 30  # half of what the step would hold it for: load cannot reach it
     assert got[-1].type == "error" and got[-1].data["code"] == "llm_timeout"
     assert cancel.is_set()
     await _wait_until_idle(runner)
