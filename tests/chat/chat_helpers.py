@@ -23,20 +23,18 @@ QUESTION = "星河公司的年假有多少天？"
 
 
 def ingest_tiny_kb(*, empty_indexes_first: bool = False) -> dict[str, int]:
-    """Two small documents, ingested and indexed; returns title → document id.
+    """Two small documents, ingested and indexed into a fresh default knowledge base; returns title → document id.
 
-    `empty_indexes_first` empties the vector and BM25 collections before: earlier tests' rows in the
-    session's shared Milvus file would otherwise change what a question retrieves and how its evidence
-    is scored (tests of abstention and confidence need exactly these two documents)."""
+    The base is new (tests.isolation): earlier tests' rows in the session's shared Milvus file would
+    otherwise change what a question retrieves and how its evidence is scored (tests of abstention and
+    confidence need exactly these two documents). `empty_indexes_first` is kept for callers that name it;
+    a base of its own already gives what it asked for."""
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
+    from tests.isolation import fresh_default_kb
 
-    if empty_indexes_first:
-        from docmind.backends import get_embedder
-        from docmind.indexes.stores import get_lexical_index, get_vector_store
-
-        get_vector_store().reset(embedder_name=get_embedder().name, dim=get_embedder().dim)
-        get_lexical_index().reset()
+    del empty_indexes_first
+    fresh_default_kb()
     ids = {}
     for title, text in ((HANDBOOK_TITLE, HANDBOOK), (BEARS_TITLE, BEARS)):
         document, _ = document_ingest_text(title=title, text=text, domain="demo")

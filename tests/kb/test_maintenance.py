@@ -63,14 +63,15 @@ def test_move_rewrites_the_index_domain_and_both_domains_entries(kb_index, djang
     document = _ready()
     _ready(title="熊", domain="science", text="# 棕熊\n棕熊冬眠前会大量进食，秋天体重明显增加。")
     ids = _child_ids(document)
+    own = [document.kb_id]  # the shared Milvus file holds other tests' rows too, in other bases
     with django_capture_on_commit_callbacks(execute=True):
         assert document_move(document=document, domain="travel")
     assert document.domain == "travel"
     query = get_embedder().embed_query("出差交通费报销")
-    assert not {pk for pk, _ in get_vector_store().search(query, k=5, domains=["hr"])} & set(ids)
-    assert {pk for pk, _ in get_vector_store().search(query, k=5, domains=["travel"])} & set(ids)
-    assert not get_lexical_index().search("报销", k=5, domains=["hr"])
-    assert {pk for pk, _ in get_lexical_index().search("报销", k=5, domains=["travel"])} & set(ids)
+    assert not {pk for pk, _ in get_vector_store().search(query, k=5, domains=["hr"], kb_ids=own)} & set(ids)
+    assert {pk for pk, _ in get_vector_store().search(query, k=5, domains=["travel"], kb_ids=own)} & set(ids)
+    assert not get_lexical_index().search("报销", k=5, domains=["hr"], kb_ids=own)
+    assert {pk for pk, _ in get_lexical_index().search("报销", k=5, domains=["travel"], kb_ids=own)} & set(ids)
     travel = KnowledgeDomain.objects.get(domain_id="travel")
     assert not KnowledgeDomain.objects.filter(domain_id="hr").exists()  # the domain its only document left
     assert travel.document_count == 1 and "差旅" in travel.when_to_retrieve
@@ -94,11 +95,12 @@ def test_a_document_being_processed_or_a_bad_domain_cannot_be_moved(kb_index):
 def test_a_moved_document_stays_findable_by_its_section_heading(kb_index, django_capture_on_commit_callbacks):
     document = _ready(text="# 差旅制度\n## 交通\n员工出差乘坐高铁二等座，费用凭票报销。")
     ids = _child_ids(document)
-    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["hr"])} & set(ids)
+    own = [document.kb_id]  # the shared Milvus file holds other tests' rows too, in other bases
+    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["hr"], kb_ids=own)} & set(ids)
     with django_capture_on_commit_callbacks(execute=True):
         document_move(document=document, domain="travel")
     # The heading is in the chunk's context line, not its text: the move must index both, as ingestion did.
-    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["travel"])} & set(ids)
+    assert {pk for pk, _ in get_lexical_index().search("差旅制度", k=5, domains=["travel"], kb_ids=own)} & set(ids)
 
 
 def test_moving_to_another_knowledge_base_moves_its_search_and_its_map(kb_index, django_capture_on_commit_callbacks):

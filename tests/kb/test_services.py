@@ -77,12 +77,12 @@ def test_delete_removes_chunks_vectors_and_bm25_entries(kb_index, django_capture
     process_pending_documents()
     child_ids = list(Chunk.objects.filter(document=document, level=1).values_list("id", flat=True))
     assert child_ids and get_vector_store().fetch(child_ids)
-    assert get_lexical_index().search("年假", k=5)
+    assert get_lexical_index().search("年假", k=5, kb_ids=[document.kb_id])
     with django_capture_on_commit_callbacks(execute=True):
         document_delete(document=document)
     assert not Chunk.objects.exists()
     assert get_vector_store().fetch(child_ids) == {}
-    assert get_lexical_index().search("年假", k=5) == []
+    assert get_lexical_index().search("年假", k=5, kb_ids=[document.kb_id]) == []
 
 
 def test_every_change_moves_the_kb_version(kb_index, django_capture_on_commit_callbacks):

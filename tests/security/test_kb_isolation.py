@@ -26,6 +26,7 @@ from docmind.indexes.stores import get_vector_store
 from kb import services
 from kb.models import KbAccess
 from tests.fakes.openai_server import tool_calls
+from tests.isolation import skip_used_kb_ids
 
 # Transactional (chat turns run on worker threads with their own connections), without serialized
 # rollback: the user fixtures seed the roles and the default knowledge base is made on demand, while
@@ -48,12 +49,6 @@ def index_mode(request, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.INDEX_IN_PROCESS = request.param == "in_process"
     reset_backends()
-    from docmind.backends import get_embedder
-    from docmind.indexes.stores import get_lexical_index
-
-    embedder = get_embedder()
-    get_vector_store().reset(embedder_name=embedder.name, dim=embedder.dim)
-    get_lexical_index().reset()
     cache.clear()
     yield request.param
     settings.INDEX_IN_PROCESS = True
@@ -71,6 +66,7 @@ def world(index_mode, django_user_model):
     for name in ("alice", "bob", "carol"):
         users[name] = django_user_model.objects.create_user(username=name, password="pw-" + name)
         user_set_role(user=users[name], role=MEMBER)
+    skip_used_kb_ids()  # no earlier test's rows in the shared Milvus file: they are in other bases
     hr = services.kb_create(name="HR", description="people")
     fin = services.kb_create(name="Finance", description="money")
     hr_doc, _ = services.document_ingest_text(title=HR_TITLE, text=HR_TEXT, domain="policy", kb=hr)

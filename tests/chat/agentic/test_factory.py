@@ -6,10 +6,9 @@ import pytest
 from chat.agentic.factory import build_orchestrator
 from chat.agentic.tools import offered_tools
 from config_admin.conf import ai_config
-from docmind.backends import get_embedder
-from docmind.indexes.stores import get_lexical_index, get_vector_store
 from kb.ingestion.worker import process_pending_documents
 from kb.services import document_ingest_text
+from tests.isolation import fresh_default_kb
 
 # Tool calls run on pool threads with their own connections: the data must be committed.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -18,9 +17,7 @@ pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 @pytest.fixture
 def kb(settings, tmp_path, django_capture_on_commit_callbacks):
     settings.MEDIA_ROOT = tmp_path / "media"
-    embedder = get_embedder()
-    get_vector_store().reset(embedder_name=embedder.name, dim=embedder.dim)
-    get_lexical_index().reset()
+    fresh_default_kb()  # no earlier test's rows in the shared Milvus file: they are in other bases
     with django_capture_on_commit_callbacks(execute=True):
         document_ingest_text(title="北京", text="北京是中华人民共和国的首都，常住人口约2189万人。", domain="city")
         document_ingest_text(title="上海", text="上海是中国的经济中心，常住人口约2487万人。", domain="city")

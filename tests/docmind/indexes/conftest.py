@@ -1,2 +1,2 @@
-"""Index test fixtures: the KB's clean Milvus Lite collections, shared with the KB tests."""
-from tests.kb.conftest import kb_index  # noqa: F401 - a fixture, found by pytest under this name
+"""Index test fixtures: these tests read and write whole collections, so they start from empty ones."""
+from tests.kb.conftest import empty_indexes, kb_index  # noqa: F401 - fixtures, found by pytest under these names

@@ -34,14 +34,14 @@ def test_only_a_lite_file_gets_the_in_process_indexes(uri, lite):
     assert is_lite_uri(uri) is lite
 
 
-def test_the_default_store_and_lexical_index_search_in_process(kb_index):
+def test_the_default_store_and_lexical_index_search_in_process():
     assert get_vector_store().is_lite
     assert isinstance(get_vector_store()._local, DenseIndex)
     assert isinstance(get_lexical_index()._local, Bm25Index)
     assert MilvusLexicalIndex(client=get_vector_store().client)._local is None
 
 
-def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
+def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(empty_indexes):
     store = get_vector_store()
     rng = np.random.default_rng(0)
     dim = store.dim
@@ -79,7 +79,7 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(kb_index):
     assert store.search(query, k=5) == [] == _milvus_vector_hits(store, query, 5)
 
 
-def test_lexical_tokens_and_scores_match_milvus_lite_bm25(kb_index):
+def test_lexical_tokens_and_scores_match_milvus_lite_bm25(empty_indexes):
     """Loaded from Milvus' stored term counts and queried with our analyzer: with Milvus Lite's k1 (1.5) the
     scores are Milvus Lite's own, so tokens and term ids agree."""
     texts = ["大熊猫主要吃竹子，生活在四川的山林里。", "差旅报销需要在出差结束后三十天内提交发票，由部门经理审批。",
@@ -103,7 +103,7 @@ def test_lexical_tokens_and_scores_match_milvus_lite_bm25(kb_index):
     assert {pk for pk, _ in milvus.search("报销 熊猫 竹子", k=5, kb_ids=[2])} == {6, 7}
 
 
-def test_lexical_index_stays_in_step_with_writes(kb_index):
+def test_lexical_index_stays_in_step_with_writes(empty_indexes):
     lexical = get_lexical_index()
     lexical.add(ids=[1, 2], texts=["熊猫吃竹子", "报销发票"], document_ids=[1, 2], domains=["a", "a"], kb_ids=[1, 1])
     assert [pk for pk, _ in lexical.search("熊猫", k=5)] == [1]
@@ -117,7 +117,7 @@ def test_lexical_index_stays_in_step_with_writes(kb_index):
     assert lexical.all_ids() == set()
 
 
-def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(kb_index, monkeypatch):
+def test_after_a_failed_milvus_write_the_indexes_reload_from_milvus(empty_indexes, monkeypatch):
     from docmind.indexes.vectorstore import VectorStoreError
 
     store, lexical = get_vector_store(), get_lexical_index()
@@ -146,7 +146,7 @@ def _no_read():
     raise AssertionError("read from Milvus although the snapshot is valid")
 
 
-def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(kb_index):
+def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(empty_indexes):
     from docmind.indexes.vectorstore import MilvusVectorStore
 
     cached = get_vector_store()

@@ -100,7 +100,8 @@ def test_chunks_deleted_during_embedding_leave_no_vectors_behind(kb_index):
     results = []
     _conveyor(ingester, results).run(iter([document]))
     assert [(kind, type(exc)) for kind, _, exc in results] == [("failed", DocumentGone)]
-    assert get_vector_store().search(get_embedder().embed_query("向量检索"), k=5, document_ids=[document.pk]) == []
+    assert get_vector_store().search(get_embedder().embed_query("向量检索"), k=5, document_ids=[document.pk],
+                                     kb_ids=[document.kb_id]) == []
 
 
 def test_the_worker_finishes_documents_ready(kb_index):

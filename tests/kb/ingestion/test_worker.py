@@ -136,7 +136,7 @@ def _ingester_with(embedder):
 
 
 def test_a_document_failing_mid_indexing_keeps_no_chunks_vectors_or_bm25_entries(
-        kb_index, monkeypatch, django_capture_on_commit_callbacks):
+        kb_index, empty_indexes, monkeypatch, django_capture_on_commit_callbacks):
     service = BrokenEmbeddingService()
     monkeypatch.setattr(worker, "build_ingester", lambda: _ingester_with(service))
     document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
@@ -175,7 +175,8 @@ def test_a_file_missing_from_storage_fails_without_showing_the_server_path(kb_in
     assert str(document.file.storage.location) not in document.error and "/" not in document.error
 
 
-def test_a_job_interrupted_three_times_drops_what_it_had_indexed(kb_index, django_capture_on_commit_callbacks):
+def test_a_job_interrupted_three_times_drops_what_it_had_indexed(
+        kb_index, empty_indexes, django_capture_on_commit_callbacks):
     document, _ = document_ingest_text(title="t", text=TEXT, domain="general")
     worker.process_pending_documents()
     children = list(Chunk.objects.filter(document=document, level=1).values_list("id", flat=True))

@@ -27,7 +27,8 @@ def test_ingest_refuses_paths_outside_the_allowed_roots(kb_index, tmp_path, monk
     assert not Document.objects.exists()
 
 
-def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(kb_index, tmp_path, monkeypatch, capsys):
+def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(
+        kb_index, empty_indexes, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path))
     (tmp_path / "a.txt").write_text("对账命令会找出缺失的向量并重新生成。", encoding="utf-8")
     call_command("ingest", str(tmp_path))
@@ -47,7 +48,8 @@ def test_reconcile_finds_and_repairs_a_missing_and_an_orphan_vector(kb_index, tm
     assert "without vectors: 0" in capsys.readouterr().out
 
 
-def test_reconcile_flags_and_repairs_chunks_and_vectors_of_failed_documents(kb_index, tmp_path, monkeypatch, capsys):
+def test_reconcile_flags_and_repairs_chunks_and_vectors_of_failed_documents(
+        kb_index, empty_indexes, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DOCMIND_INGEST_ROOTS", str(tmp_path))
     (tmp_path / "a.txt").write_text("失败文档的分块和向量不应留在索引里。对账命令会找出并清理它们。", encoding="utf-8")
     (tmp_path / "b.txt").write_text("正常文档的分块和向量保持不变。", encoding="utf-8")

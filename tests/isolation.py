@@ -1,0 +1,52 @@
+"""Isolation of tests that share one Milvus Lite file: each gets knowledge bases of its own.
+
+Database rows roll back after each test, Milvus rows do not. Every search is scoped by knowledge base,
+so a test whose documents go to bases no earlier test used sees only its own vectors and BM25 entries,
+without emptying the collections (dropping and recreating them costs seconds a test).
+"""
+from __future__ import annotations
+
+# Knowledge-base ids a test may create after `skip_used_kb_ids` before the next test could reuse one.
+_BLOCK = 1000
+_used_up_to = 0  # the end of the last block handed out in this process (its own data dir and Milvus file)
+
+
+def skip_used_kb_ids() -> None:
+    """Make the next knowledge bases created in this test get ids no earlier test of this process used.
+
+    SQLite rolls its id counter back with the test's transaction, so ids come round again; MariaDB's
+    auto-increment never goes back (a transactional test's flush deletes rows, it does not truncate)."""
+    global _used_up_to
+    from django.db import connection
+
+    from kb.models import KnowledgeBase
+
+    if connection.vendor != "sqlite":
+        return
+    table = KnowledgeBase._meta.db_table
+    floor = max(_used_up_to, KnowledgeBase.objects.order_by("-pk").values_list("pk", flat=True).first() or 0)
+    _used_up_to = floor + _BLOCK  # this test's block: the next test starts above it
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s AND seq < %s", [floor, table, floor])
+        if not cursor.rowcount:
+            cursor.execute("SELECT 1 FROM sqlite_sequence WHERE name = %s", [table])
+            if cursor.fetchone() is None:
+                cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, floor])
+
+
+def fresh_default_kb():
+    """Make a new, empty knowledge base the default one: same name, description and grants, an id not used
+    before in this process. Documents and domains created without naming a base go to it; the former
+    default keeps its rows under another name (the database rolls it all back after the test)."""
+    from django.db import transaction
+
+    from kb.models import KbGrant, KnowledgeBase
+
+    with transaction.atomic():
+        old = KnowledgeBase.objects.default()
+        skip_used_kb_ids()
+        KnowledgeBase.objects.filter(pk=old.pk).update(is_default=False, name=f"{old.name} ({old.pk})"[:128])
+        new = KnowledgeBase.objects.create(name=old.name, description=old.description, is_default=True)
+        KbGrant.objects.bulk_create(KbGrant(kb=new, user_id=g.user_id, group_id=g.group_id, access=g.access)
+                                    for g in KbGrant.objects.filter(kb=old))
+    return new
