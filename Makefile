@@ -33,8 +33,12 @@ run: $(STAMPS)
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	$(PY) -m docmind.serve -b $(HOST) -p $(PORT) docmind.asgi:application
 
+# One pytest-xdist worker per core (each with its own data dir, SQLite/MariaDB test database and Milvus Lite
+# file: tests/envplugin.py), in random order (pytest-randomly: PYTEST_ARGS=--randomly-seed=last repeats the
+# last order). TEST_WORKERS=0 runs in this process.
+TEST_WORKERS ?= auto
 test: $(STAMPS)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: $(STAMPS)
 	$(VENV)/bin/ruff check .

@@ -20,9 +20,35 @@ def pytest_configure(config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items) -> None:
+    """Among the transactional tests (pytest-django puts them after the others), those with serialized rollback
+    run first. The flush after any other transactional test fires post_migrate, which recreates content types
+    and permissions; a serialized-rollback test run after that fails to load its rows back over them. The order
+    is otherwise kept (pytest-randomly's, pytest-django's groups); xdist workers keep it too."""
+    def serialized_first(item) -> int:
+        marker = item.get_closest_marker("django_db")
+        transactional = marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
+                                                or (marker.args and marker.args[0]))
+        transactional = transactional or {"transactional_db", "live_server"} & set(getattr(item, "fixturenames", ()))
+        if not transactional:
+            return 0 if marker is not None or "db" in getattr(item, "fixturenames", ()) else 3
+        return 1 if marker is not None and marker.kwargs.get("serialized_rollback") else 2
+
+    items.sort(key=serialized_first)
+
+
 def require_services() -> bool:
     """In CI a service named by an URL variable must be reached: a skip there would hide a failure."""
     return os.environ.get("DOCMIND_REQUIRE_SERVICES", "") == "1"
+
+
+def skip_unless_required(reason: str, *, variable: str) -> None:
+    """Skip, or fail where `variable` is 1 (CI sets it, see tests/envplugin.py): there the skip would hide
+    that the machine cannot run what the test checks."""
+    if os.environ.get(variable, "") == "1":
+        pytest.fail(f"{reason}, but {variable}=1")
+    pytest.skip(reason)
 
 
 @pytest.fixture(autouse=True)
