@@ -38,7 +38,7 @@ run: $(STAMPS)
 # last order). TEST_WORKERS=0 runs in this process.
 TEST_WORKERS ?= auto
 test: $(STAMPS)
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMPS)
 	$(VENV)/bin/ruff check .
