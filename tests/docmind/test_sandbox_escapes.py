@@ -15,7 +15,8 @@ from tests.conftest import skip_unless_required
 
 @pytest.fixture(scope="module")
 def sandbox() -> PythonSandbox:
-    return PythonSandbox(timeout_seconds=3, memory_mb=256, output_limit=4096)
+    # A wall time no busy machine reaches for these probes; the run into a timeout below has its own sandbox.
+    return PythonSandbox(timeout_seconds=30, memory_mb=256, output_limit=4096)
 
 
 @pytest.fixture
@@ -127,6 +128,8 @@ def test_a_setsid_child_does_not_outlive_the_run(sandbox, parent):
     code = ("import os, sys\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
             f"        os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(60)', {marker!r}])\n"
             "    os._exit(0)\nimport time\ntime.sleep(0.3)\nprint('started', flush=True)\n" + wait)
+    if parent == "runs into the timeout":
+        sandbox = PythonSandbox(timeout_seconds=5, memory_mb=256, output_limit=4096)
     result = sandbox.run(code=code)
     assert "started" in result.stdout
     survivors = _survivors(marker)

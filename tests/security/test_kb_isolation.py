@@ -26,7 +26,7 @@ from docmind.indexes.stores import get_vector_store
 from kb import services
 from kb.models import KbAccess
 from tests.fakes.openai_server import tool_calls
-from tests.isolation import skip_used_kb_ids
+from tests.isolation import skip_used_ids
 
 # Transactional (chat turns run on worker threads with their own connections), without serialized
 # rollback: the user fixtures seed the roles and the default knowledge base is made on demand, while
@@ -66,7 +66,7 @@ def world(index_mode, django_user_model):
     for name in ("alice", "bob", "carol"):
         users[name] = django_user_model.objects.create_user(username=name, password="pw-" + name)
         user_set_role(user=users[name], role=MEMBER)
-    skip_used_kb_ids()  # no earlier test's rows in the shared Milvus file: they are in other bases
+    skip_used_ids()  # no earlier test's rows in the shared Milvus file: they are in other bases
     hr = services.kb_create(name="HR", description="people")
     fin = services.kb_create(name="Finance", description="money")
     hr_doc, _ = services.document_ingest_text(title=HR_TITLE, text=HR_TEXT, domain="policy", kb=hr)
