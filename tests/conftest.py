@@ -20,14 +20,6 @@ def pytest_configure(config) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def pytest_itemcollected(item) -> None:
-    """A module whose tests share a module-scoped fixture (a live server, a migrated data dir) runs on one xdist
-    worker (`--dist loadgroup`): split over two, each would build the fixture again."""
-    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
-    if any(d.scope == "module" for fixturedefs in defs.values() for d in fixturedefs):
-        item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items) -> None:
     """Among the transactional tests (pytest-django puts them after the others), those with serialized rollback
