@@ -199,13 +199,11 @@ def test_a_read_only_upload_dir_is_degraded_since_questions_are_still_answered(m
 
 
 def test_healthz_is_degraded_while_the_remote_model_does_not_answer(client, settings, silent_model_server):
-    from docmind import health
-
     settings.OPENAI_API_KEY = "test-key"
     settings.OPENAI_BASE_URL = silent_model_server.base_url
     started = time.monotonic()
     body = client.get("/healthz").json()
-    assert time.monotonic() - started < health.LLM_PROBE_TIMEOUT_SECONDS + 3  # bounded, not the model's 60 s
+    assert time.monotonic() - started < 30  # bounded by the probe's timeout, not the model's 60 s (half of it)
     assert body["status"] == "degraded" and "llm" in body["failing"]
     assert body["llm"]["reachable"] is False and body["llm"]["error"] == "timeout"
     probes = silent_model_server.accepted

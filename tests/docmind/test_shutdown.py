@@ -74,4 +74,4 @@ def test_after_begin_the_process_exits_within_the_grace_whatever_a_pool_thread_d
     done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120,
                           cwd=ROOT)
     assert "main returned" in done.stdout
-    assert time.monotonic() - started < 10  # not the job's 60 s: Python would join the pool's thread at exit
+    assert time.monotonic() - started < 30  # not the job's 60 s: Python would join the pool's thread at exit

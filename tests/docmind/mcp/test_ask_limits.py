@@ -158,7 +158,7 @@ async def test_ask_is_cancelled_when_the_http_client_disconnects(member, runner,
                 break
             await asyncio.sleep(0.05)
         assert runner.in_flight() == 0
-        assert time.monotonic() - started < 8  # not the 60 s call timeout
+        assert time.monotonic() - started < 30  # not the 60 s call timeout
         answer = await Message.objects.filter(role="assistant").alast()
         assert answer is not None and answer.status == MessageStatus.CANCELLED
     finally:
