@@ -188,10 +188,14 @@ def answer_features(*, question: str, chunks: Sequence[ScoredChunk], answer: str
 
 class ConfidenceCalibrator:
     def __init__(self, *, abstain_below: float, medium_from: float, high_from: float,
-                 answerable: Mapping[str, float] = ANSWERABLE_WEIGHTS, right: Mapping[str, float] = RIGHT_WEIGHTS
-                 ) -> None:
+                 answerable: Mapping[str, float] = ANSWERABLE_WEIGHTS, right: Mapping[str, float] = RIGHT_WEIGHTS,
+                 weak_rerank_below: float = 0.0) -> None:
         if not 0 <= abstain_below <= medium_from <= high_from <= 1:
             raise ValueError("need 0 <= abstain_below <= medium_from <= high_from <= 1")
+        if not 0 <= weak_rerank_below <= 1:
+            raise ValueError("need 0 <= weak_rerank_below <= 1")
+        # The rerank score under which the retrieval grader calls evidence weak (grader.low_threshold).
+        self.weak_rerank_below = weak_rerank_below
         for weights in (answerable, right):
             if set(weights) != {*FEATURES, "bias"}:
                 raise ValueError(f"weights must name exactly {', '.join(FEATURES)} and bias")
@@ -219,11 +223,13 @@ class ConfidenceCalibrator:
         abstain_below = self.abstain_below * (UNNAMED_SUBJECT_BAR if unnamed_subject else 1.0)
         verdict = Verdict.ABSTAIN if answerable < abstain_below else Verdict.LOW \
             if answerable < self.medium_from else Verdict.ANSWER
-        if is_chinese(chunks[0].searchable_text) != is_chinese(question):
+        if is_chinese(chunks[0].searchable_text) != is_chinese(question) \
+                and grade.rerank_top1 >= self.weak_rerank_below:
             # The best evidence is in another language than the question: the signals above count shared words,
             # which a translation does not share, so they can tell neither that the KB lacks the answer nor
             # that this evidence holds it. Only the multilingual embedding ranked that chunk first; it is quoted
-            # under the low-relevance label either way.
+            # under the low-relevance label either way. A rerank score the grader calls weak, though, judges
+            # meaning rather than shared words: then the KB most likely lacks the answer, and it abstains.
             verdict = Verdict.LOW
         if verdict is not Verdict.ANSWER:
             score = min(score, answerable)

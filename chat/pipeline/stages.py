@@ -95,7 +95,8 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         citations=CitationParser(),
         calibrator=ConfidenceCalibrator(abstain_below=float(snapshot["answer.abstain_below"]),
                                         medium_from=float(snapshot["answer.confidence_medium"]),
-                                        high_from=float(snapshot["answer.confidence_high"])),
+                                        high_from=float(snapshot["answer.confidence_high"]),
+                                        weak_rerank_below=float(snapshot["grader.low_threshold"])),
         answer_cache=SemanticAnswerCache(
             embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
             threshold=float(snapshot["cache.semantic.threshold"]),

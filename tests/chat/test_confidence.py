@@ -192,6 +192,14 @@ def test_weak_evidence_in_another_language_than_the_question_is_quoted_under_the
     assert same.verdict is Verdict.ABSTAIN
 
 
+def test_evidence_in_another_language_that_the_rerank_score_calls_weak_still_abstains():
+    """Word overlap cannot judge a translation, but the rerank score judges meaning: below the grader's weak
+    bar the knowledge base most likely lacks the answer, whatever the language."""
+    strict = calibrator(weak_rerank_below=0.3)
+    assert strict.run(question="年假有几天？", chunks=[ENGLISH], grade=grade(0.05, 0.0)).verdict is Verdict.ABSTAIN
+    assert strict.run(question="年假有几天？", chunks=[ENGLISH], grade=grade(0.3, 0.0)).verdict is Verdict.LOW
+
+
 def test_strong_evidence_in_another_language_is_still_labelled_low():
     across = calibrator().run(question="年假有几天？", chunks=[ENGLISH], grade=grade(1.0, 1.0))
     assert across.verdict is Verdict.LOW
