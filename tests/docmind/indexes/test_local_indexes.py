@@ -146,19 +146,17 @@ def _no_read():
     raise AssertionError("read from Milvus although the snapshot is valid")
 
 
-def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(empty_indexes):
+def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(tmp_path):
     from docmind.indexes.vectorstore import MilvusVectorStore
 
+    # A Lite file of its own: the process's shared indexes save snapshots of their own state on timers, and one
+    # firing mid-test would replace this test's snapshot with rows of other tests.
     cached = get_vector_store()
-    for built in (cached, get_lexical_index()):  # earlier tests' writes left this process's saves pending
-        snapshot = getattr(built._local, "_snapshot", None)
-        if snapshot is not None:
-            snapshot.cancel()
-            assert snapshot.wait(30)
+    uri = str(tmp_path / "restore.db")
 
     def reopen(load=None):  # what a new server process builds over the same Lite file
-        vectors_again = MilvusVectorStore(uri=cached.uri, dim=cached.dim, embedder_name=cached.embedder_name)
-        lexical_again = MilvusLexicalIndex(client=vectors_again.client, in_process=True, lite_path=cached.uri)
+        vectors_again = MilvusVectorStore(uri=uri, dim=cached.dim, embedder_name=cached.embedder_name)
+        lexical_again = MilvusLexicalIndex(client=vectors_again.client, in_process=True, lite_path=uri)
         if load is not None:
             vectors_again._local._load = lexical_again._local._load = load
         for index in (vectors_again, lexical_again):
