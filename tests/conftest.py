@@ -52,6 +52,17 @@ def skip_unless_required(reason: str, *, variable: str) -> None:
 
 
 @pytest.fixture(autouse=True)
+def each_test_starts_in_the_default_language():
+    """A request through LocaleMiddleware leaves its language active on the thread; without this reset a test's
+    messages would be in whatever language the previous test on that worker happened to ask for."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def memory_extraction_ends_with_its_test():
     """A turn's memory extraction runs on a worker after `done`; one still queued when its test ends would call
     that test's (stopped) fake model during a later test and change what that test counts (model errors)."""

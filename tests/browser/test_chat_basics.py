@@ -40,10 +40,14 @@ def _sign_in(context, server, username: str, password: str, start: str = "/"):
 def _ask(page, question: str = QUESTION):
     from playwright.sync_api import expect
 
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
+    answers = page.locator(".msg-assistant")
+    before = answers.count()
     page.fill("#input", question)
     page.keyboard.press("Enter")
+    expect(answers).to_have_count(before + 1, timeout=10_000)  # the input is enabled before the send, too
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)
-    return page.locator(".msg-assistant").last
+    return answers.last
 
 
 def test_the_finished_answer_is_in_view_with_its_actions(server, browser):
@@ -159,8 +163,8 @@ def test_the_page_follows_the_browser_language_and_the_switch_changes_it(server,
     answer = _ask(page)
     expect(answer.locator(".copy-btn")).to_have_text("Copy")
 
-    page.locator("#sidebar form[data-lang-switch] select").select_option("zh-hans")
-    page.wait_for_load_state()
+    with page.expect_navigation():
+        page.locator("#sidebar form[data-lang-switch] select").select_option("zh-hans")
     expect(page.locator("#new-chat")).to_contain_text("新对话")
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
     answer = _ask(page)

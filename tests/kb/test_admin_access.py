@@ -122,9 +122,12 @@ def test_an_editor_grants_access_by_typing_a_name(kb_editor, world, other_member
 
 
 def test_an_unknown_name_is_refused_without_listing_names(kb_editor, world):
-    formset = _grant_formset(kb_editor, world["kbs"]["own"], {"user": "nobody-here", "access": "read"})
-    assert not formset.is_valid()
-    assert "No such user." in str(formset.errors)
+    from django.utils import translation
+
+    with translation.override("en"):
+        formset = _grant_formset(kb_editor, world["kbs"]["own"], {"user": "nobody-here", "access": "read"})
+        assert not formset.is_valid()
+        assert "No such user." in str(formset.errors)
 
 
 def test_grants_of_a_base_the_editor_may_only_read_are_not_shown(editor, world):
