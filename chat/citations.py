@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence
 
 from chat.types import Citation, CitationReport
+from kb.ingestion.locations import cited_location
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 logger = logging.getLogger(__name__)
@@ -51,14 +52,18 @@ class CitationParser:
         self.min_sentence_chars = min_sentence_chars
 
     def run(self, *, answer: str, chunks: Sequence[ScoredChunk], rerank_top1: float,
-            grade: Grade | GradeResult | None = None) -> CitationReport:
+            grade: Grade | GradeResult | None = None, question: str = "") -> CitationReport:
         valid: list[int] = []
         invalid: list[int] = []
         for n in ref_numbers(answer):
             bucket = valid if 1 <= n <= len(chunks) else invalid
             if n not in bucket:
                 bucket.append(n)
-        citations = tuple(_citation(n, chunks[n - 1]) for n in valid)
+        quotes: dict[int, list[str]] = {}
+        for unit in self._units(answer):
+            for n in ref_numbers(unit):
+                quotes.setdefault(n, []).append(unit)
+        citations = tuple(_citation(n, chunks[n - 1], quotes.get(n, ()), question) for n in valid)
         coverage = self._coverage(answer, len(chunks))
         top1 = min(1.0, max(0.0, float(rerank_top1)))
         score = top1 if coverage is None else min(1.0, max(0.0, coverage)) * top1
@@ -104,7 +109,9 @@ class CitationParser:
         return len(_MEANINGFUL.findall(bare)) >= self.min_sentence_chars
 
 
-def _citation(index: int, chunk: ScoredChunk) -> Citation:
+def _citation(index: int, chunk: ScoredChunk, quotes: Sequence[str], question: str) -> Citation:
+    """The citation's location is the page of the passage its sentences quote, where the chunk spans pages."""
+    own_text = chunk.child_content if chunk.child_content is not None else chunk.content
     return Citation(index=index, chunk_id=chunk.chunk_id, document_id=chunk.document_id,
                     document_title=chunk.document_title, source=chunk.source.value, url=chunk.url,
-                    location=None if chunk.location is None else dict(chunk.location))
+                    location=cited_location(chunk.location, own_text, quotes, question=question))

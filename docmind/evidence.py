@@ -69,7 +69,8 @@ class ScoredChunk:
             "score": round(float(self.score), 6),
             "source": self.source.value,
             "url": self.url,
-            "location": None if self.location is None else dict(self.location),
+            # `parts` (a chunk's stretch on each page it runs over) serve the citation, not the reader of the API.
+            "location": None if self.location is None else {k: v for k, v in self.location.items() if k != "parts"},
         }
 
 

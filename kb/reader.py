@@ -102,11 +102,29 @@ def _page_view(document: Document, requested: str, cited: Chunk | None) -> PageV
     except NoSuchPage:
         return None
     highlights = []
-    if location.get("page") == number:
-        for x0, top, x1, bottom in location.get("boxes") or []:
-            highlights.append({"left": 100 * x0 / info.width, "top": 100 * top / info.height,
-                               "width": 100 * (x1 - x0) / info.width, "height": 100 * (bottom - top) / info.height})
+    for x0, top, x1, bottom in _boxes_on(location, number):
+        highlights.append({"left": 100 * x0 / info.width, "top": 100 * top / info.height,
+                           "width": 100 * (x1 - x0) / info.width, "height": 100 * (bottom - top) / info.height})
     return PageView(number, info.count, highlights)
+
+
+def _boxes_on(location: dict, number: int) -> list:
+    """The cited chunk's line boxes on page `number`: its first page's, or those of the part of a chunk that
+    runs over several pages which lies on that page."""
+    if location.get("page") == number:
+        return location.get("boxes") or []
+    part = next((p for p in location.get("parts") or [] if isinstance(p, dict) and p.get("page") == number), None)
+    return (part or {}).get("boxes") or []
+
+
+def _cited_where(cited: Chunk | None, requested: str) -> str:
+    """"p. N" for the page the citation opened, when the cited chunk runs onto it; else the chunk's own place."""
+    if cited is None:
+        return ""
+    location = cited.location if isinstance(cited.location, dict) else {}
+    if requested.isdigit() and _boxes_on(location, int(requested)):
+        return location_label({"page": int(requested)})
+    return location_label(cited.location)
 
 
 @login_required
@@ -121,7 +139,7 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
         "sections": split_sections(selectors.document_sections(document=document), cited),
         "has_file": bool(document.file),
         "page": _page_view(document, request.GET.get("page", ""), cited),
-        "cited_where": location_label(cited.location) if cited is not None else "",
+        "cited_where": _cited_where(cited, request.GET.get("page", "")),
         "cited_id": cited.pk if cited is not None else None,
     })
 

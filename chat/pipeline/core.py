@@ -153,7 +153,7 @@ class ChatPipeline:
         assessment = steps.reassess(stages, assessment, turn.answer, question, evidence)
         record.assessment = assessment
         with span("chat.citations"):
-            report = steps.cite(stages, turn.answer, prompt, evidence, assessment)
+            report = steps.cite(stages, turn.answer, prompt, evidence, assessment, question)
         result = report.as_dict()
         if turn.record.truncated:
             result.update(truncated=True, confidenceBand="low" if result.get("confidenceBand") else "")

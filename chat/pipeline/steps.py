@@ -235,10 +235,10 @@ def reassess(stages: TurnStages, assessment: Assessment, answer: str, question: 
 
 
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
-         assessment: Assessment) -> CitationReport:
+         assessment: Assessment, question: str = "") -> CitationReport:
     """Citations and coverage from the parser; score and band from the calibrated assessment."""
     report = stages.citations.run(answer=answer, chunks=list(prompt.chunks), rerank_top1=evidence.grade.rerank_top1,
-                                  grade=evidence.grade)
+                                  grade=evidence.grade, question=question)
     score, band = stages.calibrator.finish(assessment=assessment, citation_coverage=report.citation_coverage)
     return replace(report, confidence_score=score, confidence_band=band)
 

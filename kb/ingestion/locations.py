@@ -1,7 +1,11 @@
-"""Where a chunk is in the original file, from the located spans the parser returned for the text it covers."""
+"""Where a chunk is in the original file, from the located spans the parser returned for the text it covers;
+and where in it a cited passage is, for a chunk that runs over more than one page."""
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kb.ingestion.parsers.base import Location
 
@@ -11,7 +15,9 @@ MAX_BOXES = 60
 
 class SpanLocator:
     """locate(start, end) → the location of text[start:end]: its first page with the boxes of its lines
-    there, its sheet with the first and last row, or its slide; None when no span is known."""
+    there, its sheet with the first and last row, or its slide; None when no span is known. A chunk that runs
+    over several pages also gets `parts`: each page's stretch of the chunk's text (offsets from the chunk's
+    start) with that page's boxes, so that a citation can name the page of the passage it quotes."""
 
     def __init__(self, spans: list[tuple[int, int, Location]]) -> None:
         self.spans = sorted(spans, key=lambda s: s[0])
@@ -19,24 +25,83 @@ class SpanLocator:
 
     def locate(self, start: int, end: int) -> Location | None:
         first = bisect.bisect_right(self._ends, start)
-        covered = []
+        spans = []
         for span in self.spans[first:]:
             if span[0] >= end:
                 break
             if span[1] > start:
-                covered.append(span[2])
-        if not covered:
+                spans.append(span)
+        if not spans:
             return None
+        covered = [loc for _, _, loc in spans]
         head = covered[0]
         if "page" in head:
             boxes: list = []
             for loc in covered:
                 if loc.get("page") == head["page"]:
                     boxes.extend(b for b in loc.get("boxes") or [] if b not in boxes)
-            return {"page": head["page"], "boxes": boxes[:MAX_BOXES]}
+            location: dict[str, Any] = {"page": head["page"], "boxes": boxes[:MAX_BOXES]}
+            parts = _page_parts(spans, start, end)
+            if len(parts) > 1:
+                location["parts"] = parts
+            return location
         if "rows" in head:
             same = [loc["rows"] for loc in covered if "rows" in loc and loc.get("sheet") == head.get("sheet")]
             return {"sheet": head.get("sheet"), "rows": [min(r[0] for r in same), max(r[1] for r in same)]}
         if "slide" in head:
             return {"slide": head["slide"]}
         return dict(head)
+
+
+def _page_parts(spans: list[tuple[int, int, Location]], start: int, end: int) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = []
+    for span_start, span_end, loc in spans:
+        if "page" not in loc:
+            continue
+        lo, hi = max(span_start, start) - start, min(span_end, end) - start
+        part = next((p for p in parts if p["page"] == loc["page"]), None)
+        if part is None:
+            part = {"page": loc["page"], "start": lo, "end": hi, "boxes": []}
+            parts.append(part)
+        part["start"], part["end"] = min(part["start"], lo), max(part["end"], hi)
+        part["boxes"].extend(b for b in loc.get("boxes") or [] if b not in part["boxes"])
+    for part in parts:
+        part["boxes"] = part["boxes"][:MAX_BOXES]
+    return parts
+
+
+# What a quote is compared on: letters, digits and CJK characters; spacing, punctuation and markup are not.
+_NOISE = re.compile(r"[^\w\u4e00-\u9fff]+")
+_REFS = re.compile(r"\[\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\]")
+
+
+def public_location(location: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The location as the API shows it: `parts` are the citation's working material."""
+    return None if location is None else {k: v for k, v in location.items() if k != "parts"}
+
+
+def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[str], *,
+                   question: str = "") -> dict[str, Any] | None:
+    """The location of the part of a chunk (`text`, the chunk's own text) that the answer's sentences citing
+    it (`quotes`) come from: the page holding at least half of a quote's character pairs (the most of them).
+    Where several quotes cite the chunk, the one sharing most with the question decides: that is the passage
+    the reader wants to see. Else the chunk's own (first) page."""
+    if location is None or not location.get("parts") or not text:
+        return public_location(location)
+    parts = location["parts"]
+    texts = [_pairs(text[p["start"]:p["end"]]) for p in parts]
+    asked = _pairs(question)
+    ranked = sorted((_pairs(_REFS.sub("", q)) for q in quotes), key=lambda pairs: -len(pairs & asked))
+    for wanted in ranked:
+        if len(wanted) < 3:
+            continue
+        share, part = max(((len(wanted & have) / len(wanted), part) for part, have in zip(parts, texts, strict=True)),
+                          key=lambda pair: pair[0])
+        if share >= 0.5:
+            return {"page": part["page"], "boxes": part["boxes"]}
+    return public_location(location)
+
+
+def _pairs(text: str) -> set[str]:
+    bare = _NOISE.sub("", text.lower())
+    return {bare[i:i + 2] for i in range(len(bare) - 1)}

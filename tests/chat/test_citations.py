@@ -96,6 +96,17 @@ def test_a_citation_says_where_its_passage_is_in_the_original():
     assert report.as_dict()["citations"][0]["location"] == {"page": 3, "boxes": [[50.0, 70.0, 260.0, 85.0]]}
 
 
+def test_a_citation_of_a_chunk_over_two_pages_opens_the_page_of_the_quoted_sentence():
+    text = "访客须在前台登记。样品寄送每5天进行一次。"
+    parts = [{"page": 1, "start": 0, "end": 9, "boxes": [[50.0, 70.0, 260.0, 85.0]]},
+             {"page": 2, "start": 9, "end": len(text), "boxes": [[50.0, 90.0, 200.0, 105.0]]}]
+    chunk = ScoredChunk(chunk_id="7", content=text, score=0.9, document_id=2, document_title="手册",
+                        location={"page": 1, "boxes": [[50.0, 70.0, 260.0, 85.0]], "parts": parts})
+    report = CitationParser().run(answer="样品寄送每5天进行一次。[1]", chunks=[chunk], rerank_top1=0.9)
+    assert report.as_dict()["citations"][0]["location"] == {"page": 2, "boxes": [[50.0, 90.0, 200.0, 105.0]]}
+    assert "parts" not in chunk.as_dict()["location"]
+
+
 def test_split_sentences_keeps_decimals_and_trailing_refs_together():
     assert split_sentences("Rate is 3.5 percent. [1] Next one.") == ["Rate is 3.5 percent. [1]", "Next one."]
 

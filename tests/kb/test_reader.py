@@ -133,3 +133,14 @@ def test_deleting_a_document_removes_its_page_images(member, pdf_document, djang
     with django_capture_on_commit_callbacks(execute=True):
         document_delete(document=pdf_document)
     assert not rendered.exists()
+
+
+def test_a_cited_chunk_over_two_pages_is_highlighted_on_either_page():
+    from kb.reader import _boxes_on
+
+    location = {"page": 1, "boxes": [[1, 2, 3, 4]],
+                "parts": [{"page": 1, "start": 0, "end": 5, "boxes": [[1, 2, 3, 4]]},
+                          {"page": 2, "start": 5, "end": 9, "boxes": [[5, 6, 7, 8]]}]}
+    assert _boxes_on(location, 1) == [[1, 2, 3, 4]]
+    assert _boxes_on(location, 2) == [[5, 6, 7, 8]]
+    assert _boxes_on(location, 3) == []

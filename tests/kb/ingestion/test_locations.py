@@ -2,7 +2,7 @@
 import pytest
 from django.core.files.base import ContentFile
 
-from kb.ingestion.locations import SpanLocator
+from kb.ingestion.locations import SpanLocator, cited_location, public_location
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from tests.kb.ingestion.files import two_column_pdf, xlsx_bytes
 
@@ -13,9 +13,26 @@ NEXT_PAGE = {"page": 2, "boxes": [[50, 70, 200, 85]]}
 
 def test_a_chunk_is_located_on_its_first_page_with_the_boxes_of_its_lines_there():
     locate = SpanLocator([(0, 10, LINE_1), (10, 20, LINE_2), (22, 30, NEXT_PAGE)]).locate
-    assert locate(5, 28) == {"page": 1, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]}
+    located = locate(5, 28)
+    assert public_location(located) == {"page": 1, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]}
+    assert located["parts"] == [{"page": 1, "start": 0, "end": 15, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]},
+                                {"page": 2, "start": 17, "end": 23, "boxes": [[50, 70, 200, 85]]}]
     assert locate(12, 15) == LINE_2
     assert locate(24, 26) == NEXT_PAGE
+
+
+def test_a_quote_names_the_page_it_comes_from_in_a_chunk_that_runs_over_two():
+    text = "第一页的内容：访客须登记。\n样品寄送每5天进行一次。"
+    split = text.index("样品")
+    location = SpanLocator([(0, split, LINE_1), (split, len(text), NEXT_PAGE)]).locate(0, len(text))
+    assert cited_location(location, text, ["样品寄送每5天进行一次。[1]"]) == NEXT_PAGE
+    assert cited_location(location, text, ["- 访客须登记 [1]"]) == LINE_1
+    # Several sentences cite the chunk: the one closest to the question decides the page.
+    quotes = ["访客须登记 [1]", "样品寄送每5天进行一次。[1]"]
+    assert cited_location(location, text, quotes, question="样品多久寄送一次？") == NEXT_PAGE
+    assert cited_location(location, text, quotes, question="访客要登记吗？") == LINE_1
+    # A sentence that matches no page by half or more keeps the chunk's first page.
+    assert cited_location(location, text, ["完全无关的一句话[1]"]) == public_location(location)
 
 
 def test_rows_of_one_sheet_merge_into_their_first_and_last():
