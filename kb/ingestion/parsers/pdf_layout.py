@@ -75,13 +75,21 @@ def is_cjk(char: str) -> bool:
 
 
 def join_gap(before: str, after: str) -> str:
-    """What goes between two wrapped lines: nothing where either side is CJK ("每90" + "天" → "每90天") or a word
-    was hyphenated, a space between Latin words."""
+    """What goes between two wrapped lines: nothing where either side is CJK ("每90" + "天" → "每90天"), a number
+    in CJK text was cut ("每1" + "5天" → "每15天") or a word was hyphenated; a space between Latin words."""
     if not before or not after:
         return ""
     if is_cjk(before[-1]) or is_cjk(after[0]):
         return ""
+    if before[-1].isdigit() and after[0].isdigit():
+        # A number cut by the line end ("每1" + "5天"): in CJK text it was one number; between Latin words two.
+        head, tail = before.rstrip(_NUMBER_CHARS), after.lstrip(_NUMBER_CHARS)
+        if (head and is_cjk(head[-1])) or (tail and is_cjk(tail[0])):
+            return ""
     return "" if _hyphenated(before, after) else " "
+
+
+_NUMBER_CHARS = "0123456789.,"
 
 
 def _hyphenated(before: str, after: str) -> bool:

@@ -64,7 +64,9 @@ def test_a_scanned_pdf_fails_saying_it_has_no_text_layer():
 
 
 @pytest.mark.parametrize(("before", "after", "gap"), [
-    ("每90", "天", ""), ("密码每", "90天", ""), ("the quick", "brown fox", " "), ("manage-", "ment", ""),
+    ("每90", "天", ""), ("密码每", "90天", ""), ("每1", "5天", ""), ("保存1", "2个月", ""),
+    ("page 12", "34 items", " "),
+    ("the quick", "brown fox", " "), ("manage-", "ment", ""),
     ("使用", "Docker", ""), ("A-", "B", " "),
 ])
 def test_wrapped_lines_join_without_a_space_only_where_cjk_or_a_hyphen_breaks_them(before, after, gap):
