@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import ctypes
 import io
+import logging
 import os
 import shutil
 import signal
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 
 from kb.ingestion.parsers.base import ParseError
 from kb.ingestion.parsers.pdf_layout import is_cjk
+
+logger = logging.getLogger(__name__)
 
 LANGUAGES = "chi_sim+eng"
 # Scans are rendered at this resolution: tesseract reads 10-point CJK reliably from about 200 dpi.
@@ -53,26 +56,43 @@ def tesseract_path() -> str | None:
 
 def recognise(image, *, scale: float, budget: OcrBudget) -> list[OcrLine]:
     """Lines of text in a PIL image, boxes divided by `scale` (pixels per caller unit). Raises ParseError
-    when tesseract is missing, fails or runs out of time."""
+    when tesseract is missing, fails or runs out of time.
+
+    Page segmentation first looks for blocks of text; a page holding a single short line (a notice, a label,
+    a photographed sign) has none to it, so an empty result is read once more as sparse text."""
     binary = tesseract_path()
     if binary is None:
         raise OcrUnavailable("text recognition (OCR) is not installed on this server "
                              "(Debian: apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
+    png = io.BytesIO()
+    image.convert("L").save(png, format="PNG")
+    lines = _lines(_tesseract(binary, png.getvalue(), budget, mode=PAGE_OF_BLOCKS), scale)
+    if not lines:
+        lines = _lines(_tesseract(binary, png.getvalue(), budget, mode=SPARSE_TEXT), scale)
+    return lines
+
+
+# tesseract --psm modes: 3 segments a page into blocks of text; 11 finds as much text as it can, in no order.
+PAGE_OF_BLOCKS, SPARSE_TEXT = "3", "11"
+
+
+def _tesseract(binary: str, png: bytes, budget: OcrBudget, *, mode: str) -> str:
     seconds = budget.left()
     if seconds <= 1:
         raise ParseError("the time for text recognition ran out")
-    png = io.BytesIO()
-    image.convert("L").save(png, format="PNG")
     try:
-        done = subprocess.run([binary, "stdin", "stdout", "-l", LANGUAGES, "--psm", "3", "tsv"],
-                              input=png.getvalue(), capture_output=True, timeout=seconds, check=False,
+        done = subprocess.run([binary, "stdin", "stdout", "-l", LANGUAGES, "--psm", mode, "tsv"],
+                              input=png, capture_output=True, timeout=seconds, check=False,
                               env={"PATH": os.defpath, "OMP_THREAD_LIMIT": "1", "LANG": "C.UTF-8"},
                               preexec_fn=_die_with_parent)
     except subprocess.TimeoutExpired:
         raise ParseError("the time for text recognition ran out") from None
     if done.returncode != 0:
+        # The reason stays in the log: tesseract's messages name paths and settings of the server.
+        logger.warning("tesseract exited with %s: %s", done.returncode,
+                       done.stderr.decode("utf-8", errors="replace").strip()[-300:])
         raise ParseError("text recognition failed on this page")
-    return _lines(done.stdout.decode("utf-8", errors="replace"), scale)
+    return done.stdout.decode("utf-8", errors="replace")
 
 
 def _lines(tsv: str, scale: float) -> list[OcrLine]:

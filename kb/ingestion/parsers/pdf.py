@@ -51,6 +51,7 @@ class _Page:
     tables: list[TableItem] = field(default_factory=list)
     sizes: list[tuple[float, int]] = field(default_factory=list)
     scanned: bool = False
+    recognised: bool = False  # its text is from OCR: every line has the page's median height (ocr_pieces)
 
 
 def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
@@ -121,6 +122,7 @@ class _Recogniser:
         result.pieces = ocr_pieces(lines)
         result.sizes = [(p.size, len(p.text)) for p in result.pieces]
         result.scanned = False
+        result.recognised = True
         self.read_pages.append(result.number)
 
 
@@ -254,8 +256,11 @@ def _assemble(pages: list[_Page], limits: ParseLimits, ocr: _Recogniser) -> Pars
     for page in pages:
         noise = _margin_noise(page, running)
         kept = [p for p in page.pieces if id(p) not in noise]
-        ordered = reading_order([*kept, *page.tables], body_size)
-        for index, block in enumerate(blocks(ordered, body_size)):
+        # A recognised page is measured against its own lines: scans differ in resolution and type size from
+        # page to page, and no heading is guessed from a scan.
+        page_body = kept[0].size if page.recognised and kept else body_size
+        ordered = reading_order([*kept, *page.tables], page_body)
+        for index, block in enumerate(blocks(ordered, page_body)):
             pieces = block.pieces(page.number)
             if index == 0 and _continues_paragraph(pending, pending_kind, block):
                 # A paragraph broken by the page end reads on from the previous page.

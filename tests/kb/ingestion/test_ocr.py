@@ -30,6 +30,27 @@ def test_a_scanned_pdf_page_is_read_and_reported_as_recognised():
     assert parsed.warnings == ["page 1 had no text layer and was read by text recognition (OCR)"]
 
 
+def _scan_of_two_pages_at_two_sizes() -> bytes:
+    from reportlab.lib.utils import ImageReader
+
+    from tests.kb.ingestion.files import _canvas
+
+    pdf, buffer = _canvas()
+    for lines, scale in ((["访客须在前台登记。"], 0.35), (["样品寄送每5天进行一次。"], 0.6)):
+        image = text_image(lines)
+        pdf.drawImage(ImageReader(image), 50, 700 - image.height * scale, image.width * scale, image.height * scale)
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+@needs_ocr
+def test_a_scan_whose_pages_differ_in_type_size_has_no_guessed_headings():
+    parsed = parse_located(_scan_of_two_pages_at_two_sizes(), "pdf")
+    assert "每5天进行一次" in parsed.text and "访客须在前台登记" in parsed.text  # both pages read, one line each
+    assert "#" not in parsed.text  # a heading line would be context, never quoted as the answer
+
+
 @needs_ocr
 def test_a_scan_with_nothing_legible_fails_naming_the_page():
     with pytest.raises(ParseError, match=r"no text layer \(it looks scanned: page 1\).*no text could be recognised"):
