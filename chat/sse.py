@@ -15,9 +15,9 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
+from rest_framework.settings import api_settings
 
 from chat.events import SSE_HEARTBEAT
 from chat.pipeline import ChatInputError, ChatPipeline, ChatTurn
@@ -33,14 +33,20 @@ HEARTBEAT_SECONDS = 15.0
 BUSY_RETRY_AFTER_SECONDS = 5
 
 
+class _KeyPolicy:
+    """What DRF's authenticators see as this view: an API key of either scope may ask (apikeys.authentication)."""
+
+    api_key_scopes = {"post": ("read", "ask")}
+
+
 def _prepare(request: HttpRequest, slot: TurnSlot) -> ChatTurn | JsonResponse:
-    """Authenticate (token, or session with CSRF, as DRF does), validate, save the question."""
+    """Authenticate (token, API key, or session with CSRF, as DRF does), validate, save the question."""
     try:
         raw = request.body  # read first: DRF's CSRF check may parse the stream, and the body is cached
     except RequestDataTooBig:
         return JsonResponse({"error": _("The request body is too large."), "code": "body_too_large"}, status=413)
-    drf_request = Request(request, authenticators=[TokenAuthentication(), SessionAuthentication()],
-                          parsers=[JSONParser()])
+    drf_request = Request(request, authenticators=[auth() for auth in api_settings.DEFAULT_AUTHENTICATION_CLASSES],
+                          parsers=[JSONParser()], parser_context={"view": _KeyPolicy})
     try:
         user = drf_request.user
     except exceptions.APIException as exc:

@@ -9,16 +9,18 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from chat import selectors
 from config_admin.conf import ai_config
 from kb import selectors as kb_selectors
-from kb.access import readable_kb_ids, readable_kbs
+from kb.access import askable_kbs, readable_kb_ids
 
 
 @login_required
 @ensure_csrf_cookie  # chat.js sends the cookie's token on PATCH/DELETE of conversations
 def chat_page(request: HttpRequest) -> HttpResponse:
+    # Documents to pick for "read this one" come from bases whose originals the user reads; the bases to ask
+    # include view-only ones.
     kb_ids = readable_kb_ids(request.user)
     return render(request, "chat/page.html", {
         "conversations": selectors.conversation_list(user=request.user)[:200],
         "documents": kb_selectors.ready_documents(kb_ids=kb_ids),
-        "kbs": [{"id": kb.pk, "name": kb.name} for kb in readable_kbs(request.user).filter(pk__in=kb_ids)],
+        "kbs": [{"id": kb.pk, "name": kb.name} for kb in askable_kbs(request.user)],
         "max_chars": ai_config.get("chat.max_message_chars"),
     })

@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "kb",
     "chat",
     "memory",
+    "apikeys",
 ]
 
 MIDDLEWARE = [
@@ -193,6 +194,8 @@ AUTH_PASSWORD_VALIDATORS = [
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
+        # Bearer API keys, before the session so that a key always acts as the key, never as a signed-in browser.
+        "apikeys.authentication.ApiKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -43,6 +43,7 @@ urlpatterns = [
     path("documents/<int:pk>/pages/<int:number>.png", reader.document_page_image, name="kb-document-page"),
     path("api/kb/", include("kb.urls")),
     path("api/kbs/", include("kb.kbs_urls")),
+    path("api/keys/", include("apikeys.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
     path("memories/", memories_page, name="memories"),

@@ -1,16 +1,48 @@
 """Who may read and edit which knowledge base: roles (admin / kb_editor / member) meet grants.
 
+Three levels, each including the one below: `view` (ask: answers and their citation snippets), `read`
+(also the originals: document lists, the reader, downloads, the admin) and `edit`. `readable_*` means
+`read` or more, as it always did, so a caller that shows originals never sees a view-only base;
+`askable_*` adds the view-only bases, and only the answering paths (chat, retrieve, MCP search, the
+list of bases to ask) use it.
+
+A request made with an API key carries a KeyScope on its user: every answer here is cut to the key's
+bases (and an ask-only key reads no originals), and a key never edits, whatever its creator may.
+
 Every answer is computed from the database on each call (never from a per-connection cache), so a
 role or grant change is seen by the next request or chat turn in every process.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from docmind.roles import ADMIN, KB_EDITOR
 from kb.models import KbAccess, KbGrant, KnowledgeBase
+
+KEY_SCOPE_ATTR = "docmind_key_scope"
+ORIGINALS = (KbAccess.READ, KbAccess.EDIT)
+
+
+@dataclass(frozen=True)
+class KeyScope:
+    """What an API key may reach: its bases, and `read` (as a read grant) or `ask` (as a view grant)."""
+
+    key_id: int
+    kb_ids: frozenset[int]
+    scope: str
+
+    @property
+    def reads_originals(self) -> bool:
+        return self.scope == "read"
+
+
+def key_scope(user: Any) -> KeyScope | None:
+    """The API key `user` acts through in this request, None for a person signed in."""
+    scope = getattr(user, KEY_SCOPE_ATTR, None)
+    return scope if isinstance(scope, KeyScope) else None
 
 
 def _fresh_roles(user: Any) -> tuple[bool, set[str], list[int]] | None:
@@ -33,25 +65,54 @@ def _grants_of(user_id: int, group_ids: list[int]) -> QuerySet[KbGrant]:
 
 
 def is_kb_admin(user: Any) -> bool:
+    if key_scope(user) is not None:
+        return False  # a key acts within its bases only, never as its creator's role
     fresh = _fresh_roles(user)
     return fresh is not None and (fresh[0] or ADMIN in fresh[1])
 
 
-def readable_kb_ids(user: Any) -> frozenset[int]:
-    """Ids of the knowledge bases `user` may read: all for an admin, else those granted (read or edit)
-    to the user or to one of its groups. Empty for anonymous or inactive users."""
+def _granted_kb_ids(user: Any, levels: tuple[str, ...] | None) -> frozenset[int]:
+    """Bases granted to `user` or its groups at one of `levels` (None: at any level), all for an admin;
+    cut to the key's bases when `user` acts through an API key."""
     fresh = _fresh_roles(user)
     if fresh is None:
         return frozenset()
     superuser, roles, group_ids = fresh
+    key = key_scope(user)
     if superuser or ADMIN in roles:
-        return frozenset(KnowledgeBase.objects.values_list("id", flat=True))
-    return frozenset(_grants_of(user.pk, group_ids).values_list("kb_id", flat=True))
+        rows = KnowledgeBase.objects.all()
+        if key is not None:
+            rows = rows.filter(pk__in=key.kb_ids)
+        return frozenset(rows.values_list("id", flat=True))
+    grants = _grants_of(user.pk, group_ids)
+    if levels is not None:
+        grants = grants.filter(access__in=levels)
+    if key is not None:
+        grants = grants.filter(kb_id__in=key.kb_ids)
+    return frozenset(grants.values_list("kb_id", flat=True))
+
+
+def readable_kb_ids(user: Any) -> frozenset[int]:
+    """Ids of the knowledge bases whose originals `user` may read: all for an admin, else those granted read
+    or edit to the user or to one of its groups (a view grant is not enough). Empty for anonymous or inactive
+    users and for an ask-only API key."""
+    key = key_scope(user)
+    if key is not None and not key.reads_originals:
+        return frozenset()
+    return _granted_kb_ids(user, ORIGINALS)
+
+
+def askable_kb_ids(user: Any) -> frozenset[int]:
+    """Ids of the knowledge bases `user` may ask: the readable ones and those granted `view`. Only for paths
+    that give answers and citation snippets, never originals."""
+    return _granted_kb_ids(user, None)
 
 
 def editable_kb_ids(user: Any) -> frozenset[int]:
     """Knowledge bases `user` may upload to, delete from and manage grants of: all for an admin; for a
     kb_editor those with an `edit` grant; none for a member, whatever grant it holds."""
+    if key_scope(user) is not None:
+        return frozenset()  # keys only read and ask
     fresh = _fresh_roles(user)
     if fresh is None:
         return frozenset()
@@ -64,6 +125,8 @@ def editable_kb_ids(user: Any) -> frozenset[int]:
 
 
 def can_create_kb(user: Any) -> bool:
+    if key_scope(user) is not None:
+        return False
     fresh = _fresh_roles(user)
     return fresh is not None and (fresh[0] or bool(fresh[1] & {ADMIN, KB_EDITOR}))
 
@@ -72,11 +135,16 @@ def readable_kbs(user: Any) -> QuerySet[KnowledgeBase]:
     return KnowledgeBase.objects.filter(pk__in=readable_kb_ids(user)).order_by("-is_default", "name", "id")
 
 
-def requested_kb_ids(user: Any, requested: Any) -> frozenset[int]:
+def askable_kbs(user: Any) -> QuerySet[KnowledgeBase]:
+    return KnowledgeBase.objects.filter(pk__in=askable_kb_ids(user)).order_by("-is_default", "name", "id")
+
+
+def requested_kb_ids(user: Any, requested: Any, *, ask: bool = False) -> frozenset[int]:
     """The filter of one request: every readable KB when `requested` is None, else the requested ids,
     each of which must be readable. Raises KbNotFound (answered 404) for an id that is not, and
-    ValueError for something that is not a list of integer ids."""
-    readable = readable_kb_ids(user)
+    ValueError for something that is not a list of integer ids. `ask` widens "readable" to the askable
+    bases, for the paths that only answer and cite."""
+    readable = askable_kb_ids(user) if ask else readable_kb_ids(user)
     if requested is None:
         return readable
     if isinstance(requested, int | str) and not isinstance(requested, bool):

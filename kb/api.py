@@ -14,13 +14,15 @@ from docmind.errors import error_response
 from docmind.roles import IsKbEditorOrReadOnly
 from kb import maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
-from kb.kbs_api import editable_kb, readable_kb
+from kb.kbs_api import editable_kb, visible_kb
 from kb.models import DocumentStatus
 from kb.serializers import DocumentMoveSerializer, DocumentSerializer, DocumentUploadSerializer
 
 
 class DocumentListView(GenericAPIView):
     permission_classes = [IsKbEditorOrReadOnly]
+    # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
+    api_key_scopes = {"get": ("read",)}
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = DocumentSerializer
 
@@ -58,9 +60,9 @@ class DocumentListView(GenericAPIView):
         form = DocumentUploadSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         kb_id = form.validated_data.get("kb")
-        kb = readable_kb(request.user, kb_id) if kb_id is not None else kb_default()
+        kb = visible_kb(request.user, kb_id) if kb_id is not None else kb_default()
         if kb.pk not in editable_kb_ids(request.user):
-            # Readable (else the line above answered 404), so saying "not allowed" reveals nothing.
+            # Visible (else the line above answered 404), so saying "not allowed" reveals nothing.
             raise PermissionDenied("uploading into this knowledge base needs edit access")
         try:
             document, created = services.document_create(
@@ -75,6 +77,8 @@ class DocumentListView(GenericAPIView):
 
 class DocumentDetailView(GenericAPIView):
     permission_classes = [IsKbEditorOrReadOnly]
+    # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
+    api_key_scopes = {"get": ("read",)}
     serializer_class = DocumentSerializer
 
     def get_queryset(self):

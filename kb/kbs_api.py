@@ -1,4 +1,4 @@
-"""/api/kbs/: knowledge bases the caller can read, and their read/edit grants.
+"""/api/kbs/: knowledge bases the caller can ask or read, and their view/read/edit grants.
 
 An id the caller cannot read answers 404 exactly like an unknown one, so the API never confirms
 that a knowledge base exists; one it can read but not edit answers 403 to a change.
@@ -27,14 +27,22 @@ from kb.models import KbAccess, KbGrant, KnowledgeBase
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", default=None, read_only=True, allow_null=True)
     can_edit = serializers.SerializerMethodField()
+    access = serializers.SerializerMethodField(help_text="The caller's access: view (answers and snippets), "
+                                               "read (also the originals) or edit.")
 
     class Meta:
         model = KnowledgeBase
-        fields = ["id", "name", "description", "owner", "is_default", "can_edit", "created_at", "updated_at"]
+        fields = ["id", "name", "description", "owner", "is_default", "can_edit", "access", "created_at",
+                  "updated_at"]
         read_only_fields = fields
 
     def get_can_edit(self, kb: KnowledgeBase) -> bool:
         return kb.pk in self.context.get("editable", frozenset())
+
+    def get_access(self, kb: KnowledgeBase) -> str:
+        if kb.pk in self.context.get("editable", frozenset()):
+            return KbAccess.EDIT
+        return KbAccess.READ if kb.pk in self.context.get("readable", frozenset()) else KbAccess.VIEW
 
 
 class KnowledgeBaseWrite(serializers.Serializer):
@@ -77,11 +85,23 @@ def readable_kb(user, pk: int) -> KnowledgeBase:
     return KnowledgeBase.objects.get(pk=pk)
 
 
+def visible_kb(user, pk: int) -> KnowledgeBase:
+    """The knowledge base `pk` if `user` may at least ask it (a view grant); Http404 otherwise."""
+    if pk not in access.askable_kb_ids(user):
+        raise Http404("no such knowledge base")
+    return KnowledgeBase.objects.get(pk=pk)
+
+
 def editable_kb(user, pk: int) -> KnowledgeBase:
-    kb = readable_kb(user, pk)
+    # 404 for a base the caller cannot see at all, 403 for one it sees (a view grant too) but may not change.
+    kb = visible_kb(user, pk)
     if kb.pk not in access.editable_kb_ids(user):
         raise PermissionDenied("you may read this knowledge base but not change it")
     return kb
+
+
+def _levels(user) -> dict[str, frozenset[int]]:
+    return {"editable": access.editable_kb_ids(user), "readable": access.readable_kb_ids(user)}
 
 
 def _error(exc: Exception) -> Response:
@@ -94,11 +114,13 @@ _NAME_TAKEN = error_response("another knowledge base has this name")
 
 class KnowledgeBaseListView(APIView):
     permission_classes = [IsAuthenticated]
+    # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
+    api_key_scopes = {"get": ("read",)}
 
     @extend_schema(responses=KnowledgeBaseSerializer(many=True))
     def get(self, request: Request) -> Response:
-        context = {"editable": access.editable_kb_ids(request.user)}
-        return Response(KnowledgeBaseSerializer(access.readable_kbs(request.user), many=True, context=context).data)
+        return Response(KnowledgeBaseSerializer(access.askable_kbs(request.user), many=True,
+                                                context=_levels(request.user)).data)
 
     @extend_schema(request=KnowledgeBaseWrite, responses={201: KnowledgeBaseSerializer, 409: _NAME_TAKEN})
     def post(self, request: Request) -> Response:
@@ -110,17 +132,19 @@ class KnowledgeBaseListView(APIView):
             kb = services.kb_create(owner=request.user, **form.validated_data)
         except services.IngestError as exc:
             return _error(exc)
-        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}}).data,
+        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}, "readable": {kb.pk}}).data,
                         status=status.HTTP_201_CREATED)
 
 
 class KnowledgeBaseDetailView(APIView):
     permission_classes = [IsAuthenticated]
+    # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
+    api_key_scopes = {"get": ("read",)}
 
     @extend_schema(responses=KnowledgeBaseSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        kb = readable_kb(request.user, pk)
-        return Response(KnowledgeBaseSerializer(kb, context={"editable": access.editable_kb_ids(request.user)}).data)
+        kb = visible_kb(request.user, pk)
+        return Response(KnowledgeBaseSerializer(kb, context=_levels(request.user)).data)
 
     @extend_schema(request=KnowledgeBasePatch, responses={200: KnowledgeBaseSerializer, 409: _NAME_TAKEN})
     def patch(self, request: Request, pk: int) -> Response:
@@ -131,7 +155,7 @@ class KnowledgeBaseDetailView(APIView):
             kb = services.kb_update(kb=kb, **form.validated_data)
         except services.IngestError as exc:
             return _error(exc)
-        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}}).data)
+        return Response(KnowledgeBaseSerializer(kb, context={"editable": {kb.pk}, "readable": {kb.pk}}).data)
 
     @extend_schema(responses={204: None, 409: error_response("the default base, or a base that still holds "
                                                              "documents, cannot be deleted")})

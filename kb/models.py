@@ -61,12 +61,14 @@ def default_kb_id() -> int:
 
 
 class KbAccess(models.TextChoices):
+    # view: answers and citation snippets only, never the original file, the reader's page or a download.
+    VIEW = "view", _("view")
     READ = "read", _("read")
     EDIT = "edit", _("edit")
 
 
 class KbGrant(models.Model):
-    """Read or edit access to one knowledge base for one user or one group (exactly one of the two)."""
+    """View, read or edit access to one knowledge base for one user or one group (exactly one of the two)."""
 
     kb = models.ForeignKey(KnowledgeBase, on_delete=models.CASCADE, related_name="grants",
                            verbose_name=_("knowledge base"))

@@ -162,6 +162,9 @@ def document_page_image(request: HttpRequest, pk: int, number: int) -> HttpRespo
 class DocumentFileView(APIView):
     """The original upload, behind the API's sign-in (token or session): stored files are never public media."""
 
+    # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
+    api_key_scopes = {"get": ("read",)}
+
     # The original upload with its own content type (text/plain, application/pdf…), hence */*.
     @extend_schema(responses={(200, "*/*"): OpenApiTypes.BINARY})
     def get(self, request: Request, pk: int) -> FileResponse:

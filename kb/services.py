@@ -325,13 +325,13 @@ def kb_delete(*, kb: KnowledgeBase) -> None:
 
 
 def kb_grant(*, kb: KnowledgeBase, access: str, user=None, group=None):
-    """Give `user` or `group` read or edit access (replacing an earlier grant of the same holder)."""
+    """Give `user` or `group` view, read or edit access (replacing an earlier grant of the same holder)."""
     from kb.models import KbAccess, KbGrant
 
     if (user is None) == (group is None):
         raise IngestError("give exactly one of user or group")
     if access not in KbAccess.values:
-        raise IngestError("access must be read or edit")
+        raise IngestError("access must be view, read or edit")
     with transaction.atomic():
         grant, _ = KbGrant.objects.update_or_create(kb=kb, user=user, group=group, defaults={"access": access})
         transaction.on_commit(kb_version_bump, robust=True)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from django.db import connections
+from django.utils.translation import gettext as _
 
 from chat.answer_cache import CachedAnswer, CacheProbe
 from chat.events import ChatEvent
@@ -32,6 +33,7 @@ from chat.types import (
 )
 from chat.understanding.comparison import comparison_sides as _sides
 from docmind.telemetry import span
+from kb.access import key_scope
 from kb.retrieval.types import Evidence, Grade, GradeResult, ScoredChunk, Source
 from memory.scope import memory_scope_reply
 from memory.turn import TurnMemory, recall_for_turn, recall_tool, schedule_extraction
@@ -265,6 +267,11 @@ def meta_tokens(stages: TurnStages, turn: ChatTurn, classification: QueryClassif
 
     scope = classification.scope.value
     # Only the scope that talks about them reads them: a greeting needs neither list.
+    if scope == "MEMORY" and key_scope(turn.user) is not None:
+        # An API key is shared by all its callers (a widget's visitors): none may list or forget its creator's
+        # memories.
+        yield _("Memories are not available through an API key.")
+        return
     if scope == "MEMORY":
         yield memory_scope_reply(user_id=turn.user.pk, message=turn.question, params=stages.memory,
                                  hints=classification.memory_write_hints, chat_model=stages.chat_model)

@@ -71,10 +71,17 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
                              _("The question is too long: at most %(limit)d characters, this one has %(length)d.")
                              % {"limit": limit, "length": len(question)})
     kb_ids = _kb_ids(user, kb)
+    if _through_key(user):
+        # A key is shared by all its callers (a widget's visitors): none continues another's conversation, and
+        # none reads or writes its creator's long-term memories.
+        if conversation_id not in (None, ""):
+            raise ChatInputError("conversation_not_found", _("No such conversation."), status=404)
+        snapshot = {**snapshot, "memory.enabled": False, "memory.extraction.enabled": False}
     conversation = _conversation(user, conversation_id)
     document_title = ""
     if document_id is not None:
-        document_id, document_title = _document(document_id, kb_ids)
+        # Reading one whole document is reading its original: a view grant does not reach it.
+        document_id, document_title = _document(document_id, kb_ids & _original_kb_ids(user))
     if regenerate:
         return _regenerated_turn(user=user, question=question, conversation=conversation, snapshot=snapshot,
                                  kb_ids=kb_ids, document_id=document_id, document_title=document_title)
@@ -153,11 +160,23 @@ def _kb_ids(user: Any, kb: Any) -> frozenset[int]:
     from kb.access import KbNotFound, requested_kb_ids
 
     try:
-        return requested_kb_ids(user, kb)
+        return requested_kb_ids(user, kb, ask=True)
     except KbNotFound:
         raise ChatInputError("kb_not_found", _("No such knowledge base."), status=404) from None
     except ValueError as exc:
         raise ChatInputError("invalid_kb", f"kb: {exc}") from None
+
+
+def _through_key(user: Any) -> bool:
+    from kb.access import key_scope
+
+    return key_scope(user) is not None
+
+
+def _original_kb_ids(user: Any) -> frozenset[int]:
+    from kb.access import readable_kb_ids
+
+    return readable_kb_ids(user)
 
 
 def _document(document_id: Any, kb_ids: frozenset[int]) -> tuple[int, str]:

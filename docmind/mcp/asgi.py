@@ -13,7 +13,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from docmind.mcp.server import DISCONNECTED_SCOPE_KEY, USER_SCOPE_KEY
+from docmind.mcp.server import DISCONNECTED_SCOPE_KEY, KEY_SCOPE_KEY, USER_SCOPE_KEY
 
 PATH = "/mcp"
 # A stateless server has no stream to offer on GET and no session to end on DELETE: the spec's answer
@@ -27,23 +27,32 @@ def is_mcp_path(path: str) -> bool:
     return path == PATH or path.startswith(PATH + "/")
 
 
-def _token_user_id(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, str]:
-    """(user id, "") for a valid `Authorization: Token <key>`, else (None, reason) — DRF's own check."""
+def _token_user_id(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, Any, str]:
+    """(user id, None, "") for a valid `Authorization: Token <key>` (DRF's own check), (creator id, its
+    kb.access.KeyScope, "") for a valid `Authorization: Bearer <API key>`, else (None, None, reason)."""
     from django.db import close_old_connections
     from rest_framework import exceptions
     from rest_framework.authentication import TokenAuthentication
 
+    from apikeys import services as keys
+    from kb.access import key_scope
+
     raw = next((v for k, v in headers if k.lower() == b"authorization"), b"").decode("latin-1").split()
-    if len(raw) != 2 or raw[0].lower() != "token":
-        return None, "Authorization: Token <key> required"
+    if len(raw) != 2 or raw[0].lower() not in ("token", "bearer"):
+        return None, None, "Authorization: Token <key> or Bearer <API key> required"
     close_old_connections()
     try:
+        if raw[0].lower() == "bearer":
+            user, _ = keys.authenticate_key(raw[1])
+            return user.pk, key_scope(user), ""
         user, _ = TokenAuthentication().authenticate_credentials(raw[1])
+    except keys.KeyInvalid:
+        return None, None, "Invalid, expired or revoked API key."
     except exceptions.AuthenticationFailed as exc:
-        return None, str(exc.detail)
+        return None, None, str(exc.detail)
     finally:
         close_old_connections()
-    return user.pk, ""
+    return user.pk, None, ""
 
 
 class McpMount:
@@ -66,7 +75,7 @@ class McpMount:
             # endpoints refuse theirs (docmind.requestlimits).
             await _reply(send, 413, {"error": "The request body is too large.", "code": "body_too_large"})
             return
-        user_id, reason = await sync_to_async(_token_user_id, thread_sensitive=False)(scope.get("headers", []))
+        user_id, key, reason = await sync_to_async(_token_user_id, thread_sensitive=False)(scope.get("headers", []))
         if user_id is None:
             await _refuse(send, reason)
             return
@@ -75,7 +84,7 @@ class McpMount:
         receive, watcher = _watch_disconnect(receive, disconnected, max_body=_max_body())
         try:
             # The SDK's endpoint is one path: /mcp and /mcp/ are the same endpoint.
-            await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id,
+            await manager.handle_request({**scope, "path": PATH, USER_SCOPE_KEY: user_id, KEY_SCOPE_KEY: key,
                                           DISCONNECTED_SCOPE_KEY: disconnected}, receive, send)
         finally:
             watcher.cancel()

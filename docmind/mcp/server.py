@@ -23,6 +23,8 @@ from pydantic import Field, ValidationError
 from docmind.mcp import errors, tools
 
 USER_SCOPE_KEY = "docmind.user_id"
+# The kb.access.KeyScope of a request made with an API key (docmind.mcp.asgi); absent for a token.
+KEY_SCOPE_KEY = "docmind.key_scope"
 # An asyncio.Event the mount sets when the HTTP client goes away (docmind.mcp.asgi).
 DISCONNECTED_SCOPE_KEY = "docmind.disconnected"
 # stdio has no request: the command sets the one user the whole session runs as.
@@ -63,23 +65,32 @@ def _language(ctx: Context) -> str:
     return errors.client_language(headers.get("accept-language", "") if headers is not None else "")
 
 
-def _load_user(user_id: int | None) -> Any:
+def _caller_key(ctx: Context) -> Any:
+    return _scope(ctx).get(KEY_SCOPE_KEY)
+
+
+def _load_user(user_id: int | None, key: Any = None) -> Any:
     from django.contrib.auth import get_user_model
+
+    from kb.access import KEY_SCOPE_ATTR
 
     if user_id is None:
         return None
-    return get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
+    if user is not None and key is not None:
+        setattr(user, KEY_SCOPE_ATTR, key)  # every access check is cut to the key's scope
+    return user
 
 
 async def _run(ctx: Context, func: Callable[..., dict[str, Any]], **kwargs: Any) -> dict[str, Any]:
-    user_id, language = _caller_id(ctx), _language(ctx)
+    user_id, key, language = _caller_id(ctx), _caller_key(ctx), _language(ctx)
 
     def work() -> dict[str, Any]:
         close_old_connections()
         try:
             # Validation and failure messages in the client's language (the web UI's default is not theirs).
             with translation.override(language):
-                return func(_load_user(user_id), **kwargs)
+                return func(_load_user(user_id, key), **kwargs)
         finally:
             close_old_connections()
 
@@ -95,7 +106,7 @@ async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
     tools need. The turn is cancelled when the HTTP client goes away."""
     from chat import runner as chat_runner
 
-    user_id = _caller_id(ctx)
+    user_id, key = _caller_id(ctx), _caller_key(ctx)
     if user_id is None:
         raise ToolError("authentication required")
     runner = chat_runner.get_turn_runner()
@@ -107,7 +118,7 @@ async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
     events: list[Any] = []
 
     def produce() -> Any:  # in the runner's thread, which opens and closes its own connections
-        return tools.ask_events(_load_user(user_id), cancel=cancel, **kwargs)
+        return tools.ask_events(_load_user(user_id, key), cancel=cancel, **kwargs)
 
     async def collect() -> None:
         try:

@@ -21,15 +21,17 @@ class ToolInputError(ValueError):
     """Bad arguments: reported to the MCP client as a tool error with this message."""
 
 
-def _kb_scope(user: Any, kb: list[int] | None) -> frozenset[int]:
+def _kb_scope(user: Any, kb: list[int] | None, *, ask: bool = False) -> frozenset[int]:
     """The knowledge bases a call searches: every readable one, or the readable ones it names; an id the
-    caller cannot read is reported exactly like one that does not exist."""
-    from kb.access import KbNotFound, readable_kb_ids, requested_kb_ids
+    caller cannot read is reported exactly like one that does not exist. `ask`: the askable ones, for the
+    searches that return snippets (a view grant reaches those, not document lists)."""
+    from kb.access import KbNotFound, askable_kb_ids, readable_kb_ids, requested_kb_ids
 
     try:
-        return requested_kb_ids(user, kb)
+        return requested_kb_ids(user, kb, ask=ask)
     except KbNotFound:
-        unknown = sorted({int(i) for i in kb or ()} - readable_kb_ids(user))
+        known = askable_kb_ids(user) if ask else readable_kb_ids(user)
+        unknown = sorted({int(i) for i in kb or ()} - known)
         raise ToolInputError(f"no such knowledge base: {', '.join(map(str, unknown))} "
                              "(list_knowledge_bases shows the ones you can read)") from None
     except ValueError as exc:
@@ -45,7 +47,7 @@ def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] 
     if top_k is not None:
         payload["top_k"] = top_k
     if kb is not None:
-        _kb_scope(user, kb)  # an unreadable id is named before any search starts
+        _kb_scope(user, kb, ask=True)  # an unreadable id is named before any search starts
         payload["kb"] = kb
     try:
         return retrieve(payload, user=user)
@@ -62,7 +64,7 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
     from kb.search import get_searcher
 
     _require(user)
-    scope = _kb_scope(user, kb)
+    scope = _kb_scope(user, kb, ask=True)
     query = (query or "").strip()
     if not query:
         raise ToolInputError("query must not be empty")
@@ -93,12 +95,12 @@ def list_documents(user: Any, *, domain: str | None = None, status: str | None =
 
 
 def list_knowledge_bases(user: Any) -> dict[str, Any]:
-    """The knowledge bases `GET /api/kbs/` lists for this user: the readable ones, default first."""
-    from kb.access import readable_kbs
+    """The knowledge bases `GET /api/kbs/` lists for this user: the askable ones, default first."""
+    from kb.access import askable_kbs
 
     _require(user)
     return {"knowledge_bases": [{"id": k.pk, "name": k.name, "description": k.description or "",
-                                 "default": k.is_default} for k in readable_kbs(user)]}
+                                 "default": k.is_default} for k in askable_kbs(user)]}
 
 
 def list_domains(user: Any) -> dict[str, Any]:
@@ -167,3 +169,9 @@ def _require(user: Any) -> None:
     # Every tool is for signed-in, active users only, as IsAuthenticated is for the REST API.
     if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
         raise PermissionError("authentication required")
+    from kb.access import key_scope
+
+    key = key_scope(user)
+    if key is not None and not key.reads_originals:
+        # An ask-only key (a widget's, whose secret is public) only asks: it neither searches nor lists.
+        raise PermissionError("this API key may only ask")

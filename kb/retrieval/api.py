@@ -60,6 +60,8 @@ class RetrieveView(APIView):
     """Every signed-in user may retrieve; the request gets one config snapshot for all its stages."""
 
     permission_classes = [IsAuthenticated]
+    # API keys: see apikeys.authentication (a read key retrieves; an ask key only asks).
+    api_key_scopes = {"post": ("read",)}
     parser_classes = [JSONParser]  # `kb` is a list, which form encodings cannot state unambiguously
 
     # The request serializer takes its limits from the config snapshot, so the schema describes its shape.
@@ -94,7 +96,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
 
     The REST view and the MCP server's search tool both come here, so they validate and answer
     alike; raises RetrieveInputError (first problem as text, all of them by field) and Http404 for a
-    knowledge base the user cannot read.
+    knowledge base the user cannot ask (a view grant is enough: the evidence is citation snippets).
     """
     from django.http import Http404
 
@@ -112,7 +114,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     query: str = form.validated_data["query"]
     top_k: int = form.validated_data.get("top_k") or int(snapshot["retrieval.top_k"])
     try:
-        kb_ids = requested_kb_ids(user, form.validated_data.get("kb"))
+        kb_ids = requested_kb_ids(user, form.validated_data.get("kb"), ask=True)
     except KbNotFound:
         raise Http404("no such knowledge base") from None
     evidence = build_one_shot_retriever(snapshot, kb_ids=kb_ids, top_k=top_k).run(query=query, top_k=top_k)

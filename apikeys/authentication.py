@@ -1,0 +1,36 @@
+"""`Authorization: Bearer <key>` for DRF: the key's creator, cut to the key's scope, on the views that take keys.
+
+A view takes keys by naming, per HTTP method, the key scopes it accepts (`api_key_scopes`); every other
+view refuses a key with 403, whatever its creator may do there (staff pages, uploads, grants, keys).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+
+from apikeys import services
+
+KEYWORD = "Bearer"
+
+
+class ApiKeyAuthentication(BaseAuthentication):
+    def authenticate(self, request: Any) -> tuple[Any, Any] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() != KEYWORD.lower().encode():
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("Invalid Bearer header: give exactly one API key.")
+        try:
+            user, key = services.authenticate_key(parts[1].decode("latin-1"))
+        except services.KeyInvalid:
+            raise exceptions.AuthenticationFailed("Invalid, expired or revoked API key.") from None
+        view = (getattr(request, "parser_context", None) or {}).get("view")
+        accepted = getattr(view, "api_key_scopes", {}).get(request.method.lower(), ())
+        if key.scope not in accepted:
+            raise exceptions.PermissionDenied("This API key cannot be used here.")
+        return user, key
+
+    def authenticate_header(self, request: Any) -> str:
+        return KEYWORD

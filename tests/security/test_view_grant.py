@@ -1,0 +1,189 @@
+"""Leak probe of the `view` grant: answers and citation snippets yes, originals no — on every path.
+
+Vera holds `view` on the HR base, Rita `read`. Every path that answers (retrieve, SSE chat, the chat
+pipeline behind the WebSocket, MCP search and ask) must give Vera the marker; every path that shows an
+original (document list and detail, download, reader, a selected document read whole, MCP list and
+read_section, the admin) must not, while giving it to Rita — so a path that shows nothing to anyone
+cannot pass.
+"""
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import Group
+from django.core.cache import cache
+from django.test import AsyncClient, Client
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from chat.pipeline import ChatPipeline
+from docmind.backends import reset_backends
+from docmind.mcp import tools
+from kb import access, services
+from kb.models import KbAccess
+from tests.isolation import skip_used_ids
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MARKER = "ZEBRAQUARTZ"
+TITLE = f"人事手册{MARKER}"
+TEXT = (f"人事部的门禁密码是{MARKER}。新员工入职第一天到人事部领取工牌，门禁密码{MARKER}每季度更换。"
+        "年假申请需要提前一周提交给直属经理。")
+QUESTION = "人事部的门禁密码是什么？"
+
+
+@pytest.fixture
+def world(settings, tmp_path, django_user_model):
+    from docmind.roles import KB_EDITOR, MEMBER, ensure_roles, user_set_role
+    from kb.ingestion.worker import process_pending_documents
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    reset_backends()
+    cache.clear()
+    ensure_roles()
+    users = {}
+    for name, role in (("vera", MEMBER), ("rita", MEMBER), ("victor", KB_EDITOR), ("ralph", KB_EDITOR)):
+        users[name] = django_user_model.objects.create_user(username=name, password="pw-" + name)
+        user_set_role(user=users[name], role=role)
+    skip_used_ids()
+    hr = services.kb_create(name="HR", description="people")
+    doc, _ = services.document_ingest_text(title=TITLE, text=TEXT, domain="policy", kb=hr)
+    process_pending_documents()
+    for name, level in (("vera", KbAccess.VIEW), ("rita", KbAccess.READ), ("victor", KbAccess.VIEW),
+                        ("ralph", KbAccess.READ)):
+        services.kb_grant(kb=hr, user=users[name], access=level)
+    yield {"users": users, "hr": hr, "doc": doc}
+    reset_backends()
+
+
+def _api(user) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user=user)
+    return client
+
+
+def _text(response) -> str:
+    return response.content.decode(errors="replace")
+
+
+def test_access_levels_combine_without_weakening_read_or_edit(world, django_user_model):
+    vera, rita, hr = world["users"]["vera"], world["users"]["rita"], world["hr"]
+    assert hr.pk in access.askable_kb_ids(vera) and hr.pk not in access.readable_kb_ids(vera)
+    assert hr.pk in access.askable_kb_ids(rita) and hr.pk in access.readable_kb_ids(rita)
+    assert hr.pk not in access.editable_kb_ids(world["users"]["victor"])
+    # A view grant to the user and a read grant to one of its groups: the higher one counts.
+    team = Group.objects.create(name="hr-readers")
+    vera.groups.add(team)
+    services.kb_grant(kb=hr, group=team, access=KbAccess.READ)
+    assert hr.pk in access.readable_kb_ids(vera)
+
+
+def test_retrieve_gives_a_view_grant_the_snippets(world):
+    for name in ("vera", "rita"):
+        response = _api(world["users"][name]).post("/api/kb/retrieve/", {"query": QUESTION, "kb": [world["hr"].pk]},
+                                                   format="json")
+        assert response.status_code == 200 and MARKER in _text(response), name
+
+
+def test_documents_download_and_reader_refuse_a_view_grant(world):
+    vera, rita, doc, hr = world["users"]["vera"], world["users"]["rita"], world["doc"], world["hr"]
+    for user, sees in ((vera, False), (rita, True)):
+        api = _api(user)
+        assert (MARKER in _text(api.get("/api/kb/documents/"))) is sees
+        assert api.get(f"/api/kb/documents/?kb={hr.pk}").status_code == (200 if sees else 404)
+        assert api.get(f"/api/kb/documents/{doc.pk}/").status_code == (200 if sees else 404)
+        download = api.get(f"/api/kb/documents/{doc.pk}/file/")
+        assert download.status_code == (200 if sees else 404)
+        browser = Client()
+        browser.force_login(user)
+        reader = browser.get(f"/documents/{doc.pk}/")
+        assert reader.status_code == (200 if sees else 404) and (MARKER in _text(reader)) is sees
+        page = _text(browser.get("/"))
+        assert "HR" in page  # the base to ask is offered either way
+        assert (f"人事手册{MARKER}" in page) is sees  # a document to read whole is not
+
+
+def test_the_kb_api_shows_a_view_base_with_its_level_and_refuses_changes(world):
+    vera, hr = world["users"]["vera"], world["hr"]
+    api = _api(vera)
+    listed = {kb["name"]: kb for kb in api.get("/api/kbs/").json()}
+    assert listed["HR"]["access"] == "view" and listed["HR"]["can_edit"] is False
+    assert {kb["name"]: kb["access"] for kb in _api(world["users"]["rita"]).get("/api/kbs/").json()}["HR"] == "read"
+    assert api.get(f"/api/kbs/{hr.pk}/").status_code == 200
+    assert api.get(f"/api/kbs/{hr.pk}/grants/").status_code == 403
+    assert api.patch(f"/api/kbs/{hr.pk}/", {"description": "x"}, format="json").status_code == 403
+    upload = api.post("/api/kb/documents/", {"kb": hr.pk, "file": _file()}, format="multipart")
+    assert upload.status_code == 403
+
+
+def _file():
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    return SimpleUploadedFile("note.md", b"# note\n\nsome text", content_type="text/markdown")
+
+
+def _ask(user, message: str, **kwargs) -> tuple[list, str]:
+    events = list(ChatPipeline().run(user=user, message=message, cancel=threading.Event(), **kwargs))
+    return events, json.dumps([e.to_ws() for e in events], ensure_ascii=False)
+
+
+def test_chat_answers_a_view_grant_with_citations_but_never_reads_a_document_whole(world):
+    vera, doc = world["users"]["vera"], world["doc"]
+    events, text = _ask(vera, QUESTION)
+    done = next(e for e in events if e.type == "done").data
+    assert MARKER in text and done["citations"], text
+    _, refused = _ask(vera, "总结这个文档", document_id=doc.pk)
+    assert '"document_not_found"' in refused and MARKER not in refused
+    _, allowed = _ask(world["users"]["rita"], "总结这个文档", document_id=doc.pk)
+    assert MARKER in allowed
+
+
+async def test_sse_chat_answers_a_view_grant(world):
+    vera = world["users"]["vera"]
+    token, _ = await sync_to_async(Token.objects.get_or_create)(user=vera)
+    response = await AsyncClient().post("/api/chat/", json.dumps({"message": QUESTION, "kb": [world["hr"].pk]}),
+                                        content_type="application/json",
+                                        headers={"Authorization": f"Token {token.key}"})
+    raw = b"".join([c async for c in response.streaming_content]).decode()
+    assert response.status_code == 200 and MARKER in raw and "event: done" in raw
+
+
+def test_mcp_searches_for_a_view_grant_but_lists_and_reads_no_original(world):
+    vera, rita, hr, doc = world["users"]["vera"], world["users"]["rita"], world["hr"], world["doc"]
+    assert MARKER in json.dumps(tools.search_kb(vera, query=QUESTION, kb=[hr.pk]), ensure_ascii=False)
+    assert MARKER in json.dumps(tools.keyword_search(vera, query=MARKER, kb=[hr.pk]), ensure_ascii=False)
+    assert [k["name"] for k in tools.list_knowledge_bases(vera)["knowledge_bases"]] == ["HR"]
+    with pytest.raises(tools.ToolInputError):
+        tools.list_documents(vera, kb=[hr.pk])
+    assert tools.list_documents(vera)["documents"] == []
+    with pytest.raises(tools.ToolInputError):
+        tools.read_section(vera, document_id=doc.pk)
+    assert MARKER in tools.read_section(rita, document_id=doc.pk)["content"]
+    assert tools.list_documents(rita, kb=[hr.pk])["documents"]
+
+
+@pytest.mark.parametrize("path", ["/admin/kb/document/", "/admin/kb/chunk/", "/admin/kb/knowledgebase/"])
+def test_the_admin_shows_a_view_grant_nothing_of_the_base(world, path):
+    for name, sees in (("victor", False), ("ralph", True)):
+        browser = Client()
+        browser.force_login(world["users"][name])
+        page = browser.get(path, follow=True)
+        assert page.status_code == 200
+        assert ((MARKER in _text(page)) or ("HR" in _text(page) and path.endswith("knowledgebase/"))) is sees, name
+    browser = Client()
+    browser.force_login(world["users"]["victor"])
+    change = browser.get(f"/admin/kb/document/{world['doc'].pk}/change/", follow=True)
+    assert MARKER not in _text(change)
+
+
+def test_the_grants_api_gives_and_lists_a_view_grant(world, admin_user):
+    api = _api(admin_user)
+    hr = world["hr"]
+    response = api.post(f"/api/kbs/{hr.pk}/grants/", {"user": "rita", "access": "view"}, format="json")
+    assert response.status_code == 201 and response.json()["access"] == "view"
+    assert hr.pk not in access.readable_kb_ids(world["users"]["rita"])
+    assert hr.pk in access.askable_kb_ids(world["users"]["rita"])
+    assert api.post(f"/api/kbs/{hr.pk}/grants/", {"user": "rita", "access": "own"}, format="json").status_code == 400
