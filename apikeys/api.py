@@ -4,6 +4,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -57,6 +58,7 @@ class ApiKeyWrite(serializers.Serializer):
 
 class ApiKeyListView(APIView):
     permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]  # `kbs` and `allowed_origins` are lists, which forms cannot state plainly
 
     @extend_schema(responses=ApiKeySerializer(many=True))
     def get(self, request: Request) -> Response:

@@ -11,6 +11,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from apikeys import services
+from apikeys.widget import TICKET_HEADER
 
 KEYWORD = "Bearer"
 
@@ -23,7 +24,8 @@ class ApiKeyAuthentication(BaseAuthentication):
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed("Invalid Bearer header: give exactly one API key.")
         try:
-            user, key = services.authenticate_key(parts[1].decode("latin-1"))
+            user, key = services.authenticate_key(parts[1].decode("latin-1"),
+                                                  widget_ticket=request.META.get(TICKET_HEADER))
         except services.KeyInvalid:
             raise exceptions.AuthenticationFailed("Invalid, expired or revoked API key.") from None
         view = (getattr(request, "parser_context", None) or {}).get("view")

@@ -153,7 +153,12 @@ def key_principal(key: ApiKey) -> Any:
     return user
 
 
-def authenticate_key(raw: str) -> tuple[Any, ApiKey]:
-    """(the acting user, the key) for a presented secret; KeyInvalid when it is not usable."""
+def authenticate_key(raw: str, *, widget_ticket: str | None = None) -> tuple[Any, ApiKey]:
+    """(the acting user, the key) for a presented secret; KeyInvalid when it is not usable. A widget key (one
+    with allowed origins, whose secret is public) is usable only with the ticket its frame was served with."""
+    from apikeys.widget import is_widget_key, ticket_is_valid
+
     key = key_lookup(raw)
+    if is_widget_key(key) and not ticket_is_valid(key, widget_ticket):
+        raise KeyInvalid("invalid API key")
     return key_principal(key), key

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 
+from apikeys import widget
 from docmind import accounts, health
 from docmind.schema_views import SchemaDocsView, SchemaView
 from docmind.telemetry.views import MetricsView
@@ -44,6 +45,7 @@ urlpatterns = [
     path("api/kb/", include("kb.urls")),
     path("api/kbs/", include("kb.kbs_urls")),
     path("api/keys/", include("apikeys.urls")),
+    path("widget/frame/", widget.widget_frame, name="widget-frame"),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
     path("memories/", memories_page, name="memories"),

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 DEFAULT_KB_NAME = "默认知识库 / Default"
 # Before knowledge bases existed members read every document and kb_editors changed them all: the default
@@ -62,7 +63,7 @@ def default_kb_id() -> int:
 
 class KbAccess(models.TextChoices):
     # view: answers and citation snippets only, never the original file, the reader's page or a download.
-    VIEW = "view", _("view")
+    VIEW = "view", pgettext_lazy("knowledge-base access", "view")
     READ = "read", _("read")
     EDIT = "edit", _("edit")
 

@@ -14,62 +14,18 @@ import httpx2
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.asgi import get_asgi_application
-from django.core.cache import cache
 from django.test import AsyncClient
 from django.utils import timezone
 from mcp import Client as McpClient
 from mcp.client.streamable_http import streamable_http_client
-from rest_framework.test import APIClient
 
 from apikeys import services as keys
 from apikeys.models import ApiKey
-from docmind.backends import reset_backends
 from docmind.mcp.asgi import McpMount
 from kb import services
-from kb.models import KbAccess
-from tests.isolation import skip_used_ids
+from tests.apikeys.world import FIN_MARKER, FIN_QUESTION, HR_MARKER, HR_QUESTION, _api
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-HR_MARKER, FIN_MARKER = "ZEBRAQUARTZ", "MANGOFLUX"
-HR_TEXT = f"人事部的门禁密码是{HR_MARKER}。门禁密码{HR_MARKER}每季度更换。年假申请需要提前一周提交给直属经理。"
-FIN_TEXT = f"财务部的报销审批口令是{FIN_MARKER}。报销审批口令{FIN_MARKER}只告诉部门负责人。"
-HR_QUESTION, FIN_QUESTION = "人事部的门禁密码是什么？", "财务部的报销审批口令是什么？"
-
-
-@pytest.fixture
-def world(settings, tmp_path, django_user_model):
-    from docmind.roles import KB_EDITOR, MEMBER, ensure_roles, user_set_role
-    from kb.ingestion.worker import process_pending_documents
-
-    settings.MEDIA_ROOT = tmp_path / "media"
-    reset_backends()
-    cache.clear()
-    ensure_roles()
-    eddie = django_user_model.objects.create_user(username="eddie", password="pw-eddie")
-    user_set_role(user=eddie, role=KB_EDITOR)
-    mia = django_user_model.objects.create_user(username="mia", password="pw-mia")
-    user_set_role(user=mia, role=MEMBER)
-    skip_used_ids()
-    hr = services.kb_create(name="HR", owner=eddie)
-    fin = services.kb_create(name="Finance")
-    hr_doc, _ = services.document_ingest_text(title=f"人事{HR_MARKER}", text=HR_TEXT, domain="policy", kb=hr)
-    fin_doc, _ = services.document_ingest_text(title=f"财务{FIN_MARKER}", text=FIN_TEXT, domain="policy", kb=fin)
-    process_pending_documents()
-    services.kb_grant(kb=fin, user=eddie, access=KbAccess.READ)
-    services.kb_grant(kb=hr, user=mia, access=KbAccess.READ)
-    yield {"eddie": eddie, "mia": mia, "hr": hr, "fin": fin, "hr_doc": hr_doc, "fin_doc": fin_doc}
-    reset_backends()
-
-
-def _api(user=None, key: str | None = None) -> APIClient:
-    client = APIClient()
-    if user is not None:
-        client.force_authenticate(user=user)
-    if key is not None:
-        client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
-    return client
-
 
 def _issue(world, scope: str, **extra) -> str:
     return keys.key_create(creator=world["eddie"], name=f"{scope} key", kb_ids=[world["hr"].pk], scope=scope,

@@ -37,7 +37,8 @@ SEARCHING = ("POST /api/kb/retrieve/", "POST /api/chat/")
 
 @pytest.fixture
 def api_data(request, kb_editor, settings, tmp_path):
-    """The editor's base with one document, one answered conversation, one memory; ids by path."""
+    """The editor's base with one document, one answered conversation, one memory, one API key; ids by path."""
+    from apikeys.services import key_create
     from chat import services as chat_services
     from kb import services as kb_services
     from kb.ingestion.worker import process_pending_documents
@@ -54,10 +55,12 @@ def api_data(request, kb_editor, settings, tmp_path):
     conversation = chat_services.conversation_start(user=kb_editor, question="How long is annual leave?")
     chat_services.message_add_question(conversation=conversation, content="How long is annual leave?")
     answer = chat_services.message_add_answer(conversation=conversation, content="Fifteen days [1].")
+    api_key = key_create(creator=kb_editor, name="integration", kb_ids=[kb.pk], scope="read").key
     memory = memory_save(user_id=kb_editor.pk, source=MemorySource.USER,
                          candidate=MemoryCandidate(memory_type="fact", content="Works in the Berlin office")).memory
     return {"/api/kbs/": kb.pk, "/api/kb/documents/": document.pk, "/api/conversations/": conversation.pk,
-            "/api/messages/": answer.pk, "/api/memories/": memory.pk, "grant_id": kb.grants.get().pk}
+            "/api/messages/": answer.pk, "/api/memories/": memory.pk, "/api/keys/": api_key.pk,
+            "grant_id": kb.grants.get().pk}
 
 
 @pytest.fixture

@@ -1,0 +1,121 @@
+"""What a scoped API key adds to a retrieve, against the same request made with a DRF token.
+
+Usage: .venv/bin/python bench/apikey_bench.py [--requests 60] [--out result.json]
+One process, a fresh DOCMIND_DATA_DIR (SQLite unless DATABASE_URL is set), one knowledge base of a few
+documents; POST /api/kb/retrieve/ through Django's in-process handler, token and key requests interleaved
+so that both see the same caches and load. Also timed alone: the authentication step (DRF's token lookup
+against the key's lookup, digest comparison, creator load and scope), which is the whole of the key's cost.
+Prints JSON.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
+os.environ["DOCMIND_INGEST_WORKER"] = "false"
+os.environ.pop("OPENAI_API_KEY", None)
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.core.management import call_command  # noqa: E402
+
+TEXTS = [
+    ("VPN", "连接公司 VPN 需要先安装客户端，然后用工号和动态口令登录。VPN 每 12 小时断开一次，需要重新登录。"),
+    ("Leave", "年假按工龄计算：满一年五天，满十年十天。申请年假需要提前一周在系统里提交给直属经理审批。"),
+    ("Expenses", "差旅报销需要在出差结束后三十天内提交，附上发票原件。超过五千元的报销需要部门负责人签字。"),
+    ("Laptop", "新员工的笔记本电脑在入职当天由 IT 部门发放，丢失需要在二十四小时内报告并填写遗失单。"),
+]
+QUERIES = ["VPN 多久断开一次？", "年假怎么申请？", "报销需要什么？", "电脑丢了怎么办？"]
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"p50": round(statistics.median(ordered), 3),
+            "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+            "mean": round(statistics.fmean(ordered), 3)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=60)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    call_command("migrate", verbosity=0)
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from rest_framework.authentication import TokenAuthentication
+    from rest_framework.authtoken.models import Token
+
+    from apikeys.services import authenticate_key, key_create
+    from docmind.roles import KB_EDITOR, ensure_roles, user_set_role
+    from kb import services
+    from kb.access import askable_kb_ids
+    from kb.ingestion.worker import process_pending_documents
+
+    ensure_roles()
+    user = get_user_model().objects.create_user(username="bench-editor", password="x")
+    user_set_role(user=user, role=KB_EDITOR)
+    kb = services.kb_create(name="bench", owner=user)
+    services.kb_create(name="other", owner=user)  # a second base the key does not reach
+    for title, text in TEXTS:
+        services.document_ingest_text(title=title, text=text, domain="it", kb=kb)
+    process_pending_documents()
+    token = Token.objects.create(user=user).key
+    secret = key_create(creator=user, name="bench", kb_ids=[kb.pk], scope="read").secret
+
+    client = Client(SERVER_NAME="localhost")
+    headers = {"token": f"Token {token}", "key": f"Bearer {secret}"}
+    timings: dict[str, list[float]] = {"token": [], "key": []}
+    body = {"kb": [kb.pk], "top_k": 5}
+    for i in range(args.requests + 5):
+        for name, header in headers.items():
+            started = time.perf_counter()
+            response = client.post("/api/kb/retrieve/", json.dumps({**body, "query": QUERIES[i % len(QUERIES)]}),
+                                   content_type="application/json", HTTP_AUTHORIZATION=header)
+            elapsed = (time.perf_counter() - started) * 1000
+            assert response.status_code == 200, response.content
+            if i >= 5:  # the first rounds warm the model and the indexes
+                timings[name].append(elapsed)
+
+    auth: dict[str, list[float]] = {"token": [], "key": []}
+    for _ in range(args.requests * 5):
+        started = time.perf_counter()
+        found, _token = TokenAuthentication().authenticate_credentials(token)
+        askable_kb_ids(found)
+        auth["token"].append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        found, _key = authenticate_key(secret)
+        askable_kb_ids(found)
+        auth["key"].append((time.perf_counter() - started) * 1000)
+
+    retrieve = {name: _ms(values) for name, values in timings.items()}
+    auth_ms = {name: _ms(values) for name, values in auth.items()}
+    result = {
+        "database": "MySQL/MariaDB" if os.environ.get("DATABASE_URL") else "SQLite",
+        "requests": args.requests,
+        "retrieve_ms": retrieve,
+        "key_adds_to_retrieve_p50_ms": round(retrieve["key"]["p50"] - retrieve["token"]["p50"], 3),
+        "auth_and_scope_ms": auth_ms,
+        "key_adds_to_auth_p50_ms": round(auth_ms["key"]["p50"] - auth_ms["token"]["p50"], 3),
+        "goal_ms": 5.0,
+    }
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
