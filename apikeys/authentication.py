@@ -11,7 +11,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from apikeys import services
-from apikeys.widget import TICKET_HEADER
+from apikeys.tickets import TICKET_HEADER
 
 KEYWORD = "Bearer"
 

@@ -15,11 +15,11 @@ from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from apikeys.models import ApiKey, KeyScope
+from apikeys.tickets import is_widget_key, ticket_is_valid
 from kb import access
 
 PREFIX = "dmk_"
@@ -133,7 +133,7 @@ def key_lookup(raw: str) -> ApiKey:
     if not isinstance(raw, str) or not raw.startswith(PREFIX) or len(raw) < len(PREFIX) + PREFIX_CHARS + 2:
         raise KeyInvalid("invalid API key")
     prefix = raw[len(PREFIX):len(PREFIX) + PREFIX_CHARS]
-    key = ApiKey.objects.filter(prefix=prefix).first()
+    key = ApiKey.objects.select_related("created_by").filter(prefix=prefix).first()
     if key is None or not hmac.compare_digest(key.key_hash, _digest(raw)) or not key.is_usable():
         raise KeyInvalid("invalid API key")
     return key
@@ -142,8 +142,9 @@ def key_lookup(raw: str) -> ApiKey:
 def key_principal(key: ApiKey) -> Any:
     """The user a request made with `key` acts as: its creator, carrying the key's scope so that every access
     check is cut to the key's bases (kb.access). KeyInvalid when the creator is deactivated or gone."""
-    user = get_user_model().objects.filter(pk=key.created_by_id, is_active=True).first()
-    if user is None:
+    # Loaded with the key by key_lookup (one query); kb.access reads roles and grants afresh anyway.
+    user = key.created_by
+    if not user.is_active:
         raise KeyInvalid("invalid API key")
     kb_ids = frozenset(key.kbs.values_list("id", flat=True))
     setattr(user, access.KEY_SCOPE_ATTR, access.KeyScope(key_id=key.pk, kb_ids=kb_ids, scope=key.scope))
@@ -156,8 +157,6 @@ def key_principal(key: ApiKey) -> Any:
 def authenticate_key(raw: str, *, widget_ticket: str | None = None) -> tuple[Any, ApiKey]:
     """(the acting user, the key) for a presented secret; KeyInvalid when it is not usable. A widget key (one
     with allowed origins, whose secret is public) is usable only with the ticket its frame was served with."""
-    from apikeys.widget import is_widget_key, ticket_is_valid
-
     key = key_lookup(raw)
     if is_widget_key(key) and not ticket_is_valid(key, widget_ticket):
         raise KeyInvalid("invalid API key")

@@ -1,10 +1,10 @@
 """The project's import graph: no circles (imports inside functions included) and no import up the layers.
 
 Layers, lowest first: docmind's infrastructure (LLM, embedder, reranker, indexes, tokens, telemetry…),
-config_admin, then kb and memory side by side (neither imports the other), then chat, then docmind's
-wiring (settings, URLs, ASGI routing, start-up, admin, the API's error handler, management commands,
-health, the metrics view and its collectors, the MCP server), which may import every app. A module may
-import its own layer and the ones below it.
+config_admin, then kb and memory side by side (neither imports the other), then chat and apikeys side by
+side, then docmind's wiring (settings, URLs, ASGI routing, start-up, admin, the API's error handler,
+management commands, health, the metrics view and its collectors, the MCP server), which may import every
+app. A module may import its own layer and the ones below it.
 """
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat")
+PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys")
 # docmind modules that put the apps together; everything else in docmind is infrastructure.
 WIRING = ("docmind.settings", "docmind.urls", "docmind.asgi", "docmind.apps", "docmind.startup",
           "docmind.admin", "docmind.api", "docmind.management", "docmind.health", "docmind.openapi",
           "docmind.mcp.server", "docmind.mcp.tools", "docmind.mcp.asgi",
           "docmind.telemetry.collectors", "docmind.telemetry.views")
-LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "chat": 3, "wiring": 4}
+LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "chat": 3, "apikeys": 3, "wiring": 4}
 
 
 @dataclass(frozen=True)

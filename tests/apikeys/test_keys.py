@@ -215,3 +215,17 @@ async def test_mcp_takes_a_key_within_its_scope(world):
                                    headers={"Authorization": "Bearer dmk_000000000000_" + "x" * 43,
                                             "Accept": "application/json, text/event-stream"})
         assert response.status_code == 401
+
+
+def test_the_admin_lists_keys_without_secrets_and_revokes_them(world, admin_user):
+    from django.test import Client
+
+    secret = _issue(world, "read")
+    browser = Client()
+    browser.force_login(admin_user)
+    page = browser.get("/admin/apikeys/apikey/").content.decode()
+    assert "read key" in page and secret not in page and ApiKey.objects.get().key_hash not in page
+    row = ApiKey.objects.get()
+    browser.post("/admin/apikeys/apikey/", {"action": "revoke", "_selected_action": [row.pk]})
+    row.refresh_from_db()
+    assert row.revoked_at is not None

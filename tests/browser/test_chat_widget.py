@@ -17,13 +17,13 @@ pytestmark = pytest.mark.browser
 
 WIDGET_KB = "帮助台"
 ISSUE = """
-import sys
+import os
 from apikeys.services import key_create
 from django.contrib.auth import get_user_model
 from kb.models import KnowledgeBase
 boss = get_user_model().objects.get(username="boss")
-issued = key_create(creator=boss, name="Helpdesk", kb_ids=[KnowledgeBase.objects.get(name=sys.argv[-2]).pk],
-                    scope="ask", allowed_origins=[sys.argv[-1]])
+issued = key_create(creator=boss, name="Helpdesk", kb_ids=[KnowledgeBase.objects.get(name=os.environ["WIDGET_KB"]).pk],
+                    scope="ask", allowed_origins=[os.environ["WIDGET_ORIGIN"]])
 print("KEY=" + issued.secret)
 """
 
@@ -55,9 +55,12 @@ def sites(tmp_path_factory):
     live.prepare(staff={"username": "boss", "password": "boss-pass-123"}, kbs=[{"name": WIDGET_KB, "reader": None}],
                  texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr", "kb": WIDGET_KB}])
     listed_port = free_port()
-    done = subprocess.run([PYTHON, "manage.py", "shell", "-c", ISSUE, WIDGET_KB, f"http://127.0.0.1:{listed_port}"],
-                          cwd=live.root, env=live.env(), capture_output=True, text=True, timeout=300)
-    key = next(line[4:] for line in done.stdout.splitlines() if line.startswith("KEY="))
+    env = {**live.env(), "WIDGET_KB": WIDGET_KB, "WIDGET_ORIGIN": f"http://127.0.0.1:{listed_port}"}
+    done = subprocess.run([PYTHON, "manage.py", "shell", "-c", ISSUE], cwd=live.root, env=env, capture_output=True,
+                          text=True, timeout=300)
+    keys = [line[4:] for line in done.stdout.splitlines() if line.startswith("KEY=")]
+    assert keys, f"issuing the key failed:\n{done.stdout}\n{done.stderr}"
+    key = keys[0]
     live.start()
     listed = _Site(tmp_path_factory.mktemp("intranet"), live.url, key, listed_port)
     other = _Site(tmp_path_factory.mktemp("elsewhere"), live.url, key, free_port())
