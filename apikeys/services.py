@@ -146,7 +146,7 @@ def key_principal(key: ApiKey) -> Any:
     user = key.created_by
     if not user.is_active:
         raise KeyInvalid("invalid API key")
-    kb_ids = frozenset(key.kbs.values_list("id", flat=True))
+    kb_ids = frozenset(ApiKey.kbs.through.objects.filter(apikey_id=key.pk).values_list("knowledgebase_id", flat=True))
     setattr(user, access.KEY_SCOPE_ATTR, access.KeyScope(key_id=key.pk, kb_ids=kb_ids, scope=key.scope))
     now = timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:

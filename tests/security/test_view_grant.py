@@ -187,3 +187,12 @@ def test_the_grants_api_gives_and_lists_a_view_grant(world, admin_user):
     assert hr.pk not in access.readable_kb_ids(world["users"]["rita"])
     assert hr.pk in access.askable_kb_ids(world["users"]["rita"])
     assert api.post(f"/api/kbs/{hr.pk}/grants/", {"user": "rita", "access": "own"}, format="json").status_code == 400
+
+
+async def test_the_websocket_chat_answers_a_view_grant_but_reads_no_document_whole(world):
+    from tests.security.test_kb_isolation import _ws_ask
+
+    vera = world["users"]["vera"]
+    assert MARKER in await _ws_ask(vera, {"message": QUESTION})
+    refused = await _ws_ask(vera, {"message": "总结这个文档", "document_id": world["doc"].pk})
+    assert '"document_not_found"' in refused and MARKER not in refused
