@@ -76,6 +76,7 @@ class Asker:
             self.conversations[question.conversation] = done["conversation_id"]
         names = self.names_by_id
         outcome.answer = done.get("answer") or ""
+        outcome.citations = tuple(done.get("citations", []))
         outcome.cited = tuple(dict.fromkeys(names.get(c.get("document_id"), "") for c in done.get("citations", [])))
         kb_chunks = events.get("retrieval", {}).get("kb_chunks", [])
         outcome.retrieved = tuple(dict.fromkeys(names.get(c.get("document_id"), "") for c in kb_chunks))

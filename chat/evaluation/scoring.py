@@ -69,6 +69,7 @@ class Outcome:
     low_confidence: bool = False       # answered under the low-relevance label
     rewritten: str = ""
     error: str = ""
+    citations: tuple[dict, ...] = ()   # the `done` event's citations, location included
 
     @property
     def flagged(self) -> bool:
