@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from chat.types import Citation, CitationReport
-from kb.ingestion.locations import cited_location
+from kb.ingestion.locations import cited_location, quoted_from
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 logger = logging.getLogger(__name__)
@@ -112,6 +112,11 @@ class CitationParser:
 def _citation(index: int, chunk: ScoredChunk, quotes: Sequence[str], question: str) -> Citation:
     """The citation's location is the page of the passage its sentences quote, where the chunk spans pages."""
     own_text = chunk.child_content if chunk.child_content is not None else chunk.content
+    location = cited_location(chunk.location, own_text, quotes, question=question)
+    if chunk.parent_location is not None and not quoted_from(own_text, quotes) \
+            and quoted_from(chunk.content, quotes):
+        # The sentences quote the parent's text beyond the matched child: the parent's place is theirs.
+        location = cited_location(chunk.parent_location, chunk.content, quotes, question=question)
     return Citation(index=index, chunk_id=chunk.chunk_id, document_id=chunk.document_id,
                     document_title=chunk.document_title, source=chunk.source.value, url=chunk.url,
-                    location=cited_location(chunk.location, own_text, quotes, question=question))
+                    location=location)

@@ -38,6 +38,8 @@ class ScoredChunk:
     # Where a KB chunk is in its original file ({"page": 3, "boxes": […]}, {"sheet": …, "rows": […]},
     # {"slide": 3}); None where the format has no pages or the evidence is not from the KB.
     location: Mapping[str, Any] | None = None
+    # After parent expansion: where the parent is, for a passage quoted from the parent beyond the child.
+    parent_location: Mapping[str, Any] | None = None
     # Score of each stage that touched the chunk (vector, bm25, rrf, rerank…), for the trace.
     stage_scores: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 

@@ -73,11 +73,11 @@ class KbSearcher:
         ids = list(Chunk.objects.filter(pk__in=ids, document__kb_id__in=self._scope()).values_list("id", flat=True))
         return {str(pk): vector for pk, vector in self.vectors.fetch(ids).items()} if ids else {}
 
-    def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str]]:
+    def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str, dict | None]]:
         ids = _int_ids(chunk_ids)
         rows = (Chunk.objects.filter(pk__in=ids, parent__isnull=False, document__kb_id__in=self._scope())
-                .values_list("id", "parent_id", "parent__content"))
-        return {str(pk): (parent_id, content) for pk, parent_id, content in rows}
+                .values_list("id", "parent_id", "parent__content", "parent__location"))
+        return {str(pk): (parent_id, content, location) for pk, parent_id, content, location in rows}
 
     def _hydrate(self, hits: list[tuple[int, float]], stage: str, k: int) -> list[ScoredChunk]:
         if not hits:

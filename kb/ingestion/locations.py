@@ -65,7 +65,12 @@ def _page_parts(spans: list[tuple[int, int, Location]], start: int, end: int) ->
             parts.append(part)
         part["start"], part["end"] = min(part["start"], lo), max(part["end"], hi)
         part["boxes"].extend(b for b in loc.get("boxes") or [] if b not in part["boxes"])
-    for part in parts:
+    # Text between located lines (a table's rows, a blank line) belongs to the page it follows: the parts tile
+    # the chunk from its first character to its last.
+    parts.sort(key=lambda p: p["start"])
+    for index, part in enumerate(parts):
+        part["start"] = 0 if index == 0 else part["start"]
+        part["end"] = parts[index + 1]["start"] if index + 1 < len(parts) else end - start
         part["boxes"] = part["boxes"][:MAX_BOXES]
     return parts
 
@@ -80,6 +85,19 @@ def public_location(location: Mapping[str, Any] | None) -> dict[str, Any] | None
     return None if location is None else {k: v for k, v in location.items() if k != "parts"}
 
 
+def quoted_from(text: str, quotes: Iterable[str]) -> bool:
+    """Whether one of `quotes` (or no quote at all) comes from `text`: half of its character pairs are there."""
+    have, any_quote = _pairs(text), False
+    for quote in quotes:
+        wanted = _pairs(_REFS.sub("", quote))
+        if len(wanted) < 3:
+            continue
+        any_quote = True
+        if len(wanted & have) / len(wanted) >= 0.5:
+            return True
+    return not any_quote
+
+
 def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[str], *,
                    question: str = "") -> dict[str, Any] | None:
     """The location of the part of a chunk (`text`, the chunk's own text) that the answer's sentences citing
@@ -89,7 +107,9 @@ def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterab
     if location is None or not location.get("parts") or not text:
         return public_location(location)
     parts = location["parts"]
-    texts = [_pairs(text[p["start"]:p["end"]]) for p in parts]
+    # A parent's content may start with its section heading, which its offsets do not count.
+    shift = max(0, len(text) - parts[-1]["end"])
+    texts = [_pairs(text[shift + p["start"]:shift + p["end"]]) for p in parts]
     asked = _pairs(question)
     ranked = sorted((_pairs(_REFS.sub("", q)) for q in quotes), key=lambda pairs: -len(pairs & asked))
     for wanted in ranked:

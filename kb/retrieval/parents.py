@@ -16,7 +16,7 @@ class ParentExpander:
     def run(self, *, chunks: Sequence[ScoredChunk]) -> StageOutcome:
         kb_ids = [c.chunk_id for c in chunks if c.source == Source.KB and c.parent_id is None]
         notes: tuple[str, ...] = ()
-        parents: dict[str, tuple[int, str]] = {}
+        parents: dict[str, tuple] = {}
         if kb_ids:
             try:
                 parents = self._parents.parents_of(kb_ids)
@@ -26,8 +26,9 @@ class ParentExpander:
         for chunk in chunks:
             expanded = chunk
             if chunk.chunk_id in parents and chunk.source == Source.KB and chunk.parent_id is None:
-                parent_id, parent_text = parents[chunk.chunk_id]
-                expanded = replace(chunk, content=parent_text, child_content=chunk.content, parent_id=parent_id)
+                parent_id, parent_text, *located = parents[chunk.chunk_id]
+                expanded = replace(chunk, content=parent_text, child_content=chunk.content, parent_id=parent_id,
+                                   parent_location=located[0] if located else None)
             key = expanded.dedupe_key()
             # Two children of one parent are one piece of evidence: keep the better-scored child's view.
             if key not in best or expanded.score > best[key].score:

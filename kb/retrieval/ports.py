@@ -31,9 +31,10 @@ class VectorLookup(Protocol):
 
 
 class ParentLookup(Protocol):
-    """Maps child chunk ids to their parent chunk (id, content); children without a parent are absent."""
+    """Maps child chunk ids to their parent chunk (id, content[, location]); children without a parent are
+    absent."""
 
-    def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple[int, str]]: ...
+    def parents_of(self, chunk_ids: Sequence[str]) -> dict[str, tuple]: ...
 
 
 # The web search port is infrastructure's own protocol; the stages know it under this name.

@@ -107,6 +107,20 @@ def test_a_citation_of_a_chunk_over_two_pages_opens_the_page_of_the_quoted_sente
     assert "parts" not in chunk.as_dict()["location"]
 
 
+def test_a_sentence_quoted_from_the_parent_beyond_the_matched_child_opens_the_parents_page():
+    parent = "访客须在前台登记。样品寄送每5天进行一次。"
+    parts = [{"page": 1, "start": 0, "end": 9, "boxes": [[1.0, 1.0, 2.0, 2.0]]},
+             {"page": 2, "start": 9, "end": len(parent), "boxes": [[3.0, 3.0, 4.0, 4.0]]}]
+    chunk = ScoredChunk(chunk_id="7", content=parent, child_content="访客须在前台登记。", score=0.9, document_id=2,
+                        document_title="手册", location={"page": 1, "boxes": [[1.0, 1.0, 2.0, 2.0]]},
+                        parent_location={"page": 1, "boxes": [[1.0, 1.0, 2.0, 2.0]], "parts": parts})
+    parser = CitationParser()
+    beyond = parser.run(answer="样品寄送每5天进行一次。[1]", chunks=[chunk], rerank_top1=0.9)
+    assert beyond.as_dict()["citations"][0]["location"] == {"page": 2, "boxes": [[3.0, 3.0, 4.0, 4.0]]}
+    within = parser.run(answer="访客须在前台登记。[1]", chunks=[chunk], rerank_top1=0.9)
+    assert within.as_dict()["citations"][0]["location"] == {"page": 1, "boxes": [[1.0, 1.0, 2.0, 2.0]]}
+
+
 def test_split_sentences_keeps_decimals_and_trailing_refs_together():
     assert split_sentences("Rate is 3.5 percent. [1] Next one.") == ["Rate is 3.5 percent. [1]", "Next one."]
 

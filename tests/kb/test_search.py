@@ -60,7 +60,7 @@ def test_lookups_return_stored_vectors_and_parents(kb_index, corpus):
     child = Chunk.objects.filter(document_id=corpus["Rust"], level=ChunkLevel.CHILD).first()
     vectors = kb_index.vectors_of([str(child.pk), "999999", "web:abc"])
     assert list(vectors) == [str(child.pk)] and vectors[str(child.pk)].shape == (get_embedder().dim,)
-    parent_id, content = kb_index.parents_of([str(child.pk)])[str(child.pk)]
+    parent_id, content, _location = kb_index.parents_of([str(child.pk)])[str(child.pk)]
     assert parent_id == child.parent_id and child.content in content
 
 

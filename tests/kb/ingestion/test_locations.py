@@ -15,7 +15,8 @@ def test_a_chunk_is_located_on_its_first_page_with_the_boxes_of_its_lines_there(
     locate = SpanLocator([(0, 10, LINE_1), (10, 20, LINE_2), (22, 30, NEXT_PAGE)]).locate
     located = locate(5, 28)
     assert public_location(located) == {"page": 1, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]}
-    assert located["parts"] == [{"page": 1, "start": 0, "end": 15, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]},
+    # The parts tile the chunk: the unlocated gap (15–17) goes with the page before it.
+    assert located["parts"] == [{"page": 1, "start": 0, "end": 17, "boxes": [[50, 70, 260, 85], [50, 87, 260, 101]]},
                                 {"page": 2, "start": 17, "end": 23, "boxes": [[50, 70, 200, 85]]}]
     assert locate(12, 15) == LINE_2
     assert locate(24, 26) == NEXT_PAGE

@@ -34,7 +34,7 @@ class FakeSearcher:
     fail_lexical: bool = False
     fail_lookup: bool = False
 
-    def add(self, chunk_id: str, content: str, vector: np.ndarray, parent: tuple[int, str] | None = None,
+    def add(self, chunk_id: str, content: str, vector: np.ndarray, parent: tuple | None = None,
             document_id: int = 1) -> None:
         self.children[chunk_id] = ScoredChunk(chunk_id=chunk_id, content=content, score=0.0, document_id=document_id)
         self.vectors[chunk_id] = vector

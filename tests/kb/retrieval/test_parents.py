@@ -20,6 +20,13 @@ def test_a_child_becomes_its_parent_and_keeps_its_own_text():
     assert expanded.parent_id == 10 and expanded.chunk_id == "c1"
 
 
+def test_the_parents_place_in_the_original_comes_with_it():
+    s = FakeSearcher()
+    s.add("c1", "child one", unit(1, 0, 0), parent=(10, "parent ten: child one.", {"page": 4, "boxes": []}))
+    (expanded,) = ParentExpander(parents=s).run(chunks=[chunk("c1", "child one", 0.9)]).chunks
+    assert expanded.parent_location == {"page": 4, "boxes": []}
+
+
 def test_two_children_of_one_parent_collapse_keeping_the_best_score():
     out = ParentExpander(parents=_searcher()).run(
         chunks=[chunk("c3", "orphan", 0.95), chunk("c1", "child one", 0.5), chunk("c2", "child two", 0.8)])
