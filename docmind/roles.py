@@ -11,7 +11,7 @@ ROLES = (ADMIN, KB_EDITOR, MEMBER)
 STAFF_ROLES = {ADMIN, KB_EDITOR}
 
 # Apps whose every model permission a kb_editor holds (documents, chunks, domains).
-KB_EDITOR_APPS = ("kb",)
+KB_EDITOR_APPS = ("kb", "curation", "review")
 
 
 def has_role(user: AbstractBaseUser | AnonymousUser, *roles: str) -> bool:

@@ -103,12 +103,18 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "channels",
     "axes",
+    # Chunk revisions (history rows with author, time and the text) and the audit trail.
+    "simple_history",
+    "auditlog",
     "docmind",
     "config_admin",
     "kb",
     "chat",
     "memory",
     "apikeys",
+    "curation",
+    "review",
+    "audit",
 ]
 
 MIDDLEWARE = [
@@ -125,6 +131,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # Who did it, for every audit entry a request causes (the API's token user included: read lazily).
+    "audit.middleware.audit_actor_middleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as its documentation asks: it turns a lockout flagged during login into the answer.
     "axes.middleware.AxesMiddleware",
@@ -185,6 +193,11 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "docmind.lockout.client_ip"
 AXES_LOCKOUT_CALLABLE = "docmind.lockout.lockout_response"
+
+# The audit trail's table, with the indexes its filters need (audit.models); the addresses it records come from
+# audit.middleware, which trusts forwarded headers only as far as DOCMIND_TRUSTED_PROXIES says.
+AUDITLOG_LOGENTRY_MODEL = "audit.AuditEntry"
+AUDITLOG_DISABLE_REMOTE_ADDR = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

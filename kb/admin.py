@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
+from simple_history.admin import SimpleHistoryAdmin
 
 from kb import access, maintenance, services
 from kb.access import editable_kb_ids, readable_kb_ids
@@ -343,7 +344,7 @@ def _upload_context(form: MultiUploadForm) -> dict:
 
 
 @admin.register(Chunk)
-class ChunkAdmin(KbScopedAdmin):
+class ChunkAdmin(SimpleHistoryAdmin, KbScopedAdmin):
     """Chunks of readable bases only: a chunk is its document's text, read under the document's base."""
 
     kb_scope = "document__kb_id"
@@ -351,14 +352,37 @@ class ChunkAdmin(KbScopedAdmin):
     list_filter = [("document__kb", ReadableKbFilter), "level"]
     search_fields = ["content"]
     list_select_related = ["document"]
-    readonly_fields = ["document", "parent", "level", "ordinal", "content", "char_start", "char_end", "token_count",
+    # The text is edited by editors of the chunk's base (kb.editing keeps each revision and re-indexes); the
+    # history page lists the revisions and restores one.
+    readonly_fields = ["document", "parent", "level", "ordinal", "char_start", "char_end", "token_count",
                        "vector_id"]
+    fields = ["document", "parent", "level", "ordinal", "content", "char_start", "char_end", "token_count",
+              "vector_id"]
+    history_list_display = ["history_change_reason"]
 
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # chunks belong to their document: delete the document instead
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is not None and self.may_edit(request, obj):
+            return self.readonly_fields
+        return [*self.readonly_fields, "content"]
+
+    def save_model(self, request, obj: Chunk, form, change: bool) -> None:
+        from kb.editing import ChunkEditError, chunk_edit
+
+        # Compared with the stored text, not the form's initial one: restoring a revision from the history page
+        # submits that revision's text unchanged.
+        if not change or form.cleaned_data.get("content") == Chunk.objects.filter(pk=obj.pk).values_list(
+                "content", flat=True).first():
+            return
+        try:
+            chunk_edit(chunk=obj, content=form.cleaned_data["content"], user=request.user)
+        except ChunkEditError as exc:
+            self.message_user(request, str(exc), messages.ERROR)
 
 
 class KbGrantInline(admin.TabularInline):

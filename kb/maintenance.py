@@ -45,6 +45,7 @@ def _requeue(document: Document, *, from_statuses: tuple[str, ...], rebuild: boo
         updated = Document.objects.filter(pk=document.pk, status__in=from_statuses).update(
             status=DocumentStatus.PENDING, progress=0, error="", attempts=0, updated_at=timezone.now(), **changes)
         if updated:
+            _announce(document, "reindex" if rebuild else "retry", {"status": [document.status, "pending"]})
             # A failed document is not counted in its domain; a queued one is.
             knowledge_domain_refresh(kb_id=document.kb_id, domain_id=document.domain)
             transaction.on_commit(_queue_changed)
@@ -98,6 +99,8 @@ def _move(document: Document, changes: dict[str, object], *, places: tuple[tuple
             raise IngestError(f"“{document.title}” is being indexed; move it when it is ready")
         for kb_id, domain in places:
             knowledge_domain_refresh(kb_id=kb_id, domain_id=domain)
+        _announce(document, "move", {field: [_plain(getattr(document, field)), _plain(value)]
+                                     for field, value in changes.items()})
         document_id = document.pk
         transaction.on_commit(lambda: _rewrite_index_placement(document_id))
         for kb_id, domain in places:
@@ -153,3 +156,13 @@ def _queue_changed() -> None:
     from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
+
+
+def _plain(value: object) -> object:
+    return value.pk if isinstance(value, KnowledgeBase) else value
+
+
+def _announce(document: Document, action: str, changes: dict[str, list[object]]) -> None:
+    from kb.signals import document_changed
+
+    document_changed.send(sender=Document, document=document, action=action, changes=changes)

@@ -6,6 +6,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+from simple_history import register as simple_history_register
+from simple_history.models import HistoricalRecords
 
 DEFAULT_KB_NAME = "默认知识库 / Default"
 # Before knowledge bases existed members read every document and kb_editors changed them all: the default
@@ -203,3 +205,26 @@ class KnowledgeDomain(models.Model):
 
     def __str__(self) -> str:
         return self.domain_id
+
+
+class _EditHistory(HistoricalRecords):
+    """History of a chunk's saves only. A chunk leaves with its document: a delete listener would cost a
+    fetch and a history row per chunk of every deleted document (and Django's fast cascade), for nothing
+    anyone reads — a deleted document's text is not restored chunk by chunk."""
+
+    def finalize(self, sender, **kwargs):
+        super().finalize(sender, **kwargs)
+        if sender is self.cls:
+            models.signals.post_delete.disconnect(self.post_delete, sender=sender)
+            models.signals.pre_delete.disconnect(self.pre_delete, sender=sender)
+
+
+# Every edit of a chunk's text is a revision (author, time, the text then); the history table belongs to the
+# curation app, which edits and restores chunks through kb.editing. Ingestion writes chunks in bulk, which
+# records nothing: the first edit records the text as ingested first (kb.editing.chunk_edit).
+simple_history_register(
+    Chunk, app="curation", records_class=_EditHistory, manager_name="revisions",
+excluded_fields=["vector_id", "token_count"],
+    verbose_name=_("chunk revision"), verbose_name_plural=_("chunk revisions"),
+    history_change_reason_field=models.TextField(null=True),
+)

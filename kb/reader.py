@@ -136,12 +136,26 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
         cited = selectors.chunk_of_document(document=document, chunk_id=int(raw))
     return render(request, "kb/reader.html", {
         "document": document,
+        "quoted_then": _quoted_then(cited, request.GET.get("rev", "")),
         "sections": split_sections(selectors.document_sections(document=document), cited),
         "has_file": bool(document.file),
         "page": _page_view(document, request.GET.get("page", ""), cited),
         "cited_where": _cited_where(cited, request.GET.get("page", "")),
         "cited_id": cited.pk if cited is not None else None,
     })
+
+
+def _quoted_then(cited: Chunk | None, requested: str) -> str | None:
+    """The text an answer quoted when the cited chunk was edited since (`rev` is the revision the answer saw, 0
+    for the text as ingested); None when the chunk still reads as it did."""
+    if cited is None or not requested.isdigit():
+        return None
+    latest = selectors.latest_revisions(chunk_ids=[cited.pk]).get(cited.pk)
+    if latest is None or int(requested) == latest:
+        return None
+    then = (selectors.chunk_revision(chunk=cited, revision_id=int(requested)) if int(requested)
+            else selectors.chunk_first_revision(chunk=cited))
+    return then.content if then is not None else None
 
 
 @login_required

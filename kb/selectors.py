@@ -7,7 +7,7 @@ from collections.abc import Collection
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 
 from kb.ingestion.chunker import CONTEXT_SEPARATOR
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
@@ -110,3 +110,22 @@ def document_parent_chunks(*, document_id: int, kb_ids: Collection[int]) -> list
     return list(Chunk.objects.filter(document_id=document_id, level=ChunkLevel.PARENT,
                                      document__kb_id__in=list(kb_ids))
                 .select_related("document").order_by("ordinal"))
+
+
+def latest_revisions(*, chunk_ids: list[int]) -> dict[int, int]:
+    """The newest revision id of each of `chunk_ids` that was ever edited (absent: never edited)."""
+    if not chunk_ids:
+        return {}
+    rows = (Chunk.revisions.model.objects.filter(id__in=chunk_ids).values("id")
+            .annotate(latest=Max("history_id")).values_list("id", "latest"))
+    return dict(rows)
+
+
+def chunk_revision(*, chunk: Chunk, revision_id: int) -> Any:
+    """Revision `revision_id` of `chunk`, or None."""
+    return chunk.revisions.filter(history_id=revision_id).first()
+
+
+def chunk_first_revision(*, chunk: Chunk) -> Any:
+    """The oldest revision of `chunk` (its text as ingested once it was edited), or None."""
+    return chunk.revisions.order_by("history_id").first()

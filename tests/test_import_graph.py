@@ -15,13 +15,15 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys")
+PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit")
 # docmind modules that put the apps together; everything else in docmind is infrastructure.
 WIRING = ("docmind.settings", "docmind.urls", "docmind.asgi", "docmind.apps", "docmind.startup",
           "docmind.admin", "docmind.api", "docmind.management", "docmind.health", "docmind.openapi",
           "docmind.mcp.server", "docmind.mcp.tools", "docmind.mcp.asgi",
           "docmind.telemetry.collectors", "docmind.telemetry.views")
-LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "chat": 3, "apikeys": 3, "wiring": 4}
+# curation (curated answers) reads kb and is read by chat; review and audit read chat (answers, feedback).
+LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "curation": 2.5, "chat": 3, "apikeys": 3,
+         "review": 3.5, "audit": 3.5, "wiring": 4}
 
 
 @dataclass(frozen=True)

@@ -104,6 +104,11 @@ class ChatPipeline:
             decision = steps.route(stages, classification, turn.document_id)
         record.route = decision
         yield payloads.routing(decision)
+        with span("chat.curated"):
+            curated = guard.call(lambda: steps.curated_probe(turn, classification), name="curated")
+        if curated is not None:
+            yield from self._curated(turn, stages, curated, guard)
+            return
 
         memory = self._timed(turn, "memory", lambda: guard.call(
             lambda: steps.recall_memories(stages, turn, classification), name="memory"))
@@ -135,7 +140,7 @@ class ChatPipeline:
         prompt = self._timed(turn, "prompt", lambda: guard.call(
             lambda: steps.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
         record.prompt = prompt
-        sources = payloads.source_cards(prompt.chunks)
+        sources = steps.with_revisions(payloads.source_cards(prompt.chunks))
         record.sources, record.extractive = sources, stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=assessment.low_confidence, mode=decision.mode.value)
@@ -177,6 +182,19 @@ class ChatPipeline:
                              low_confidence=hit.low_confidence, cached=True, mode=decision.mode.value)
         yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), guard)
         yield self._done(turn, stages, hit.report)
+
+    def _curated(self, turn: ChatTurn, stages: TurnStages, curated: steps.CuratedAnswer,
+                 guard: StageGuard) -> Iterator[ChatEvent]:
+        """An editor's answer to this question: streamed as written, labelled with its author and date, citing
+        the documents it names that the asker may read."""
+        turn.record.curated = curated.as_dict()
+        turn.record.sources = curated.sources
+        yield payloads.start(extractive=False, model="curated", sources=curated.sources, mode="CURATED",
+                             curated=curated.label())
+        yield from self._generate(turn, lambda: steps.replay_tokens(curated.answer), guard)
+        yield self._done(turn, stages, {"citations": curated.citations(), "citationCoverage": None,
+                                        "invalidRefs": [], "confidenceScore": 1.0, "confidenceBand": "high",
+                                        "curated": curated.label()})
 
     def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: QueryClassification,
                      guard: StageGuard) -> Iterator[ChatEvent]:

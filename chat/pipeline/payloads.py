@@ -67,10 +67,14 @@ def related_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
 
 
 def start(*, extractive: bool, model: str, sources: list[dict[str, Any]], low_confidence: bool = False,
-          no_evidence: bool = False, cached: bool = False, mode: str = "") -> ChatEvent:
-    return ChatEvent(events.START, {"extractive": extractive, "model": "extractive" if extractive else model,
-                                    "sources": sources, "lowConfidence": low_confidence,
-                                    "noEvidence": no_evidence, "cached": cached, "mode": mode})
+          no_evidence: bool = False, cached: bool = False, mode: str = "",
+          curated: Mapping[str, Any] | None = None) -> ChatEvent:
+    data = {"extractive": extractive, "model": "extractive" if extractive else model, "sources": sources,
+            "lowConfidence": low_confidence, "noEvidence": no_evidence, "cached": cached, "mode": mode}
+    if curated is not None:
+        # An answer an editor wrote: who and when, so the reader knows it is not generated.
+        data["curated"] = dict(curated)
+    return ChatEvent(events.START, data)
 
 
 def token(text: str) -> ChatEvent:
@@ -98,6 +102,7 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
         # The OpenTelemetry trace of this turn ("" when tracing is off) and its token usage.
         "trace_id": trace_id,
         "usage": {k: usage[k] for k in ("input_tokens", "output_tokens", "cost")} if usage else None,
+        **({"curated": dict(report["curated"])} if report.get("curated") else {}),
     })
 
 

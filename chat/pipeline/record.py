@@ -45,6 +45,10 @@ class TurnRecord:
     usage: dict[str, Any] = field(default_factory=dict)
     trace_id: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # The knowledge bases the turn searched (a review of an unanswered question goes to their editors).
+    kb_ids: list[int] = field(default_factory=list)
+    # The curated answer that answered the turn (pair id, author, date).
+    curated: dict[str, Any] = field(default_factory=dict)
 
     def as_log(self) -> dict[str, Any]:
         log: dict[str, Any] = {"timings_ms": dict(self.timings_ms)}
@@ -86,6 +90,10 @@ class TurnRecord:
             log["trace_id"] = self.trace_id
         if self.truncated:
             log["truncated"] = True
+        if self.kb_ids:
+            log["kb_ids"] = list(self.kb_ids)
+        if self.curated:
+            log["curated"] = dict(self.curated)
         if self.report:
             log["report"] = {k: v for k, v in self.report.items() if k != "citations"}
         return log

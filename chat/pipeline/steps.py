@@ -6,7 +6,7 @@ import queue
 import re
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import connections
@@ -330,3 +330,76 @@ def cached_evidence(hit: CachedAnswer) -> Evidence:
                         lex_coverage=float(g["lexCoverage"]), kb_entity_weak=bool(g["kbEntityWeak"]),
                         web_compensation_needed=bool(g["webCompensationNeeded"]), reason=g.get("reason", ""))
     return Evidence(chunks=chunks, grade=grade, trace=("semantic answer cache hit",))
+
+
+@dataclass(frozen=True)
+class CuratedAnswer:
+    """A curated pair that answers the turn, with the documents it names that the asker may read."""
+
+    pair_id: int
+    question: str
+    answer: str
+    author: str
+    updated_at: str
+    similarity: float
+    documents: tuple[tuple[int, str], ...] = field(default_factory=tuple)
+
+    def label(self) -> dict[str, Any]:
+        return {"id": self.pair_id, "author": self.author, "updated_at": self.updated_at,
+                "question": self.question}
+
+    @property
+    def sources(self) -> list[dict[str, Any]]:
+        return [{"index": i, "chunk_id": None, "document_id": doc_id, "document_title": title, "content": "",
+                 "score": 1.0, "source": "KB", "domain": "", "location": None}
+                for i, (doc_id, title) in enumerate(self.documents, start=1)]
+
+    def citations(self) -> list[dict[str, Any]]:
+        return [{"index": i, "chunk_id": None, "document_id": doc_id, "document_title": title, "source": "KB"}
+                for i, (doc_id, title) in enumerate(self.documents, start=1)]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.label(), "similarity": round(self.similarity, 4)}
+
+
+def curated_probe(turn: ChatTurn, classification: QueryClassification) -> CuratedAnswer | None:
+    """The curated answer of one of the turn's bases whose question this one repeats or paraphrases.
+
+    Not for a turn about a selected document (the user asked about that document) nor a regenerated one (the
+    user asked for another answer than the one given)."""
+    if turn.document_id is not None or turn.regenerate or not turn.kb_ids:
+        return None
+    from curation.matcher import CuratedMatcher
+    from curation.selectors import cited_documents, curated_candidates, qa_pair_served
+    from docmind.backends import get_embedder
+
+    question = classification.rewritten or turn.question
+    embedder = get_embedder()
+    candidates = curated_candidates(kb_ids=turn.kb_ids, embedder_name=embedder.name, dim=embedder.dim)
+    if not candidates.ids:
+        return None
+    match = CuratedMatcher().run(question=question, vector=embedder.embed_query(question), candidates=candidates)
+    if match is None:
+        return None
+    pair = qa_pair_served(pair_id=match.pair_id, kb_ids=turn.kb_ids)
+    if pair is None:  # deactivated or deleted since the matrix was loaded
+        return None
+    author = pair.author.get_username() if pair.author is not None else ""
+    return CuratedAnswer(pair_id=pair.pk, question=pair.question, answer=pair.answer, author=author,
+                         updated_at=pair.updated_at.isoformat(), similarity=match.similarity,
+                         documents=tuple(cited_documents(pair=pair, kb_ids=turn.kb_ids)))
+
+
+def with_revisions(sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each KB source card with the revision of its chunk it quoted (0: the text as ingested), so that the
+    reader can show that text later and say the chunk was edited since."""
+    from kb.selectors import latest_revisions
+
+    ids = [int(card["chunk_id"]) for card in sources
+           if card.get("source") == "KB" and str(card.get("chunk_id") or "").isdigit()]
+    if not ids:
+        return sources
+    latest = latest_revisions(chunk_ids=ids)
+    return [{**card, "revision": latest.get(int(card["chunk_id"]), 0)}
+            if card.get("source") == "KB" and str(card.get("chunk_id") or "").isdigit() else card
+            for card in sources]

@@ -50,6 +50,9 @@ class ChatTurn:
     answer: str = ""
     record: TurnRecord = field(default_factory=TurnRecord)
 
+    def __post_init__(self) -> None:
+        self.record.kb_ids = sorted(self.kb_ids)
+
     def elapsed_ms(self) -> float:
         return round((time.monotonic() - self.started) * 1000, 1)
 

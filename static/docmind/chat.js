@@ -253,6 +253,14 @@
     return b;
   }
 
+  // An answer an editor wrote for this question: labelled with who wrote it and when, never as generated.
+  function curatedBadge(turn, curated) {
+    const day = String(curated.updated_at || "").slice(0, 10);
+    const text = curated.author ? fmt(_("Curated answer · %(author)s · %(date)s"), { author: curated.author, date: day })
+      : fmt(_("Curated answer · %(date)s"), { date: day });
+    return badge(turn, text, "curated", _("Written by an editor of this knowledge base for this question"));
+  }
+
   function renderSources(turn, sources) {
     turn.sources = sources || [];
     turn.sourcesBox.replaceChildren();
@@ -310,6 +318,7 @@
     const params = [];
     if (s.location && Number.isInteger(s.location.page)) params.push("page=" + s.location.page);
     if (/^\d+$/.test(String(s.chunk_id || ""))) params.push("chunk=" + s.chunk_id);
+    if (params.length && /^\d+$/.test(String(s.revision === undefined ? "" : s.revision))) params.push("rev=" + s.revision);
     return "/documents/" + s.document_id + "/" + (params.length ? "?" + params.join("&") : "") + "#cited";
   }
 
@@ -473,6 +482,7 @@
         if (data.cached) badge(turn, _("Cached"), "cached", _("Nearly the same as an earlier question: its answer was reused"));
         if (data.lowConfidence) lowLabel(turn);
         if (data.noEvidence) noEvidenceBadge(turn);
+        if (data.curated) curatedBadge(turn, data.curated);
         renderSources(turn, data.sources);
         setStatus(turn, _("Writing the answer…"));
         break;
@@ -631,6 +641,7 @@
       modeBadge(turn, log.route);
       if (log.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
       if (log.cache && log.cache.hit) badge(turn, _("Cached"), "cached");
+      if (log.curated) curatedBadge(turn, log.curated);
       renderSources(turn, log.sources || []);
       turn.text = m.content;
       renderMarkdown(turn.body, m.content, turn);

@@ -1,0 +1,111 @@
+"""/api/reviews/: the review queue of the bases the caller edits, and an editor's decision on an item."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.http import Http404
+from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.timezone import is_naive, make_aware
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from docmind.errors import error_response
+from docmind.fields import TextField
+from kb.access import editable_kb_ids, is_kb_admin
+from review import selectors, services
+from review.models import ReviewItem, ReviewReason, ReviewStatus
+
+
+class ReviewItemSerializer(serializers.ModelSerializer):
+    resolved_by = serializers.CharField(source="resolved_by.username", default=None, read_only=True,
+                                        allow_null=True)
+    evidence = serializers.ListField(child=serializers.DictField(), read_only=True)
+
+    class Meta:
+        model = ReviewItem
+        fields = ["id", "kb", "message", "reason", "comment", "question", "answer", "evidence", "confidence_score",
+                  "confidence_band", "status", "resolved_by", "resolved_at", "qa_pair", "created_at"]
+        read_only_fields = fields
+
+
+class ReviewResolveSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=services.ReviewAction.ALL)
+    answer = TextField(required=False, allow_blank=True, max_length=20_000,
+                       help_text="the correct answer (needed by `curate`)")
+
+
+_PAGE = inline_serializer("PaginatedReviewItemList", {
+    "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
+    "previous": serializers.URLField(allow_null=True), "results": ReviewItemSerializer(many=True)})
+
+
+def _moment(raw: str, name: str) -> datetime:
+    value = parse_datetime(raw) or (datetime.combine(d, datetime.min.time()) if (d := parse_date(raw)) else None)
+    if value is None:
+        raise ValidationError({name: ["a date (YYYY-MM-DD) or date-time (ISO 8601)"]})
+    return make_aware(value) if is_naive(value) else value
+
+
+def _queue(request: Request):
+    if not is_kb_admin(request.user) and not editable_kb_ids(request.user):
+        raise PermissionDenied("the review queue is for editors of a knowledge base and administrators")
+    return selectors.review_items_for(request.user)
+
+
+class ReviewListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(operation_id="reviews_list", responses={200: _PAGE, 400: error_response("a bad filter value")},
+                   parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
+                               OpenApiParameter("status", str, enum=ReviewStatus.values,
+                                                description="only this status"),
+                               OpenApiParameter("reason", str, enum=ReviewReason.values,
+                                                description="only this reason"),
+                               OpenApiParameter("since", str, description="created at or after (date or date-time)"),
+                               OpenApiParameter("until", str, description="created before (date or date-time)"),
+                               OpenApiParameter("page", int, description="page number, from 1")])
+    def get(self, request: Request) -> Response:
+        items = _queue(request)
+        params = request.query_params
+        if params.get("kb"):
+            if not params["kb"].isdigit():
+                raise ValidationError({"kb": ["a knowledge-base id"]})
+            items = items.filter(kb_id=int(params["kb"]))
+        for name, choices in (("status", ReviewStatus.values), ("reason", ReviewReason.values)):
+            if params.get(name):
+                if params[name] not in choices:
+                    raise ValidationError({name: [f"one of {', '.join(choices)}"]})
+                items = items.filter(**{name: params[name]})
+        if params.get("since"):
+            items = items.filter(created_at__gte=_moment(params["since"], "since"))
+        if params.get("until"):
+            items = items.filter(created_at__lt=_moment(params["until"], "until"))
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(items.order_by("-created_at", "-id"), request, view=self)
+        return paginator.get_paginated_response(ReviewItemSerializer(page, many=True).data)
+
+
+class ReviewResolveView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(request=ReviewResolveSerializer,
+                   responses={200: ReviewItemSerializer, 400: error_response("`curate` without an answer")})
+    def post(self, request: Request, pk: int) -> Response:
+        """Resolve (fixed), dismiss (nothing wrong) or curate (write the correct answer, served from now on)."""
+        item = _queue(request).filter(pk=pk).first()
+        if item is None:
+            raise Http404("no such review item")
+        form = ReviewResolveSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            item = services.review_resolve(item=item, action=form.validated_data["action"], user=request.user,
+                                           answer=form.validated_data.get("answer"))
+        except services.ReviewError as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ReviewItemSerializer(item).data)
