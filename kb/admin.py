@@ -366,6 +366,19 @@ class ChunkAdmin(SimpleHistoryAdmin, KbScopedAdmin):
     def has_delete_permission(self, request, obj=None) -> bool:
         return False  # chunks belong to their document: delete the document instead
 
+    def history_view(self, request, object_id, extra_context=None):
+        # simple-history reads the chunk through the model's manager: a chunk of a base the user cannot read
+        # must answer as an unknown id here too, as the change view does.
+        if not self.get_queryset(request).filter(pk=object_id).exists():
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(object_id))
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        chunk = self.get_queryset(request).filter(pk=object_id).first()
+        if chunk is None or not self.may_edit(request, chunk):
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(object_id))
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and self.may_edit(request, obj):
             return self.readonly_fields

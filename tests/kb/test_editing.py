@@ -72,3 +72,16 @@ def test_members_cannot_edit_and_empty_text_is_refused(member_client, editor_cli
     assert editor_client.patch(f"/api/kb/chunks/{child.pk}/", {"content": "   "}, format="json").status_code == 400
     assert Chunk.objects.get(pk=child.pk).content == child.content
     assert editor_client.patch("/api/kb/chunks/99999999/", {"content": NEW}, format="json").status_code == 404
+
+
+def test_an_editor_edits_a_chunk_in_the_admin_and_its_history_page_lists_the_revisions(
+        kb_editor, child, django_capture_on_commit_callbacks):
+    browser = Client()
+    browser.force_login(kb_editor)
+    url = f"/admin/kb/chunk/{child.pk}/change/"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = browser.post(url, {"content": NEW})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Chunk.objects.get(pk=child.pk).content == NEW
+    history = browser.get(f"/admin/kb/chunk/{child.pk}/history/").content.decode()
+    assert "ingested" in history and kb_editor.username in history
