@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +16,13 @@ from audit import selectors
 from docmind.errors import error_response
 from kb.access import is_kb_admin
 from review.api import _moment
+
+
+class AdministratorsOnly(BasePermission):
+    message = "the audit trail is for administrators"
+
+    def has_permission(self, request, view) -> bool:
+        return is_kb_admin(request.user)
 
 
 class AuditEntrySerializer(serializers.Serializer):
@@ -40,19 +48,18 @@ class AuditPagination(PageNumberPagination):
 
 
 class AuditListView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, AdministratorsOnly]
 
-    @extend_schema(operation_id="audit_list", responses={200: _PAGE, 400: error_response("a bad filter value")},
+    @extend_schema(operation_id="audit_list", responses={200: _PAGE, 400: error_response("a bad filter value"),
+                                                           404: error_response("no such page")},
                    parameters=[OpenApiParameter("actor", str, description="username of who did it"),
                                OpenApiParameter("action", str, enum=list(selectors.ACTIONS),
                                                 description="create, update, delete or access (sign-ins)"),
                                OpenApiParameter("model", str, description="kind of object, `app_label.model`"),
-                               OpenApiParameter("since", str, description="at or after (date or date-time)"),
-                               OpenApiParameter("until", str, description="before (date or date-time)"),
+                               OpenApiParameter("since", OpenApiTypes.DATETIME, description="at or after"),
+                               OpenApiParameter("until", OpenApiTypes.DATETIME, description="before"),
                                OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
-        if not is_kb_admin(request.user):
-            raise PermissionDenied("the audit trail is for administrators")
         params = request.query_params
         action = params.get("action") or None
         if action is not None and action not in selectors.ACTIONS:
@@ -62,32 +69,31 @@ class AuditListView(APIView):
             raise ValidationError({"model": ["app_label.model, e.g. kb.document"]})
         entries = selectors.audit_entries(
             actor=params.get("actor") or None, action=action, model=model,
-            since=_moment(params["since"], "since") if params.get("since") else None,
-            until=_moment(params["until"], "until") if params.get("until") else None)
+            since=_moment(params["since"], "since") if "since" in params else None,
+            until=_moment(params["until"], "until") if "until" in params else None)
         paginator = AuditPagination()
         page = paginator.paginate_queryset(entries, request, view=self)
         return paginator.get_paginated_response([selectors.entry_row(e) for e in page])
 
 
 class AuditExportView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, AdministratorsOnly]
 
     @extend_schema(operation_id="audit_export", responses={(200, "text/csv"): str},
                    parameters=[OpenApiParameter("actor", str), OpenApiParameter("action", str,
                                                                                 enum=list(selectors.ACTIONS)),
-                               OpenApiParameter("since", str), OpenApiParameter("until", str)])
+                               OpenApiParameter("since", OpenApiTypes.DATETIME),
+                               OpenApiParameter("until", OpenApiTypes.DATETIME)])
     def get(self, request: Request) -> StreamingHttpResponse:
         """The filtered trail as CSV (the same filters as the list)."""
-        if not is_kb_admin(request.user):
-            raise PermissionDenied("the audit trail is for administrators")
         params = request.query_params
         action = params.get("action") or None
         if action is not None and action not in selectors.ACTIONS:
             raise ValidationError({"action": [f"one of {', '.join(selectors.ACTIONS)}"]})
         entries = selectors.audit_entries(
             actor=params.get("actor") or None, action=action,
-            since=_moment(params["since"], "since") if params.get("since") else None,
-            until=_moment(params["until"], "until") if params.get("until") else None)
+            since=_moment(params["since"], "since") if "since" in params else None,
+            until=_moment(params["until"], "until") if "until" in params else None)
         response = StreamingHttpResponse(selectors.csv_lines(entries.iterator(chunk_size=2000)),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit.csv"'

@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +25,25 @@ from kb.kbs_api import editable_kb
 from kb.models import Chunk
 
 _EDITORS_ONLY = "only editors of a knowledge base and administrators manage its curated answers and chunks"
+
+
+# Text with at least one character that is not a space (what the services keep after stripping), no control
+# characters but tabs and line breaks: the schema says what a blank answer would be refused for.
+_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+NOT_BLANK = rf"^[^{_CONTROL}]*[^\s{_CONTROL}][^{_CONTROL}]*$"
+
+
+def text_field(max_length: int, **kwargs) -> TextField:
+    return TextField(max_length=max_length, pattern=NOT_BLANK, **kwargs)
+
+
+class KbEditorsOnly(BasePermission):
+    """Editors of some knowledge base and administrators (a member is refused, 403)."""
+
+    message = _EDITORS_ONLY
+
+    def has_permission(self, request, view) -> bool:
+        return bool(editable_kb_ids(request.user))
 
 
 def _editor_bases(user) -> frozenset[int]:
@@ -51,15 +70,15 @@ class QaPairSerializer(serializers.ModelSerializer):
 
 class QaPairWrite(serializers.Serializer):
     kb = serializers.IntegerField(min_value=1)
-    question = TextField(max_length=services.MAX_QUESTION_CHARS)
-    answer = TextField(max_length=services.MAX_ANSWER_CHARS)
+    question = text_field(services.MAX_QUESTION_CHARS)
+    answer = text_field(services.MAX_ANSWER_CHARS)
     documents = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
                                       max_length=50)
 
 
 class QaPairPatch(serializers.Serializer):
-    question = TextField(max_length=services.MAX_QUESTION_CHARS, required=False)
-    answer = TextField(max_length=services.MAX_ANSWER_CHARS, required=False)
+    question = text_field(services.MAX_QUESTION_CHARS, required=False)
+    answer = text_field(services.MAX_ANSWER_CHARS, required=False)
     documents = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=50)
     is_active = serializers.BooleanField(required=False)
 
@@ -75,9 +94,10 @@ _PAGE = inline_serializer("PaginatedQaPairList", {
 
 
 class QaPairListView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
-    @extend_schema(operation_id="kb_qa_pairs_list", responses={200: _PAGE},
+    @extend_schema(operation_id="kb_qa_pairs_list",
+                   responses={200: _PAGE, 404: error_response("a `kb` the caller does not edit, or no such page")},
                    parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
                                OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
@@ -96,7 +116,8 @@ class QaPairListView(APIView):
 
     @extend_schema(request=QaPairWrite, responses={201: QaPairSerializer,
                                                    400: error_response("an empty question or answer, or a "
-                                                                       "document of another base")})
+                                                                       "document of another base"),
+                                                   404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
         _editor_bases(request.user)
         form = QaPairWrite(data=request.data)
@@ -112,7 +133,7 @@ class QaPairListView(APIView):
 
 
 class QaPairDetailView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
     def _pair(self, request: Request, pk: int) -> QaPair:
         pair = selectors.qa_pair_list(kb_ids=_editor_bases(request.user)).filter(pk=pk).first()
@@ -146,12 +167,13 @@ class QaPairDetailView(APIView):
 
 
 class QaPairImportView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(request={"multipart/form-data": QaPairImport},
                    responses={201: inline_serializer("QaPairImported", {"created": serializers.IntegerField()}),
-                              400: error_response("an unreadable file or a bad row (named by its number)")})
+                              400: error_response("an unreadable file or a bad row (named by its number)"),
+                              404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
         _editor_bases(request.user)
         form = QaPairImport(data=request.data)
@@ -181,7 +203,9 @@ class ChunkSerializer(serializers.ModelSerializer):
 
 
 class ChunkPatch(serializers.Serializer):
-    content = TextField(max_length=editing.MAX_CHUNK_CHARS)
+    openapi_required = ("content",)
+
+    content = text_field(editing.MAX_CHUNK_CHARS)
 
 
 class RevisionSerializer(serializers.Serializer):
@@ -205,7 +229,7 @@ def _editable_chunk(request: Request, pk: int) -> Chunk:
 
 
 class ChunkDetailView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
     parser_classes = [JSONParser]
 
     @extend_schema(responses=ChunkSerializer)
@@ -238,7 +262,7 @@ def revisions_with_diffs(chunk: Chunk) -> list[dict]:
 
 
 class ChunkRevisionsView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
     @extend_schema(responses=RevisionSerializer(many=True))
     def get(self, request: Request, pk: int) -> Response:
@@ -248,7 +272,7 @@ class ChunkRevisionsView(APIView):
 
 
 class ChunkRestoreView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
     @extend_schema(request=None, responses={200: ChunkSerializer, 404: error_response("no such chunk or revision"),
                                             400: error_response("the document is being indexed")})

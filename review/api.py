@@ -6,6 +6,7 @@ from datetime import datetime
 from django.http import Http404
 from django.utils.dateparse import parse_date, parse_datetime
 from django.utils.timezone import is_naive, make_aware
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -15,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from curation.api import NOT_BLANK, KbEditorsOnly, text_field
 from docmind.errors import error_response
-from docmind.fields import TextField
 from kb.access import editable_kb_ids, is_kb_admin
 from review import selectors, services
 from review.models import ReviewItem, ReviewReason, ReviewStatus
@@ -36,8 +37,19 @@ class ReviewItemSerializer(serializers.ModelSerializer):
 
 class ReviewResolveSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=services.ReviewAction.ALL)
-    answer = TextField(required=False, allow_blank=True, max_length=20_000,
-                       help_text="the correct answer (needed by `curate`)")
+    answer = text_field(20_000, required=False, help_text="the correct answer (needed by `curate`)")
+
+
+# `curate` needs the answer, the other actions do not: said in the schema as one of two shapes.
+_RESOLVE_BODY = {
+    "type": "object",
+    "properties": {"action": {"type": "string", "enum": list(services.ReviewAction.ALL)},
+                   "answer": {"type": "string", "maxLength": 20_000, "pattern": NOT_BLANK,
+                              "description": "the correct answer (needed by `curate`)"}},
+    "required": ["action"],
+    "oneOf": [{"properties": {"action": {"enum": [services.ReviewAction.CURATE]}}, "required": ["action", "answer"]},
+              {"properties": {"action": {"enum": [services.ReviewAction.RESOLVE, services.ReviewAction.DISMISS]}}}],
+}
 
 
 _PAGE = inline_serializer("PaginatedReviewItemList", {
@@ -59,16 +71,17 @@ def _queue(request: Request):
 
 
 class ReviewListView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
-    @extend_schema(operation_id="reviews_list", responses={200: _PAGE, 400: error_response("a bad filter value")},
+    @extend_schema(operation_id="reviews_list", responses={200: _PAGE, 400: error_response("a bad filter value"),
+                                                                  404: error_response("no such page")},
                    parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
                                OpenApiParameter("status", str, enum=ReviewStatus.values,
                                                 description="only this status"),
                                OpenApiParameter("reason", str, enum=ReviewReason.values,
                                                 description="only this reason"),
-                               OpenApiParameter("since", str, description="created at or after (date or date-time)"),
-                               OpenApiParameter("until", str, description="created before (date or date-time)"),
+                               OpenApiParameter("since", OpenApiTypes.DATETIME, description="created at or after"),
+                               OpenApiParameter("until", OpenApiTypes.DATETIME, description="created before"),
                                OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
         items = _queue(request)
@@ -82,9 +95,9 @@ class ReviewListView(APIView):
                 if params[name] not in choices:
                     raise ValidationError({name: [f"one of {', '.join(choices)}"]})
                 items = items.filter(**{name: params[name]})
-        if params.get("since"):
+        if "since" in params:
             items = items.filter(created_at__gte=_moment(params["since"], "since"))
-        if params.get("until"):
+        if "until" in params:
             items = items.filter(created_at__lt=_moment(params["until"], "until"))
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(items.order_by("-created_at", "-id"), request, view=self)
@@ -92,9 +105,9 @@ class ReviewListView(APIView):
 
 
 class ReviewResolveView(APIView):
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
 
-    @extend_schema(request=ReviewResolveSerializer,
+    @extend_schema(request={"application/json": _RESOLVE_BODY},
                    responses={200: ReviewItemSerializer, 400: error_response("`curate` without an answer")})
     def post(self, request: Request, pk: int) -> Response:
         """Resolve (fixed), dismiss (nothing wrong) or curate (write the correct answer, served from now on)."""

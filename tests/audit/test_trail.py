@@ -80,3 +80,20 @@ def test_only_a_superuser_may_delete_entries(rf, admin_user, django_user_model):
     assert model_admin.has_view_permission(request) and not model_admin.has_delete_permission(request)
     request.user = django_user_model.objects.create_superuser("su", password="x")
     assert model_admin.has_delete_permission(request)
+
+
+def test_moving_a_document_to_another_base_is_recorded_with_before_and_after(admin_client_api, admin_user, settings,
+                                                                             tmp_path):
+    from kb.models import KnowledgeBase
+    from tests.isolation import fresh_default_kb
+
+    settings.MEDIA_ROOT = tmp_path
+    source = fresh_default_kb()
+    target = admin_client_api.post("/api/kbs/", {"name": "archive"}, format="json").json()["id"]
+    body = admin_client_api.post("/api/kb/documents/", {"file": SimpleUploadedFile("m.txt", b"move me")},
+                                 format="multipart").json()
+    Document.objects.filter(pk=body["id"]).update(status="ready")
+    assert admin_client_api.patch(f"/api/kb/documents/{body['id']}/", {"kb": target}, format="json").status_code == 200
+    moved = AuditEntry.objects.get(content_type__model="document", additional_data__event="document move")
+    assert moved.changes == {"kb": [str(source.pk), str(target)]} and moved.actor == admin_user
+    assert KnowledgeBase.objects.filter(pk=target).exists()

@@ -58,9 +58,30 @@ def api_data(request, kb_editor, settings, tmp_path):
     api_key = key_create(creator=kb_editor, name="integration", kb_ids=[kb.pk], scope="read").key
     memory = memory_save(user_id=kb_editor.pk, source=MemorySource.USER,
                          candidate=MemoryCandidate(memory_type="fact", content="Works in the Berlin office")).memory
+    feedback = _feedback_data(kb, kb_editor, answer)
     return {"/api/kbs/": kb.pk, "/api/kb/documents/": document.pk, "/api/conversations/": conversation.pk,
             "/api/messages/": answer.pk, "/api/memories/": memory.pk, "/api/keys/": api_key.pk,
-            "grant_id": kb.grants.get().pk}
+            "grant_id": kb.grants.get().pk, **feedback}
+
+
+def _feedback_data(kb, editor, answer) -> dict:
+    """A curated answer, an edited chunk of a ready document (with a revision to restore) and a review item."""
+    from curation.services import qa_pair_create
+    from kb import services as kb_services
+    from kb.editing import chunk_edit
+    from kb.models import Chunk, ChunkLevel, Document, DocumentStatus
+    from review.models import ReviewItem
+
+    pair = qa_pair_create(kb=kb, question="How long is annual leave?", answer="Fifteen days.", author=editor)
+    document, _ = kb_services.document_ingest_text(title="Travel policy", text="Economy class for all flights.",
+                                                   kb=kb, user=editor)
+    Document.objects.filter(pk=document.pk).update(status=DocumentStatus.READY)
+    chunk = Chunk.objects.create(document=document, level=ChunkLevel.CHILD, ordinal=0, char_start=0, char_end=30,
+                                 content="Economy class for all flights.")
+    chunk_edit(chunk=chunk, content="Economy class for flights under six hours.", user=editor)
+    item = ReviewItem.objects.create(message=answer, kb=kb, kbs=[kb.pk], reason="low", question="q", answer="a")
+    return {"/api/kb/qa-pairs/": pair.pk, "/api/kb/chunks/": chunk.pk,
+            "rev": chunk.revisions.order_by("history_id").first().history_id, "/api/reviews/": item.pk}
 
 
 @pytest.fixture
