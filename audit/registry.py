@@ -22,7 +22,7 @@ def register_models() -> None:
         (KnowledgeBase, {"exclude_fields": ["updated_at"]}),
         (KbGrant, {}),
         (get_user_model(), {"exclude_fields": ["last_login"], "mask_fields": ["password"], "m2m_fields": {"groups"}}),
-        (Group, {"m2m_fields": {"permissions"}}),
+        (Group, {}),  # a role is which groups a user is in (above); the permissions a role holds are code
         (SysAiConfig, {}),
         (McpServer, {}),
         (QaPair, {"exclude_fields": ["vector", "embedder", "updated_at"], "m2m_fields": {"documents"}}),
