@@ -1,50 +1,86 @@
-"""Entry point of the parsing child process: limits itself, parses stdin, writes status + payload to stdout.
+"""Entry point of the parsing child process: limits itself, parses its input, writes status + payload to stdout.
 
-Run as `python -m kb.ingestion.parsers.child TYPE LIMITS_JSON MEMORY_BYTES CPU_SECONDS PARENT_PID` by IsolatedParser.
+Run as `python -m kb.ingestion.parsers.child --serve MEMORY_BYTES PARENT_PID` by IsolatedParser: a warm
+worker that parses one framed request after another (kb.ingestion.parsers.isolated describes the frames),
+each under its own CPU-time limit, and ends when its stdin closes or after a failure that may have left
+its memory in a bad state.
 """
 from __future__ import annotations
 
 import ctypes
 import json
+import math
 import os
 import resource
 import signal
 import sys
+import traceback
 
 from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
-from kb.ingestion.parsers.isolated import OUT_OF_MEMORY, REFUSED, TEXT
+from kb.ingestion.parsers.isolated import CRASHED, OUT_OF_MEMORY, REFUSED, REPLY_HEADER, REQUEST_HEADER, TEXT
 
 # libxml2 reports a failed allocation as an "unknown" XML syntax error, so an error raised while
 # the peak resident size was this close to the limit is reported as running out of memory.
 _NEAR_LIMIT = 0.8
 
 
-def main(argv: list[str]) -> int:
-    file_type, limits_json, memory, cpu, parent = argv
+def serve(argv: list[str]) -> int:
+    memory, parent = argv
     memory_bytes = int(memory)
     _die_with_parent(int(parent))
-    # Limits first, before the input or any parser library is loaded.
+    # The address-space limit holds for the process, and one document is parsed at a time, so it bounds
+    # each document; the hard CPU limit stays where it is so that each request can move the soft one.
     _lower(resource.RLIMIT_AS, memory_bytes)
-    _lower(resource.RLIMIT_CPU, int(cpu))
     _lower(resource.RLIMIT_CORE, 0)
-    out = sys.stdout.buffer
+    source, out = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        header = source.read(REQUEST_HEADER.size)
+        if len(header) < REQUEST_HEADER.size:
+            return 0  # the parent closed the pipe: the pool is shutting down, or the parent died
+        request_size, data_size, cpu = REQUEST_HEADER.unpack(header)
+        request = json.loads(source.read(request_size))
+        data = source.read(data_size)
+        _reset_peak()
+        # CPU time is counted for the process: the limit is this document's seconds on top of what it used.
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        soft = math.ceil(used.ru_utime + used.ru_stime) + cpu
+        resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+        status, payload, keep_going = _parse_one(data, request["file_type"], request["limits"], memory_bytes)
+        del data
+        # A parser that left much of the heap behind would shrink the next document's share of the limit.
+        keep_going = keep_going and _status_bytes("VmRSS:") < memory_bytes // 2
+        out.write(status + REPLY_HEADER.pack(keep_going, len(payload)) + payload)
+        out.flush()
+        if not keep_going:
+            return 0
+
+
+def _parse_one(data: bytes, file_type: str, limits: dict, memory_bytes: int) -> tuple[bytes, bytes, bool]:
+    """(status, payload, whether this process may parse another document)."""
     try:
-        parsed = parse_located(sys.stdin.buffer.read(), file_type, limits=ParseLimits(**json.loads(limits_json)))
-        payload = json.dumps(parsed.as_json(), ensure_ascii=False).encode("utf-8")
+        parsed = parse_located(data, file_type, limits=ParseLimits(**limits))
+        return TEXT, json.dumps(parsed.as_json(), ensure_ascii=False).encode("utf-8"), True
     except MemoryError:
-        out.write(OUT_OF_MEMORY)
-        return 0
+        return OUT_OF_MEMORY, b"", False
     except ParseError as exc:
-        out.write(OUT_OF_MEMORY if _near_limit(memory_bytes) else REFUSED + str(exc).encode("utf-8"))
-        return 0
+        if _near_limit(memory_bytes):
+            return OUT_OF_MEMORY, b"", False
+        return REFUSED, str(exc).encode("utf-8"), True
     except Exception:
         if _near_limit(memory_bytes):
-            out.write(OUT_OF_MEMORY)
-            return 0
-        raise
-    out.write(TEXT)
-    out.write(payload)
-    return 0
+            return OUT_OF_MEMORY, b"", False
+        # A parser bug: its state is not to be trusted for the next document.
+        return CRASHED, traceback.format_exc()[-4000:].encode("utf-8", errors="replace"), False
+
+
+def _reset_peak() -> None:
+    # The near-limit check reads the peak resident size; a warm worker's peak belongs to earlier documents.
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        pass
 
 
 def _die_with_parent(parent: int) -> None:
@@ -70,21 +106,29 @@ def _near_limit(memory_bytes: int) -> bool:
 
 
 def _peak_rss() -> int:
-    """This process's own peak resident size, in bytes.
+    """This process's own peak resident size, in bytes (since the last _reset_peak).
 
     Not getrusage's ru_maxrss: Linux carries the parent's peak across fork and exec into it, so a
-    child of a large worker would look near its limit before it read a byte. VmHWM belongs to the
-    address space the exec created.
+    child of a large worker would look near its limit before it read a byte; nor can it be reset.
+    VmHWM belongs to the address space the exec created.
     """
+    peak = _status_bytes("VmHWM:")
+    return peak if peak >= 0 else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kB on Linux
+
+
+def _status_bytes(field: str) -> int:
+    """A size from /proc/self/status, in bytes; -1 when it cannot be read."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field):
                     return int(line.split()[1]) * 1024  # kB
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # kilobytes on Linux
+    return -1
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    if sys.argv[1:2] != ["--serve"]:
+        sys.exit("usage: python -m kb.ingestion.parsers.child --serve MEMORY_BYTES PARENT_PID")
+    sys.exit(serve(sys.argv[2:]))
