@@ -17,7 +17,15 @@ import sys
 import traceback
 
 from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
-from kb.ingestion.parsers.isolated import CRASHED, OUT_OF_MEMORY, REFUSED, REPLY_HEADER, REQUEST_HEADER, TEXT
+from kb.ingestion.parsers.isolated import (
+    CRASHED,
+    OUT_OF_MEMORY,
+    READY,
+    REFUSED,
+    REPLY_HEADER,
+    REQUEST_HEADER,
+    TEXT,
+)
 
 # libxml2 reports a failed allocation as an "unknown" XML syntax error, so an error raised while
 # the peak resident size was this close to the limit is reported as running out of memory.
@@ -33,6 +41,8 @@ def serve(argv: list[str]) -> int:
     _lower(resource.RLIMIT_AS, memory_bytes)
     _lower(resource.RLIMIT_CORE, 0)
     source, out = sys.stdin.buffer, sys.stdout.buffer
+    out.write(READY)  # a document's deadline starts once the interpreter is up, not before
+    out.flush()
     while True:
         header = source.read(REQUEST_HEADER.size)
         if len(header) < REQUEST_HEADER.size:

@@ -30,6 +30,10 @@ CHILD_MODULE = "kb.ingestion.parsers.child"
 _STOPPED_FROM_OUTSIDE = (-signal.SIGTERM, -signal.SIGINT, -signal.SIGHUP)
 # Status bytes the child writes before its payload.
 TEXT, REFUSED, OUT_OF_MEMORY, CRASHED = b"T", b"R", b"M", b"X"
+# What a child writes once it is up, before its first request.
+READY = b"W"
+# How long a new child may take to start (an interpreter and the parsers' imports, on a loaded machine).
+START_SECONDS = 60.0
 # A request: the sizes of its JSON part ({"file_type", "limits"}) and of the file, and its CPU seconds; then both.
 REQUEST_HEADER = struct.Struct(">IQI")
 # A reply after its status byte: whether the child takes another document, and the payload's size.
@@ -166,7 +170,20 @@ class _Worker:
         command = [sys.executable, "-s", "-m", CHILD_MODULE, "--serve", str(memory_bytes), str(os.getpid())]
         process = _spawner.popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                  cwd=_PROJECT_ROOT, env=_child_environment())
-        return cls(process, stderr)
+        worker = cls(process, stderr)
+        if not worker._started():
+            returncode, text = worker.finish()
+            log.warning("a parser child did not start (exit code %s): %s", returncode, text)
+            raise ParseError("the file could not be parsed (the parser could not start)")
+        return worker
+
+    def _started(self) -> bool:
+        reader = self.process.stdout.fileno()
+        ready, _, _ = select.select([reader], [], [], START_SECONDS)
+        if not ready:
+            self.kill()
+            return False
+        return os.read(reader, 1) == READY
 
     def alive(self) -> bool:
         return self.process.poll() is None
