@@ -5,34 +5,50 @@ import logging
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kb.ingestion.chunker import retrieval_text
-from kb.ingestion.pipeline import DocumentIngester, PreparedDocument
+from kb.ingestion.pipeline import DocumentGone, DocumentIngester, PreparedDocument
 from kb.models import Chunk, Document
 
 log = logging.getLogger(__name__)
+# How many embedding batches may be submitted at once: one running, one queued behind it, so that the
+# embedder starts on the next the moment it finishes one.
+DEPTH = 2
+
+
+@dataclass(eq=False)
+class _Job:
+    prepared: PreparedDocument
+    waiting: int  # children whose vectors are not stored yet
+    failed: bool = False
 
 
 @dataclass
-class _Job:
-    prepared: PreparedDocument
-    batches: deque[tuple[list[Chunk], Future]] = field(default_factory=deque)
+class _Batch:
+    items: list[tuple[_Job, Chunk]]
+    future: Future
 
 
 class IngestionConveyor:
-    """Embedding is the slow stage; everything else happens while it runs.
+    """Embedding is the slow stage; everything else happens while it runs, shared by many documents.
 
     One thread embeds batches in order (with the local model that thread only waits for the embedding
-    process). This thread meanwhile stores the vectors of finished batches, completes finished
-    documents, and prepares (parses, chunks, stores, BM25-indexes) the next document once the queued
-    batches run low — `lookahead` batches before the current document ends, so that documents are
-    taken from the queue only shortly before their turn (several workers share the queue) and a
-    prepared document waits seconds, not minutes, with its heartbeat still.
+    process). This thread meanwhile prepares documents (parse, chunk, store), stores the vectors of
+    finished batches and completes finished documents. Embedding batches are filled across documents
+    — a short page has two or three children, far fewer than a batch — and so are the index writes
+    around them: the documents whose children go into a batch are BM25-indexed in one write just
+    before it is submitted, and a batch's vectors are written and sealed in one write, after which
+    every document it finished is done. When the embedder would otherwise wait, whatever is queued
+    goes at once, however few.
 
-    `documents` yields claimed documents (claiming lazily); `on_done(document, child_count)` and
-    `on_failed(document, exc)` finish each one. Returns from `run` when `documents` is exhausted and
-    every started document has finished.
+    Documents are taken from `documents` only while fewer than `lookahead` batches of children wait
+    for the embedder, so that several workers share the queue and a prepared document waits seconds,
+    not minutes, with its heartbeat still. `documents` yields claimed documents, or None for "none
+    right now" (asked again after the next batch is stored; the run ends when nothing is left to do);
+    `on_done(document, child_count)` and `on_failed(document, exc)` finish each one. A failure fails the
+    documents it concerns: a document's preparation only that document, an index write or an embedding
+    batch the documents in it.
     """
 
     def __init__(self, *, ingester: DocumentIngester, on_done: Callable[[Document, int], None],
@@ -41,63 +57,138 @@ class IngestionConveyor:
             raise ValueError("lookahead must be positive")
         self.ingester, self.on_done, self.on_failed, self.lookahead = ingester, on_done, on_failed, lookahead
 
-    def run(self, documents: Iterator[Document]) -> int:
-        """Process documents until the iterator ends; returns how many were taken from it."""
-        jobs: deque[_Job] = deque()
-        taken = 0
-        exhausted = False
+    def run(self, documents: Iterator[Document | None]) -> int:
+        """Process documents until the iterator ends (or has none right now and all work is done); returns how
+        many were taken from it."""
+        self._taken, self._exhausted, self._dry = 0, False, False
+        self._unindexed: list[_Job] = []  # prepared, not yet BM25-indexed
+        self._queue: deque[tuple[_Job, Chunk]] = deque()  # children waiting for the embedder
+        self._inflight: deque[_Batch] = deque()
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docmind-embed")
         try:
             while True:
-                while not exhausted and sum(len(job.batches) for job in jobs) <= self.lookahead:
-                    document = next(documents, None)
-                    if document is None:
-                        exhausted = True
-                        break
-                    taken += 1
-                    job = self._start(document, pool)
-                    if job is not None:
-                        jobs.append(job)
-                if not jobs:
-                    return taken
-                self._advance(jobs, pool)
+                if self._inflight and self._inflight[0].future.done():
+                    self._store(self._inflight.popleft())
+                elif self._can_submit():
+                    self._submit(pool)
+                elif self._can_take():
+                    self._take(documents)
+                elif self._inflight:
+                    self._store(self._inflight.popleft())  # waits for the embedder
+                elif self._unindexed:
+                    self._index()  # documents whose children all have vectors already (resumed)
+                else:
+                    return self._taken
         finally:
-            for job in jobs:
-                self._cancel(job)
+            for batch in self._inflight:
+                batch.future.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _start(self, document: Document, pool: ThreadPoolExecutor) -> _Job | None:
+    # -- the decisions ---------------------------------------------------------------------------------------
+    def _can_take(self) -> bool:
+        return not (self._exhausted or self._dry) and len(self._queue) < self.lookahead * self.ingester.batch_size
+
+    def _can_submit(self) -> bool:
+        if not self._queue or len(self._inflight) >= DEPTH:
+            return False
+        # A full batch goes; a partial one only when nothing better will come soon: the embedder is idle,
+        # or no document is left to fill it.
+        return (len(self._queue) >= self.ingester.batch_size or not self._inflight
+                or self._exhausted or self._dry)
+
+    # -- the stages -------------------------------------------------------------------------------------------
+    def _take(self, documents: Iterator[Document | None]) -> None:
+        try:
+            document = next(documents)
+        except StopIteration:
+            self._exhausted = True
+            return
+        if document is None:
+            self._dry = True
+            return
+        self._taken += 1
         try:
             prepared = self.ingester.prepare(document=document)
         except Exception as exc:
             self.on_failed(document, exc)
-            return None
-        embed = self.ingester.embedder.embed_passages
-        job = _Job(prepared=prepared)
-        for batch in prepared.batches(self.ingester.batch_size):
-            job.batches.append((batch, pool.submit(embed, [retrieval_text(c.context, c.content) for c in batch])))
-        return job
-
-    def _advance(self, jobs: deque[_Job], pool: ThreadPoolExecutor) -> None:
-        """One step for the oldest document: store its next batch's vectors, or complete it."""
-        job = jobs[0]
-        document = job.prepared.document
-        try:
-            if job.batches:
-                batch, future = job.batches.popleft()
-                self.ingester.store_vectors(job.prepared, batch, future.result())
-                return
-            jobs.popleft()
-            count = self.ingester.complete(job.prepared)
-        except Exception as exc:
-            if jobs and jobs[0] is job:
-                jobs.popleft()
-            self._cancel(job)
-            self.on_failed(document, exc)
             return
-        self.on_done(document, count)
+        job = _Job(prepared=prepared, waiting=len(prepared.pending))
+        self._unindexed.append(job)
+        self._queue.extend((job, chunk) for chunk in prepared.pending)
 
-    @staticmethod
-    def _cancel(job: _Job) -> None:
-        while job.batches:
-            job.batches.popleft()[1].cancel()
+    def _index(self) -> None:
+        """BM25 for every document prepared since the last batch, in one write; documents that need no vectors
+        (an interrupted run stored them all) are done from here."""
+        jobs, self._unindexed = self._unindexed, []
+        try:
+            self.ingester.index_lexical([job.prepared for job in jobs])
+        except Exception as exc:
+            for job in jobs:
+                self._fail(job, exc)
+            return
+        finished = [job for job in jobs if job.waiting == 0]
+        if finished:
+            self._complete(finished)
+
+    def _submit(self, pool: ThreadPoolExecutor) -> None:
+        if self._unindexed:
+            self._index()
+        items: list[tuple[_Job, Chunk]] = []
+        while self._queue and len(items) < self.ingester.batch_size:
+            job, chunk = self._queue.popleft()
+            if not job.failed:
+                items.append((job, chunk))
+        if items:
+            texts = [retrieval_text(chunk.context, chunk.content) for _, chunk in items]
+            self._inflight.append(_Batch(items=items, future=pool.submit(self.ingester.embedder.embed_passages, texts)))
+
+    def _store(self, batch: _Batch) -> None:
+        self._dry = False  # documents may have been queued meanwhile
+        try:
+            matrix = batch.future.result()
+        except Exception as exc:
+            for job in _jobs_of(batch.items):
+                self._fail(job, exc)
+            return
+        keep = [i for i, (job, _) in enumerate(batch.items) if not job.failed]
+        if not keep:
+            return
+        items = [batch.items[i] for i in keep]
+        try:
+            gone = self.ingester.store_vector_batch([(job.prepared, chunk) for job, chunk in items], matrix[keep])
+        except Exception as exc:
+            for job in _jobs_of(items):
+                self._fail(job, exc)
+            return
+        gone_ids = {prepared.document.pk for prepared in gone}
+        finished = []
+        for job in _jobs_of(items):
+            if job.prepared.document.pk in gone_ids:
+                self._fail(job, DocumentGone(f"document {job.prepared.document.pk} was deleted during ingestion"))
+                continue
+            job.waiting -= sum(1 for j, _ in items if j is job)
+            if job.waiting == 0:
+                finished.append(job)
+        if finished:
+            self._complete(finished)
+
+    def _complete(self, jobs: list[_Job]) -> None:
+        try:
+            self.ingester.flush()
+        except Exception as exc:
+            for job in jobs:
+                self._fail(job, exc)
+            return
+        for job in jobs:
+            self.on_done(job.prepared.document, len(job.prepared.children))
+
+    def _fail(self, job: _Job, exc: Exception) -> None:
+        if job.failed:
+            return
+        job.failed = True
+        self.on_failed(job.prepared.document, exc)
+
+
+def _jobs_of(items: list[tuple[_Job, Chunk]]) -> list[_Job]:
+    """The distinct jobs of a batch, in order."""
+    return list(dict.fromkeys(job for job, _ in items))

@@ -23,7 +23,7 @@ from kb.models import Chunk, ChunkLevel, Document
 
 log = logging.getLogger(__name__)
 
-PARSED, STORED = 10, 30
+STORED = 30
 # Child chunks per embedding call. `bench/ingest_bench.py --batch-sizes 16 32 64` measured the same rate for
 # all three with two threads (15–17 chunks/s, within the machine's noise); 32 reports progress every couple of
 # seconds and keeps the conveyor's lookahead (two batches) short.
@@ -48,14 +48,15 @@ class PreparedDocument:
 
 
 class DocumentIngester:
-    """Turns one claimed document into stored chunks, BM25 entries and vectors, as separate stages.
+    """Turns claimed documents into stored chunks, BM25 entries and vectors, as separate stages.
 
     Write order is the database first (so lexical search and reconcile can rely on it), then
     the BM25 index (the document is lexically searchable from here on), then vectors in batches
     (semantically searchable as each batch lands). A run on a document an interrupted run left
     behind resumes from its stored chunks and embeds only the children the store lacks. `run`
-    chains the stages for one document; kb.ingestion.conveyor chains them across documents so
-    that the embedder never waits.
+    chains the stages for one document; kb.ingestion.conveyor chains them across documents, so
+    that the embedder never waits and that index writes and embedding batches serve many short
+    documents at once.
     """
 
     def __init__(self, *, embedder: Embedder, vectors: VectorStore, lexical: LexicalIndex, chunker: TextChunker,
@@ -71,13 +72,15 @@ class DocumentIngester:
     def run(self, *, document: Document) -> int:
         """Ingest `document`; returns its child-chunk count. Raises ParseError, DocumentGone and backend errors."""
         prepared = self.prepare(document=document)
+        self.index_lexical([prepared])
         texts = lambda batch: [retrieval_text(c.context, c.content) for c in batch]  # noqa: E731
         for batch, matrix in embed_ahead(self.embedder.embed_passages, prepared.batches(self.batch_size), texts=texts):
             self.store_vectors(prepared, batch, matrix)
         return self.complete(prepared)
 
-    # -- stage 1: text, chunks, BM25 ----------------------------------------------------------------------
+    # -- stage 1: text and chunks --------------------------------------------------------------------------
     def prepare(self, *, document: Document) -> PreparedDocument:
+        """Parse, chunk and store `document` (or pick up the chunks an interrupted run stored)."""
         children = stored_children(document, chunker=self.chunker)
         if children is None:
             children = self._parse_and_store(document)
@@ -85,35 +88,56 @@ class DocumentIngester:
         else:
             log.info("document %s: resuming from %d stored chunks", document.pk, len(children))
             pending = unembedded(children, vectors=self.vectors)
-        # An upsert, so a resumed run may repeat it for entries an interrupted run already wrote.
-        self.lexical.add(ids=[c.pk for c in children],
-                         texts=[retrieval_text(c.context, c.content) for c in children],
-                         document_ids=[document.pk] * len(children), domains=[document.domain] * len(children),
-                         kb_ids=[document.kb_id] * len(children))
-        self.on_progress(document.pk, STORED)
         return PreparedDocument(document=document, children=children, pending=list(pending))
 
-    # -- stage 2 (after embedding a batch): vectors --------------------------------------------------------
-    def store_vectors(self, prepared: PreparedDocument, batch: list[Chunk], matrix: np.ndarray) -> None:
-        document = prepared.document
-        ids = [c.pk for c in batch]
-        self.vectors.upsert(ids=ids, vectors=matrix, document_ids=[document.pk] * len(batch),
-                            domains=[document.domain] * len(batch), kb_ids=[document.kb_id] * len(batch))
-        # The Milvus primary key is the chunk id. No row updated: the chunks were deleted meanwhile (document
-        # deleted or re-queued), and their delete may have purged the store before this upsert: undo it.
-        if Chunk.objects.filter(pk__in=ids).update(vector_id=F("id")) == 0:
-            self.vectors.delete_ids(ids)
-            raise DocumentGone(f"document {document.pk} was deleted during ingestion")
-        prepared.done += len(batch)
-        total = len(prepared.children)
-        self.on_progress(document.pk, STORED + (100 - STORED - 1) * (total - len(prepared.pending) + prepared.done)
-                         // max(1, total))
+    # -- stage 2: BM25, for any number of prepared documents in one write ----------------------------------
+    def index_lexical(self, prepared: list[PreparedDocument]) -> None:
+        # An upsert, so a resumed run may repeat it for entries an interrupted run already wrote.
+        children = [(p.document, c) for p in prepared for c in p.children]
+        self.lexical.add(ids=[c.pk for _, c in children],
+                         texts=[retrieval_text(c.context, c.content) for _, c in children],
+                         document_ids=[d.pk for d, _ in children], domains=[d.domain for d, _ in children],
+                         kb_ids=[d.kb_id for d, _ in children])
+        for p in prepared:
+            self.on_progress(p.document.pk, STORED)
 
-    # -- stage 3 -------------------------------------------------------------------------------------------
-    def complete(self, prepared: PreparedDocument) -> int:
+    # -- stage 3 (after embedding a batch): vectors --------------------------------------------------------
+    def store_vectors(self, prepared: PreparedDocument, batch: list[Chunk], matrix: np.ndarray) -> None:
+        if self.store_vector_batch([(prepared, c) for c in batch], matrix):
+            raise DocumentGone(f"document {prepared.document.pk} was deleted during ingestion")
+
+    def store_vector_batch(self, batch: list[tuple[PreparedDocument, Chunk]],
+                           matrix: np.ndarray) -> list[PreparedDocument]:
+        """Store one embedding batch's vectors, whatever documents its chunks belong to, in one write; returns
+        the documents whose chunks were deleted meanwhile (their vectors are removed again)."""
+        ids = [c.pk for _, c in batch]
+        self.vectors.upsert(ids=ids, vectors=matrix, document_ids=[p.document.pk for p, _ in batch],
+                            domains=[p.document.domain for p, _ in batch], kb_ids=[p.document.kb_id for p, _ in batch])
+        # The Milvus primary key is the chunk id. A row not updated: its chunk was deleted meanwhile (document
+        # deleted or re-queued), and the delete may have purged the store before this upsert: undo it.
+        gone: set[int] = set()
+        if Chunk.objects.filter(pk__in=ids).update(vector_id=F("id")) < len(ids):
+            alive = set(Chunk.objects.filter(pk__in=ids).values_list("id", flat=True))
+            gone = {p.document.pk for p, c in batch if c.pk not in alive}
+            self.vectors.delete_ids([c.pk for p, c in batch if p.document.pk in gone])
+        documents = {p.document.pk: p for p, _ in batch}
+        for pk, prepared in documents.items():
+            prepared.done += sum(1 for p, _ in batch if p is prepared)
+            total = len(prepared.children)
+            if prepared.done < len(prepared.pending) and pk not in gone:
+                self.on_progress(pk, STORED + (100 - STORED - 1) * (total - len(prepared.pending) + prepared.done)
+                                 // max(1, total))
+        return [documents[pk] for pk in gone]
+
+    # -- stage 4 -------------------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Seal the written vectors (one call serves every document of a batch)."""
         flush = getattr(self.vectors, "flush", None)
         if flush is not None:
             flush()
+
+    def complete(self, prepared: PreparedDocument) -> int:
+        self.flush()
         return len(prepared.children)
 
     def _parse_and_store(self, document: Document) -> list[Chunk]:
@@ -122,9 +146,12 @@ class DocumentIngester:
         parsed = self.parse(data, document.file_type)
         if isinstance(parsed, str):
             parsed = ParsedText(parsed)
-        self.on_progress(document.pk, PARSED)
-        self.vectors.delete_documents([document.pk])
-        self.lexical.delete_documents([document.pk])
+        # Index entries of earlier chunks (a re-queued document) go before the new chunks are stored. A document
+        # without stored chunks has none to remove: each of its runs stores its chunks before indexing them, and
+        # a failure deletes both. Skipping the two deletes (and their flushes) matters for short documents.
+        if Chunk.objects.filter(document=document).exists():
+            self.vectors.delete_documents([document.pk])
+            self.lexical.delete_documents([document.pk])
         return self._store_chunks(document, parsed)
 
     def _store_chunks(self, document: Document, parsed: ParsedText) -> list[Chunk]:

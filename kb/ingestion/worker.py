@@ -1,10 +1,12 @@
 """The ingestion queue: pending Document rows, claimed atomically, processed by a thread in the server."""
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import close_old_connections
@@ -14,6 +16,9 @@ from docmind.telemetry import metrics
 from kb.ingestion.parsers import ParseError, ParseInterrupted
 from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
+
+if TYPE_CHECKING:
+    from kb.domains import DomainUpdates
 
 log = logging.getLogger(__name__)
 
@@ -32,16 +37,23 @@ def build_ingester():
     from docmind.backends import get_ingest_embedder
     from docmind.indexes.stores import get_lexical_index, get_vector_store
     from kb.ingestion.chunker import TextChunker
-    from kb.ingestion.parsers.isolated import IsolatedParser
     from kb.ingestion.pipeline import DocumentIngester
     from kb.services import document_set_progress
 
     snap = ai_config.snapshot()
     chunker = TextChunker(parent_chars=snap["chunk.parent_chars"], child_chars=snap["chunk.child_chars"])
-    parse = IsolatedParser(timeout_seconds=settings.PARSE_TIMEOUT_SECONDS, memory_bytes=settings.PARSE_MEMORY_BYTES)
+    parse = _warm_parser(settings.PARSE_TIMEOUT_SECONDS, settings.PARSE_MEMORY_BYTES)
     return DocumentIngester(embedder=get_ingest_embedder(), vectors=get_vector_store(), lexical=get_lexical_index(),
                             chunker=chunker, parse=parse,
                             on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
+
+
+@functools.cache
+def _warm_parser(timeout_seconds: float, memory_bytes: int):
+    """One parser per process and limits, so that its warm children serve every run of the worker."""
+    from kb.ingestion.parsers.isolated import IsolatedParser
+
+    return IsolatedParser(timeout_seconds=timeout_seconds, memory_bytes=memory_bytes)
 
 
 def _observe(document: Document, outcome: str) -> None:
@@ -51,15 +63,13 @@ def _observe(document: Document, outcome: str) -> None:
         metrics.INGEST_SECONDS.observe(max(0.0, (timezone.now() - document.updated_at).total_seconds()))
 
 
-def _finish_ready(document: Document, count: int) -> None:
+def _finish_ready(document: Document, count: int, map_updates: DomainUpdates) -> None:
     from kb.services import document_mark_ready
 
     _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
-        # knowledge map: profile the document, re-aggregate its domain; never raises
-        from kb.domains import on_document_ingested
-
-        on_document_ingested(document)
+        # knowledge map: profile the document now, re-aggregate its domain debounced; never raises
+        map_updates.document_ready(document)
 
 
 def _finish_failed(document: Document, exc: Exception) -> None:
@@ -83,11 +93,17 @@ def _finish_failed(document: Document, exc: Exception) -> None:
     document_mark_failed(document_id=document.pk, reason=failure_reason(exc))
 
 
-def _run(documents: Iterator[Document]) -> int:
+def _run(documents: Iterator[Document | None]) -> int:
+    from kb.domains import DomainUpdates
     from kb.ingestion.conveyor import IngestionConveyor
 
-    conveyor = IngestionConveyor(ingester=build_ingester(), on_done=_finish_ready, on_failed=_finish_failed)
-    return conveyor.run(documents)
+    map_updates = DomainUpdates()
+    conveyor = IngestionConveyor(ingester=build_ingester(), on_failed=_finish_failed,
+                                 on_done=lambda document, count: _finish_ready(document, count, map_updates))
+    try:
+        return conveyor.run(documents)
+    finally:
+        map_updates.flush()
 
 
 def process_document(document_id: int) -> bool:
@@ -130,13 +146,16 @@ def claim_next() -> int | None:
     return None
 
 
-def _claimed(limit: int | None, stop: threading.Event | None = None) -> Iterator[Document]:
-    """Documents claimed one by one, when the conveyor asks for the next; none once `stop` is set."""
+def _claimed(limit: int | None, stop: threading.Event | None = None) -> Iterator[Document | None]:
+    """Documents claimed one by one, when the conveyor asks for the next; None while the queue is empty (the
+    conveyor asks again once it has stored a batch, so uploads arriving meanwhile join the running batches
+    without a poll); none once `stop` is set."""
     taken = 0
     while (limit is None or taken < limit) and not (stop is not None and stop.is_set()):
         document_id = claim_next()
         if document_id is None:
-            return
+            yield None
+            continue
         taken += 1
         log.info("claimed document %s", document_id)
         document = Document.objects.filter(pk=document_id).first()

@@ -111,3 +111,87 @@ def test_the_worker_finishes_documents_ready(kb_index):
         document_ingest_text(title=f"w{i}", text=f"第{i}篇。" + TEXT * 3, domain="general")
     assert process_pending_documents() == 3
     assert set(Document.objects.values_list("status", flat=True)) == {DocumentStatus.READY}
+
+
+class _Embedder:
+    """The real embedder, recording each batch; the first batch waits for `gate` (as a busy embedder would)."""
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        self.real, self.gate, self.batches = get_embedder(), gate, []
+
+    def embed_passages(self, texts):
+        if self.gate is not None and not self.batches:
+            self.gate.wait(20)
+        self.batches.append(list(texts))
+        return self.real.embed_passages(texts)
+
+
+def test_short_documents_share_embedding_batches_and_index_writes(kb_index):
+    documents = _claimed(8, repeat=1)
+    ingester = build_ingester()
+    all_prepared = threading.Event()
+    prepared, indexed = [], []
+    prepare, index_lexical = ingester.prepare, ingester.index_lexical
+
+    def recording_prepare(*, document):
+        result = prepare(document=document)
+        prepared.append(document.pk)
+        if len(prepared) == len(documents):
+            all_prepared.set()
+        return result
+
+    def recording_index(batch):
+        indexed.append([p.document.pk for p in batch])
+        return index_lexical(batch)
+
+    ingester.prepare, ingester.index_lexical = recording_prepare, recording_index
+    ingester.embedder = _Embedder(gate=all_prepared)
+    results = []
+    _conveyor(ingester, results).run(iter(documents))
+
+    assert [(kind, pk) for kind, pk, _ in results] == [("done", d.pk) for d in documents]
+    # The first document went alone (the embedder was idle); the other seven, prepared while it embedded,
+    # went together: one BM25 write and one embedding batch for all of them.
+    assert indexed == [[documents[0].pk], [d.pk for d in documents[1:]]]
+    assert len(ingester.embedder.batches) == 2
+    assert all(any(f"第{i}篇" in text for text in ingester.embedder.batches[1]) for i in range(1, 8))
+    for document in documents:
+        children = Chunk.objects.filter(document=document, level=ChunkLevel.CHILD)
+        assert not children.filter(vector_id__isnull=True).exists()
+
+
+def test_a_document_queued_while_the_run_is_busy_joins_the_run(kb_index):
+    first, second = _claimed(2)
+
+    def queue():
+        yield first
+        yield None  # the queue was empty when asked; the second upload arrives while the first embeds
+        yield second
+
+    results = []
+    ingester = build_ingester()
+    ingester.embedder = _Embedder()
+    assert _conveyor(ingester, results).run(queue()) == 2
+    assert [(kind, pk) for kind, pk, _ in results] == [("done", first.pk), ("done", second.pk)]
+
+
+def test_a_failed_embedding_batch_fails_the_documents_in_it_and_only_those(kb_index):
+    documents = _claimed(4)
+    ingester = build_ingester()
+    real = get_embedder()
+    failed_texts: list[str] = []
+
+    def embed(texts):
+        if any("第1篇" in t for t in texts):
+            failed_texts.extend(texts)
+            raise RuntimeError("embedding service down")
+        return real.embed_passages(texts)
+
+    ingester.embedder = type("E", (), {"embed_passages": staticmethod(embed)})()
+    results = []
+    _conveyor(ingester, results).run(iter(documents))
+    outcome = {pk: kind for kind, pk, _ in results}
+    in_failed_batch = {d.pk for i, d in enumerate(documents) if any(f"第{i}篇" in t for t in failed_texts)}
+    assert len(results) == len(documents) and documents[1].pk in in_failed_batch
+    assert outcome == {d.pk: "failed" if d.pk in in_failed_batch else "done" for d in documents}
+    assert "done" in outcome.values()

@@ -1,0 +1,66 @@
+"""DomainUpdates: each document profiled when ready, each touched domain aggregated once per interval and at the end."""
+from types import SimpleNamespace
+
+from kb.domains import DomainUpdates
+
+
+class RecordingService:
+    def __init__(self) -> None:
+        self.profiled: list[int] = []
+        self.aggregated: list[tuple[int, str]] = []
+
+    def profile_document(self, document) -> None:
+        self.profiled.append(document.pk)
+
+    def on_document_change(self, domain_id: str, *, kb_id: int) -> None:
+        self.aggregated.append((kb_id, domain_id))
+
+
+def _doc(pk: int, domain: str, kb_id: int = 1):
+    return SimpleNamespace(pk=pk, domain=domain, kb_id=kb_id)
+
+
+def test_a_folder_of_pages_aggregates_each_domain_once_not_once_per_page():
+    service = RecordingService()
+    updates = DomainUpdates(every=30, clock=lambda: 0.0, service=service)
+    for pk in range(50):
+        updates.document_ready(_doc(pk, "hr" if pk % 2 else "finance"))
+    assert service.profiled == list(range(50))
+    assert service.aggregated == []
+    updates.flush()
+    assert sorted(service.aggregated) == [(1, "finance"), (1, "hr")]
+    updates.flush()
+    assert len(service.aggregated) == 2  # nothing new since
+
+
+def test_a_long_ingestion_refreshes_its_domains_every_interval():
+    service = RecordingService()
+    now = [0.0]
+    updates = DomainUpdates(every=30, clock=lambda: now[0], service=service)
+    updates.document_ready(_doc(1, "hr"))
+    now[0] = 31.0
+    updates.document_ready(_doc(2, "hr"))
+    assert service.aggregated == [(1, "hr")]
+    updates.document_ready(_doc(3, "hr", kb_id=2))
+    updates.flush()
+    assert service.aggregated == [(1, "hr"), (2, "hr")]
+
+
+def test_a_failing_profile_or_aggregation_never_stops_the_others():
+    class Failing(RecordingService):
+        def profile_document(self, document) -> None:
+            if document.pk == 1:
+                raise RuntimeError("model down")
+            super().profile_document(document)
+
+        def on_document_change(self, domain_id: str, *, kb_id: int) -> None:
+            if domain_id == "bad":
+                raise RuntimeError("model down")
+            super().on_document_change(domain_id, kb_id=kb_id)
+
+    service = Failing()
+    updates = DomainUpdates(clock=lambda: 0.0, service=service)
+    for pk, domain in ((1, "bad"), (2, "good")):
+        updates.document_ready(_doc(pk, domain))
+    updates.flush()
+    assert service.profiled == [2] and service.aggregated == [(1, "good")]
