@@ -226,6 +226,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="first article seed")
     parser.add_argument("--no-latency", action="store_true", help="skip the round with queries")
     parser.add_argument("--idle-queries", type=int, default=50)
+    parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     call_command("migrate", verbosity=0)
@@ -247,7 +248,7 @@ def main() -> None:
                               kwargs={"stop": stop, "sole_worker": True, "poll_seconds": settings.INGEST_POLL_SECONDS})
     worker.start()
     # Something to retrieve from, and every lazy start-up (parser, stores, models) out of the timed rounds.
-    base = ingest_round(client, range(10_000, 10_012), "bench-base")
+    base = ingest_round(client, range(10_000, 10_000 + args.warm_up), "bench-base")
     clock = StageClock()
     instrument(clock)
 
@@ -286,13 +287,13 @@ def main() -> None:
         for stage, figures in stages.items():
             print(f"  {stage:24s} {figures['seconds']:8.2f} s  {figures['calls']:5d} calls  "
                   f"{figures['ms_per_document']:7.1f} ms/document")
+        if args.json:  # after each round, so that a long run interrupted later keeps what it measured
+            args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
     stop.set()
     from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
     worker.join(timeout=30)
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":
