@@ -221,6 +221,19 @@ def embed_alone(texts: list[str]) -> dict:
     return {"seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2), "batch": BATCH_SIZE}
 
 
+def parse_only(docs: int) -> dict:
+    """The parse stage alone, as the worker runs it (IsolatedParser with the server's limits), on the articles."""
+    from kb.ingestion.parsers.isolated import IsolatedParser
+
+    parser = IsolatedParser()
+    texts = [article(seed)[1].encode("utf-8") for seed in range(docs)]
+    start = time.perf_counter()
+    for data in texts:
+        parser(data, "txt")
+    seconds = time.perf_counter() - start
+    return {"documents": docs, "seconds": round(seconds, 2), "ms_per_document": round(1000 * seconds / docs, 1)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=80)
@@ -229,7 +242,14 @@ def main() -> None:
     parser.add_argument("--idle-queries", type=int, default=50)
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
     args = parser.parse_args()
+    if args.parse_only:
+        figures = parse_only(args.docs)
+        print(f"parse stage: {figures}")
+        if args.json:
+            args.json.write_text(json.dumps({"parse_only": figures}, indent=2))
+        return
     call_command("migrate", verbosity=0)
 
     from django.conf import settings
