@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from chat.types import Citation, CitationReport
-from kb.ingestion.locations import cited_location, quoted_from
+from kb.ingestion.locations import cited_location, quoted_from, rank_quotes
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 logger = logging.getLogger(__name__)
@@ -110,13 +110,14 @@ class CitationParser:
 
 
 def _citation(index: int, chunk: ScoredChunk, quotes: Sequence[str], question: str) -> Citation:
-    """The citation's location is the page of the passage its sentences quote, where the chunk spans pages."""
+    """The citation's location is the page of the passage its sentences quote (the one answering the question
+    first), where the chunk spans pages, or the parent's when that passage lies in the parent beyond the child."""
     own_text = chunk.child_content if chunk.child_content is not None else chunk.content
-    location = cited_location(chunk.location, own_text, quotes, question=question)
-    if chunk.parent_location is not None and not quoted_from(own_text, quotes) \
-            and quoted_from(chunk.content, quotes):
-        # The sentences quote the parent's text beyond the matched child: the parent's place is theirs.
-        location = cited_location(chunk.parent_location, chunk.content, quotes, question=question)
+    ranked = rank_quotes(quotes, question, chunk.content)
+    if chunk.parent_location is not None and not quoted_from(own_text, ranked) and quoted_from(chunk.content, ranked):
+        location = cited_location(chunk.parent_location, chunk.content, ranked)
+    else:
+        location = cited_location(chunk.location, own_text, ranked)
     return Citation(index=index, chunk_id=chunk.chunk_id, document_id=chunk.document_id,
                     document_title=chunk.document_title, source=chunk.source.value, url=chunk.url,
                     location=location)

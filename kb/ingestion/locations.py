@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -85,34 +86,42 @@ def public_location(location: Mapping[str, Any] | None) -> dict[str, Any] | None
     return None if location is None else {k: v for k, v in location.items() if k != "parts"}
 
 
+def rank_quotes(quotes: Iterable[str], question: str, text: str) -> list[str]:
+    """The sentences citing a chunk, the one that answers the question first: by the question's character
+    pairs each shares, a pair counting less the more often it recurs in the chunk's `text` ("进行一次" in a
+    list of schedules says little; the subject's name says which line is meant). Ties keep answer order."""
+    counts = Counter(_pair_list(text))
+    asked = _pairs(question)
+
+    def weight(quote: str) -> float:
+        return sum(1 / max(1, counts[pair]) for pair in _pairs(_REFS.sub("", quote)) & asked)
+
+    return sorted(quotes, key=weight, reverse=True)
+
+
 def quoted_from(text: str, quotes: Iterable[str]) -> bool:
-    """Whether one of `quotes` (or no quote at all) comes from `text`: half of its character pairs are there."""
-    have, any_quote = _pairs(text), False
+    """Whether the first of `quotes` long enough to judge (or none at all) comes from `text`: half of its
+    character pairs are there."""
+    have = _pairs(text)
     for quote in quotes:
         wanted = _pairs(_REFS.sub("", quote))
-        if len(wanted) < 3:
-            continue
-        any_quote = True
-        if len(wanted & have) / len(wanted) >= 0.5:
-            return True
-    return not any_quote
+        if len(wanted) >= 3:
+            return len(wanted & have) / len(wanted) >= 0.5
+    return True
 
 
-def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[str], *,
-                   question: str = "") -> dict[str, Any] | None:
+def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[str]) -> dict[str, Any] | None:
     """The location of the part of a chunk (`text`, the chunk's own text) that the answer's sentences citing
-    it (`quotes`) come from: the page holding at least half of a quote's character pairs (the most of them).
-    Where several quotes cite the chunk, the one sharing most with the question decides: that is the passage
-    the reader wants to see. Else the chunk's own (first) page."""
+    it come from: the page holding at least half of a quote's character pairs (the most of them), trying the
+    quotes in the order given (rank_quotes'). Else the chunk's own (first) page."""
     if location is None or not location.get("parts") or not text:
         return public_location(location)
     parts = location["parts"]
     # A parent's content may start with its section heading, which its offsets do not count.
     shift = max(0, len(text) - parts[-1]["end"])
     texts = [_pairs(text[shift + p["start"]:shift + p["end"]]) for p in parts]
-    asked = _pairs(question)
-    ranked = sorted((_pairs(_REFS.sub("", q)) for q in quotes), key=lambda pairs: -len(pairs & asked))
-    for wanted in ranked:
+    for quote in quotes:
+        wanted = _pairs(_REFS.sub("", quote))
         if len(wanted) < 3:
             continue
         share, part = max(((len(wanted & have) / len(wanted), part) for part, have in zip(parts, texts, strict=True)),
@@ -122,6 +131,10 @@ def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterab
     return public_location(location)
 
 
-def _pairs(text: str) -> set[str]:
+def _pair_list(text: str) -> list[str]:
     bare = _NOISE.sub("", text.lower())
-    return {bare[i:i + 2] for i in range(len(bare) - 1)}
+    return [bare[i:i + 2] for i in range(len(bare) - 1)]
+
+
+def _pairs(text: str) -> set[str]:
+    return set(_pair_list(text))

@@ -2,7 +2,7 @@
 import pytest
 from django.core.files.base import ContentFile
 
-from kb.ingestion.locations import SpanLocator, cited_location, public_location
+from kb.ingestion.locations import SpanLocator, cited_location, public_location, rank_quotes
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from tests.kb.ingestion.files import two_column_pdf, xlsx_bytes
 
@@ -28,12 +28,18 @@ def test_a_quote_names_the_page_it_comes_from_in_a_chunk_that_runs_over_two():
     location = SpanLocator([(0, split, LINE_1), (split, len(text), NEXT_PAGE)]).locate(0, len(text))
     assert cited_location(location, text, ["样品寄送每5天进行一次。[1]"]) == NEXT_PAGE
     assert cited_location(location, text, ["- 访客须登记 [1]"]) == LINE_1
-    # Several sentences cite the chunk: the one closest to the question decides the page.
+    # Several sentences cite the chunk: the one answering the question decides the page.
     quotes = ["访客须登记 [1]", "样品寄送每5天进行一次。[1]"]
-    assert cited_location(location, text, quotes, question="样品多久寄送一次？") == NEXT_PAGE
-    assert cited_location(location, text, quotes, question="访客要登记吗？") == LINE_1
+    assert cited_location(location, text, rank_quotes(quotes, "样品多久寄送一次？", text)) == NEXT_PAGE
+    assert cited_location(location, text, rank_quotes(quotes, "访客要登记吗？", text)) == LINE_1
     # A sentence that matches no page by half or more keeps the chunk's first page.
     assert cited_location(location, text, ["完全无关的一句话[1]"]) == public_location(location)
+
+
+def test_the_quote_naming_the_questions_subject_outranks_one_sharing_only_common_words():
+    text = "库存盘点每15天进行一次。数据备份每30天进行一次。| 访客登记 | 30天 |"
+    quotes = ["库存盘点每15天进行一次。[1]", "| 访客登记 | 30天 | [1]"]
+    assert rank_quotes(quotes, "访客登记多久进行一次？", text)[0] == quotes[1]
 
 
 def test_rows_of_one_sheet_merge_into_their_first_and_last():
