@@ -13,6 +13,7 @@ from chat.understanding.meta_intent_detector import MetaIntentDetector
 from chat.understanding.rewrite_check import RewriteValidator
 from chat.understanding.rewriter import ConversationRewriter
 from chat.understanding.signals import DeterministicSignals
+from docmind.language import to_simplified
 from docmind.llm.base import ChatModel, LlmError
 
 logger = logging.getLogger(__name__)
@@ -51,7 +52,9 @@ class QueryUnderstanding:
 
     def run(self, *, message: str, history: Sequence[dict] = (),
             context: ConversationContext | None = None) -> QueryClassification:
-        text = message.strip()
+        # The question is understood, searched and answered in Simplified characters whatever the reader
+        # writes (`to_simplified`); the message itself is stored and shown as written.
+        text = to_simplified(message.strip())
         if not text:
             raise ValueError("message is empty")
         meta = self._meta.run(message=text)

@@ -165,3 +165,15 @@ def test_classifier_over_the_real_client(scripted_openai):
     result = QueryUnderstanding(model, "qwen-turbo").run(message="解释一下 RRF")
     assert result.complexity is Complexity.COMPLEX and result.source == "llm"
     assert scripted_openai.requests[0]["model"] == "qwen-turbo"
+
+
+def test_a_question_in_traditional_characters_is_understood_as_its_simplified_form():
+    understanding = QueryUnderstanding(None, "")
+    traditional = understanding.run(message="請假需要誰審批？")
+    simplified = understanding.run(message="请假需要谁审批？")
+    assert traditional.rewritten == "请假需要谁审批？"
+    assert (traditional.scope, traditional.intent) == (simplified.scope, simplified.intent)
+
+
+def test_a_traditional_meta_question_gets_the_meta_answer():
+    assert QueryUnderstanding(None, "").run(message="你有哪些文件？").scope is Scope.KB_META

@@ -1,0 +1,41 @@
+"""Write a question set's Chinese questions in Traditional characters and Taiwan phrasing (OpenCC s2twp).
+
+Run: .venv/bin/python bench/traditional_questions.py eval/corpus/questions.jsonl /tmp/questions-hant.jsonl
+then `manage.py eval_answers /tmp/questions-hant.jsonl --docs eval/corpus/docs`.
+
+The documents stay Simplified and the gold answers too (an answer quotes the document), so the run shows
+what a reader who writes Traditional Chinese gets from a Simplified knowledge base. Questions without Chinese
+and conversations (whose turns depend on each other's wording) are left out.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from pathlib import Path
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", type=Path)
+    parser.add_argument("target", type=Path)
+    args = parser.parse_args()
+    import opencc
+
+    convert = opencc.OpenCC("s2twp").convert
+    rows = []
+    for line in args.source.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else None
+        if not row or row.get("conversation") or not _CJK.search(row["question"]):
+            continue
+        hant = convert(row["question"])
+        if hant != row["question"]:
+            rows.append({**row, "id": f"{row['id']}-hant", "question": hant})
+    args.target.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"{len(rows)} questions written to {args.target}")
+
+
+if __name__ == "__main__":
+    main()
