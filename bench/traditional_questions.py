@@ -1,7 +1,9 @@
-"""Write a question set's Chinese questions in Traditional characters and Taiwan phrasing (OpenCC s2twp).
+"""Write a question set's Chinese questions in Traditional characters (OpenCC s2t; s2twp with --taiwan).
 
 Run: .venv/bin/python bench/traditional_questions.py eval/corpus/questions.jsonl /tmp/questions-hant.jsonl
 then `manage.py eval_answers /tmp/questions-hant.jsonl --docs eval/corpus/docs`.
+
+`--taiwan` also uses Taiwan words (軟體 for 软件, 印表機 for 打印机), which character conversion does not undo.
 
 The documents stay Simplified and the gold answers too (an answer quotes the document), so the run shows
 what a reader who writes Traditional Chinese gets from a Simplified knowledge base. Questions without Chinese
@@ -21,10 +23,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("target", type=Path)
+    parser.add_argument("--taiwan", action="store_true", help="Taiwan words too (s2twp)")
     args = parser.parse_args()
     import opencc
 
-    convert = opencc.OpenCC("s2twp").convert
+    convert = opencc.OpenCC("s2twp" if args.taiwan else "s2t").convert
     rows = []
     for line in args.source.read_text(encoding="utf-8").splitlines():
         row = json.loads(line) if line.strip() else None

@@ -17,14 +17,14 @@ def is_chinese(text: str) -> bool:
 def _to_simplified():
     import opencc
 
-    # Taiwan phrasing too (軟體 → 软件, 印表機 → 打印机), not only the characters: a reader who writes
-    # Traditional Chinese also uses those words.
-    return opencc.OpenCC("tw2sp").convert
+    # Characters only (t2s), not Taiwan phrasing (tw2sp): the phrase tables also rewrite Simplified text
+    # (戈登出生 → 戈注销生, 新增 → 添加, 影片 → 视频), which would break questions that were fine.
+    return opencc.OpenCC("t2s").convert
 
 
 def to_simplified(text: str) -> str:
-    """The text in Simplified characters and mainland phrasing (OpenCC tw2sp); Simplified text and text without
-    Chinese come back unchanged. The word matching of retrieval and of the offline answerer, and the
-    classifier's patterns, are written for Simplified text: a question in Traditional characters shares
-    almost no word with a Simplified document."""
+    """The text in Simplified characters (OpenCC t2s); Simplified text and text without Chinese come back
+    unchanged. The word matching of retrieval and of the offline answerer, and the classifier's patterns, are
+    written for Simplified text: a question in Traditional characters shares almost no word with a
+    Simplified document."""
     return _to_simplified()(text) if _CJK.search(text) else text
