@@ -198,6 +198,9 @@ AXES_LOCKOUT_CALLABLE = "docmind.lockout.lockout_response"
 # audit.middleware, which trusts forwarded headers only as far as DOCMIND_TRUSTED_PROXIES says.
 AUDITLOG_LOGENTRY_MODEL = "audit.AuditEntry"
 AUDITLOG_DISABLE_REMOTE_ADDR = True
+# Rows loaded as they are (loaddata, a restored snapshot) are nobody's action; logging them would also create
+# content types mid-load, before the load's own rows for them arrive.
+AUDITLOG_DISABLE_ON_RAW_SAVE = True
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
