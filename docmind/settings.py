@@ -49,6 +49,9 @@ try:
     WEB_SEARCH_ENDPOINT = env.service_endpoint("DOCMIND_WEB_SEARCH")
     MAX_UPLOAD_BYTES = env.env_int("DOCMIND_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024
     INGEST_WORKER = env.env_bool("DOCMIND_INGEST_WORKER", True)
+    # Evaluation runs: a low-priority task worker thread in each server process (false: `manage.py db_worker
+    # --queue-name eval` elsewhere, which needs a Milvus server: a Milvus Lite file opens in one process only).
+    EVAL_WORKER = env.env_bool("DOCMIND_EVAL_WORKER", True)
     # Chat turns run in a bounded thread pool; past workers + queue a new turn is answered "busy".
     CHAT_TURN_WORKERS = env.env_int("DOCMIND_CHAT_TURN_WORKERS", 16, minimum=1)
     CHAT_TURN_QUEUE = env.env_int("DOCMIND_CHAT_TURN_QUEUE", 64, minimum=0)
@@ -115,7 +118,18 @@ INSTALLED_APPS = [
     "curation",
     "review",
     "audit",
+    "django_tasks_db",
+    "evals",
 ]
+
+# Background work on Django's task API, stored in the project's database (SQLite by default, MariaDB/MySQL when
+# configured), so a queued evaluation run survives a restart and needs no other service.
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default", "eval"],
+    },
+}
 
 MIDDLEWARE = [
     "docmind.telemetry.views.request_metrics_middleware",

@@ -1,4 +1,4 @@
-"""Work done once when a server process starts: the ingestion worker and the knowledge map."""
+"""Work done once when a server process starts: the ingestion and evaluation workers and the knowledge map."""
 from __future__ import annotations
 
 import logging
@@ -14,6 +14,10 @@ def on_server_start() -> None:
         from kb.ingestion.worker import start_background_worker
 
         start_background_worker()
+    if settings.EVAL_WORKER:
+        from evals.worker import start_background_worker as start_eval_worker
+
+        start_eval_worker()
     _load_knowledge_index()
 
 

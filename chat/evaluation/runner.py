@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -48,26 +50,58 @@ class Asker:
     The semantic answer cache is off: a set asks near-duplicate phrasings on purpose, and a cached answer to
     one would score as the other's."""
 
-    def __init__(self, *, user: Any, names_by_id: dict[int, str], overrides: dict[str, Any] | None = None) -> None:
+    def __init__(self, *, user: Any, names_by_id: dict[int, str], overrides: dict[str, Any] | None = None,
+                 kb: Sequence[int] | None = None, cancel: threading.Event | None = None,
+                 pause: Callable[[], None] | None = None,
+                 budget: Callable[[], AbstractContextManager[Any]] | None = None) -> None:
+        """`kb`: the knowledge bases asked (None: every one `user` reads), checked as a chat turn checks them.
+        `pause` is called between the pipeline's steps, so a caller can hold an evaluation back while users
+        wait for answers; `cancel` ends the question being asked; `budget` is entered around each question
+        (the model-call budget a chat turn runs under)."""
         from chat.pipeline import ChatPipeline
         from chat.pipeline.stages import build_stages
 
         values = {"cache.semantic.enabled": False, **(overrides or {})}
         self.user = user
         self.names_by_id = names_by_id
+        self.kb = list(kb) if kb is not None else None
+        self.cancel = cancel or threading.Event()
+        self.pause = pause
+        self.budget = budget
         self.pipeline = ChatPipeline(stages_factory=lambda snapshot, kb_ids: build_stages(
             kb_ids=kb_ids, snapshot={**snapshot, **values}))
         self.conversations: dict[str, int] = {}
 
-    def ask(self, question: EvalQuestion) -> Outcome:
-        conversation_id = self.conversations.get(question.conversation) if question.conversation else None
-        outcome = Outcome()
+    def _events(self, message: str, conversation_id: int | None) -> dict[str, dict]:
         events: dict[str, dict] = {}
-        for event in self.pipeline.run(user=self.user, message=question.question, conversation_id=conversation_id,
-                                       cancel=threading.Event()):
+        stream = self.pipeline.run(user=self.user, message=message, conversation_id=conversation_id, kb=self.kb,
+                                   cancel=self.cancel)
+        for event in stream:
             events.setdefault(event.type, event.data)
             if event.type in ("done", "error"):
                 events[event.type] = event.data
+            if self.pause is not None:
+                self.pause()
+        return events
+
+    def ask(self, question: EvalQuestion) -> Outcome:
+        with self.budget() if self.budget is not None else nullcontext():
+            return self._ask(question)
+
+    def _ask(self, question: EvalQuestion) -> Outcome:
+        conversation_id = self.conversations.get(question.conversation) if question.conversation else None
+        outcome = Outcome()
+        for earlier in question.history:
+            if self.cancel.is_set():
+                break
+            done = self._events(earlier, conversation_id).get("done")
+            if done is None:
+                outcome.error = "history turn not answered"
+                return outcome
+            conversation_id = done["conversation_id"]
+        started = time.perf_counter()
+        events = self._events(question.question, conversation_id)
+        outcome.latency_ms = round((time.perf_counter() - started) * 1000, 1)
         if "done" not in events:
             outcome.error = str(events.get("error", {}).get("code", "no done event"))
             return outcome
@@ -88,16 +122,23 @@ class Asker:
         return outcome
 
 
+def ask_all(questions: Sequence[EvalQuestion], asker: Asker, statements: Asker | None = None) -> Iterator[Scored]:
+    """Every question once, scored as soon as it is answered: conversations turn by turn in file order.
+    Statements go to `statements` (another user) when given: "I prefer short answers" would otherwise shape
+    every later answer of the run."""
+    ordered = sorted(questions, key=lambda q: (q.conversation, q.turn) if q.conversation else ("", 0))
+    for question in ordered:
+        by = statements if statements is not None and question.category == STATEMENT else asker
+        yield score(question, by.ask(question))
+
+
 def run_set(questions: Sequence[EvalQuestion], asker: Asker, statements: Asker | None = None,
             progress: Callable[[int, int], None] | None = None) -> list[Scored]:
-    """Every question once, conversations turn by turn in file order. Statements go to `statements` (another
-    user) when given: "I prefer short answers" would otherwise shape every later answer of the run."""
+    """`ask_all` collected, in the order of `questions`."""
     rows = []
-    ordered = sorted(questions, key=lambda q: (q.conversation, q.turn) if q.conversation else ("", 0))
     keep = {id(q): i for i, q in enumerate(questions)}
-    for n, question in enumerate(ordered, 1):
-        by = statements if statements is not None and question.category == STATEMENT else asker
-        rows.append(score(question, by.ask(question)))
+    for n, row in enumerate(ask_all(questions, asker, statements), 1):
+        rows.append(row)
         if progress:
-            progress(n, len(ordered))
+            progress(n, len(questions))
     return sorted(rows, key=lambda r: keep[id(r.question)])

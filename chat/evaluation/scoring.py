@@ -1,8 +1,11 @@
 """What one asked question scored, and the report over many: answer-hit, cites-gold, false "not found",
-wrong-and-unflagged, retrieval@5 and the reliability of each confidence band."""
+wrong-and-unflagged, retrieval@5, document recall@5 and MRR, latency and the reliability of each confidence band.
+
+One engine for `manage.py eval_answers` and the product's evaluation runs (the `evals` app)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -21,10 +24,13 @@ class EvalQuestion:
     question: str
     category: str
     split: str = ""
-    answers: tuple[str, ...] = ()
+    # Alternatives, any one of which makes a hit; an alternative that is a tuple needs all its parts in the answer.
+    answers: tuple[str | tuple[str, ...], ...] = ()
     documents: tuple[str, ...] = ()
     conversation: str = ""
     turn: int = 0
+    # Earlier questions of the same conversation, asked first (a follow-up without a conversation of its own).
+    history: tuple[str, ...] = ()
 
     @property
     def answerable(self) -> bool:
@@ -33,21 +39,35 @@ class EvalQuestion:
 
 def load_questions(paths: Iterable[Path]) -> list[EvalQuestion]:
     """JSON lines (or one JSON list) of {id, question, category, split?, answers, documents, conversation?,
-    turn?}; `answers` may also be a list of alternative lists, as the evaluation API takes them."""
+    turn?, history?}; an item of `answers` may itself be a list, all of whose parts must appear (as the
+    evaluation API takes them)."""
     questions: list[EvalQuestion] = []
     for path in paths:
         text = path.read_text(encoding="utf-8")
         rows = json.loads(text) if text.lstrip().startswith("[") else \
             [json.loads(line) for line in text.splitlines() if line.strip()]
         for n, row in enumerate(rows, 1):
-            answers = [a for item in row.get("answers", []) for a in (item if isinstance(item, list) else [item])]
             questions.append(EvalQuestion(
                 id=str(row.get("id") or f"{path.stem}-{n}"), question=row["question"],
                 category=row.get("category") or "uncategorised", split=row.get("split", ""),
-                answers=tuple(str(a) for a in answers if str(a).strip()),
+                answers=answer_alternatives(row.get("answers", [])),
                 documents=tuple(str(d) for d in row.get("documents", [])),
-                conversation=str(row.get("conversation") or ""), turn=int(row.get("turn") or 0)))
+                conversation=str(row.get("conversation") or ""), turn=int(row.get("turn") or 0),
+                history=tuple(str(h) for h in row.get("history", []) if str(h).strip())))
     return questions
+
+
+def answer_alternatives(raw: Iterable) -> tuple[str | tuple[str, ...], ...]:
+    """A list of alternatives as files and the API give it: a string, or a list of strings that must all appear."""
+    out: list[str | tuple[str, ...]] = []
+    for item in raw:
+        if isinstance(item, list | tuple):
+            parts = tuple(str(p) for p in item if str(p).strip())
+            if parts:
+                out.append(parts[0] if len(parts) == 1 else parts)
+        elif str(item).strip():
+            out.append(str(item))
+    return tuple(out)
 
 
 def normalise(text: str) -> str:
@@ -70,6 +90,7 @@ class Outcome:
     rewritten: str = ""
     error: str = ""
     citations: tuple[dict, ...] = ()   # the `done` event's citations, location included
+    latency_ms: float = 0.0
 
     @property
     def flagged(self) -> bool:
@@ -83,6 +104,8 @@ class Scored:
     hit: bool = False
     cites_gold: bool = False
     retrieved_at_5: bool = False
+    recall_at_5: float | None = None       # share of the gold documents among the first five retrieved
+    reciprocal_rank: float | None = None   # 1 / rank of the first gold document retrieved, 0 when none
     false_not_found: bool = False
     wrong_unflagged: bool = False
     right: bool = False
@@ -104,10 +127,14 @@ def score(question: EvalQuestion, outcome: Outcome) -> Scored:
         scored.wrong_unflagged = not outcome.flagged
         return scored
     answer = normalise(outcome.answer)
-    scored.hit = scored.right = any(normalise(a) in answer for a in question.answers)
+    scored.hit = scored.right = any(all(normalise(part) in answer for part in ((a,) if isinstance(a, str) else a))
+                                    for a in question.answers)
     gold = set(question.documents)
     scored.cites_gold = bool(gold & set(outcome.cited))
     scored.retrieved_at_5 = bool(gold & set(outcome.retrieved[:5]))
+    scored.recall_at_5 = len(gold & set(outcome.retrieved[:5])) / len(gold)
+    rank = next((n for n, name in enumerate(outcome.retrieved, 1) if name in gold), None)
+    scored.reciprocal_rank = 1 / rank if rank else 0.0
     scored.false_not_found = outcome.no_evidence
     scored.wrong_unflagged = not scored.hit and not outcome.flagged
     return scored
@@ -117,14 +144,34 @@ def _share(values: Sequence[bool]) -> float | None:
     return round(sum(values) / len(values), 3) if values else None
 
 
+def _mean(values: Sequence[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return round(sum(kept) / len(kept), 3) if kept else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Nearest-rank percentile (q in 0…100), None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[max(0, min(len(ordered) - 1, math.ceil(q / 100 * len(ordered)) - 1))], 1)
+
+
 def summary(rows: Sequence[Scored]) -> dict:
     answerable = [r for r in rows if r.question.answerable]
     unanswerable = [r for r in rows if not r.question.answerable and r.question.category != STATEMENT]
+    knowledge = [r for r in rows if r.question.category != STATEMENT and not r.outcome.error]
+    latencies = [r.outcome.latency_ms for r in rows if not r.outcome.error and r.outcome.latency_ms]
     return {
         "n": len(rows),
         "answer_hit": _share([r.hit for r in rows]),
         "cites_gold": _share([r.cites_gold for r in answerable]),
         "retrieval_at_5": _share([r.retrieved_at_5 for r in answerable]),
+        "recall_at_5": _mean([r.recall_at_5 for r in answerable]),
+        "mrr": _mean([r.reciprocal_rank for r in answerable]),
+        "flagged": _share([r.outcome.flagged for r in knowledge]),
+        "p50_ms": percentile(latencies, 50),
+        "p95_ms": percentile(latencies, 95),
         "false_not_found": _share([r.false_not_found for r in answerable]),
         "wrong_unflagged": _share([r.wrong_unflagged for r in rows]),
         "answerable_flagged": _share([r.outcome.flagged for r in answerable]),
@@ -159,7 +206,8 @@ def report(rows: Sequence[Scored]) -> dict:
 
 def rows_as_dicts(rows: Sequence[Scored]) -> list[dict]:
     return [{**asdict(r.question), **asdict(r.outcome), "hit": r.hit, "cites_gold": r.cites_gold,
-             "retrieved_at_5": r.retrieved_at_5, "false_not_found": r.false_not_found,
+             "retrieved_at_5": r.retrieved_at_5, "recall_at_5": r.recall_at_5,
+             "reciprocal_rank": r.reciprocal_rank, "false_not_found": r.false_not_found,
              "wrong_unflagged": r.wrong_unflagged, "flagged": r.outcome.flagged} for r in rows]
 
 

@@ -1,0 +1,1 @@
+"""Evaluation sets per knowledge base and the runs that ask them through the chat pipeline."""

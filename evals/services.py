@@ -1,0 +1,174 @@
+"""Writes of the evaluation app: sets and their items, starting, cancelling and deleting runs.
+
+The API, the staff pages and other apps (a review queue adding a question it saw) call these, so the checks
+are the same wherever a change comes from. Permission checks are the caller's (see `evals.access`).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from evals.importing import MAX_ITEMS, ImportFailed, ItemData, RowError, validate_item
+from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
+from kb.models import Document, KnowledgeBase
+
+# Runs waiting or running at once over the whole server: each asks every item of its set, so more would only
+# queue behind each other while holding their configuration snapshot ever longer.
+MAX_PENDING_RUNS = 20
+
+
+class EvalError(ValueError):
+    """A change that cannot be made; the message says why (answered 400 or 409)."""
+
+    conflict = False
+
+
+class EvalConflict(EvalError):
+    conflict = True
+
+
+def document_aliases(kb_id: int) -> dict[str, str]:
+    """Names a set may use for a document of base `kb_id` (title, file name, title with its type) → its title."""
+    aliases: dict[str, str] = {}
+    for title, file, file_type in Document.objects.filter(kb_id=kb_id).values_list("title", "file", "file_type"):
+        for name in (title, PurePosixPath(file or "").name, f"{title}.{file_type}" if file_type else ""):
+            if name:
+                aliases.setdefault(name.casefold(), title)
+    return aliases
+
+
+def _check_documents(items: Sequence[ItemData], *, kb_id: int, first_row: int = 1) -> None:
+    aliases = document_aliases(kb_id)
+    errors = [RowError(n, "documents", _("no document named “%(name)s” in this knowledge base") % {"name": name})
+              for n, item in enumerate(items, first_row) for name in item.documents
+              if name.casefold() not in aliases]
+    if errors:
+        raise ImportFailed(errors)
+
+
+def _item(eval_set: EvalSet, data: ItemData, position: int) -> EvalItem:
+    return EvalItem(eval_set=eval_set, position=position, question=data.question, answers=data.answers,
+                    documents=data.documents, category=data.category, history=data.history)
+
+
+def eval_set_create(*, kb: KnowledgeBase, name: str, items: Sequence[ItemData], description: str = "",
+                    created_by: Any = None) -> EvalSet:
+    """A new set of `items` for `kb`; ImportFailed when an item names a document the base does not hold."""
+    name = name.strip()
+    if not name:
+        raise EvalError(_("a set needs a name"))
+    _check_documents(items, kb_id=kb.pk)
+    try:
+        with transaction.atomic():
+            eval_set = EvalSet.objects.create(kb=kb, name=name[:128], description=description,
+                                              created_by=created_by)
+            EvalItem.objects.bulk_create([_item(eval_set, data, n) for n, data in enumerate(items)],
+                                         batch_size=500)
+    except IntegrityError:
+        raise EvalConflict(_("this knowledge base already has a set with this name")) from None
+    return eval_set
+
+
+def eval_set_delete(*, eval_set: EvalSet) -> None:
+    """The set with its items, runs and results; a run in progress stops at its next item."""
+    eval_set.delete()
+
+
+def add_item(eval_set: EvalSet, question: str, answers: Sequence[Any] = (), documents: Sequence[str] = (),
+             category: str = "general", history: Sequence[str] = ()) -> EvalItem:
+    """Append one question to `eval_set` (the page's form, "add to evaluation set" on a chat answer, a review
+    queue). `answers`: alternatives, each a text or a list of texts that must all appear. Raises ImportFailed
+    naming the field that is wrong."""
+    errors: list[RowError] = []
+    data = validate_item({"question": question, "answers": list(answers), "documents": list(documents),
+                          "category": category, "history": list(history)}, row=1, errors=errors)
+    if data is None:
+        raise ImportFailed(errors)
+    _check_documents([data], kb_id=eval_set.kb_id)
+    with transaction.atomic():
+        locked = EvalSet.objects.select_for_update().get(pk=eval_set.pk)
+        count = locked.items.count()
+        if count >= MAX_ITEMS:
+            raise EvalError(_("at most %(n)s items a set") % {"n": MAX_ITEMS})
+        last = locked.items.aggregate(last=Max("position"))["last"]
+        item = _item(locked, data, (last + 1) if last is not None else 0)
+        item.save()
+        EvalSet.objects.filter(pk=locked.pk).update(updated_at=timezone.now())
+    return item
+
+
+def item_update(*, item: EvalItem, **fields: Any) -> EvalItem:
+    """Change some of an item's question, answers, documents, category and history (validated like an import)."""
+    current = {"question": item.question, "answers": item.answers, "documents": item.documents,
+               "category": item.category, "history": item.history}
+    current.update({k: v for k, v in fields.items() if k in current})
+    errors: list[RowError] = []
+    data = validate_item(current, row=1, errors=errors)
+    if data is None:
+        raise ImportFailed(errors)
+    _check_documents([data], kb_id=item.eval_set.kb_id)
+    for key in current:
+        setattr(item, key, getattr(data, key))
+    item.save()
+    return item
+
+
+def item_delete(*, item: EvalItem) -> None:
+    item.delete()
+
+
+def _config_snapshot() -> dict[str, Any]:
+    from config_admin.conf import ai_config
+
+    snapshot = ai_config.snapshot()
+    return json.loads(json.dumps({key: snapshot[key] for key in snapshot}, cls=DjangoJSONEncoder, default=str))
+
+
+def run_start(*, eval_set: EvalSet, started_by: Any = None) -> EvalRun:
+    """Queue a run of `eval_set` as background work; at most one unfinished run per set."""
+    from evals.tasks import run_evaluation
+
+    total = eval_set.items.count()
+    if total == 0:
+        raise EvalError(_("the set has no items to ask"))
+    with transaction.atomic():
+        EvalSet.objects.select_for_update().filter(pk=eval_set.pk).first()
+        unfinished = EvalRun.objects.filter(status__in=(RunStatus.QUEUED, RunStatus.RUNNING, RunStatus.CANCELLING))
+        if unfinished.filter(eval_set=eval_set).exists():
+            raise EvalConflict(_("a run of this set is already in progress"))
+        if unfinished.count() >= MAX_PENDING_RUNS:
+            raise EvalConflict(_("too many runs are waiting; try again when some have finished"))
+        run = EvalRun.objects.create(eval_set=eval_set, total=total, config=_config_snapshot(),
+                                     created_by=started_by)
+
+        def enqueue() -> None:
+            result = run_evaluation.enqueue(run.pk)
+            EvalRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
+
+        transaction.on_commit(enqueue)
+    return run
+
+
+def run_cancel(*, run: EvalRun) -> EvalRun:
+    """A queued run ends at once; a running one stops within its current item and keeps what it answered."""
+    now = timezone.now()
+    if EvalRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(status=RunStatus.CANCELLED,
+                                                                        finished_at=now):
+        pass
+    else:
+        EvalRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(status=RunStatus.CANCELLING)
+    run.refresh_from_db()
+    return run
+
+
+def run_delete(*, run: EvalRun) -> None:
+    """The run and its results; a run in progress stops at its next step."""
+    run.delete()
