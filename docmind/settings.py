@@ -252,6 +252,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Several models have a `status`; each set of choices gets a name of its own.
+    "ENUM_NAME_OVERRIDES": {"EvalRunStatusEnum": "evals.models.RunStatus"},
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "docmind.openapi.add_chat_stream"],
 }
 

@@ -49,6 +49,7 @@ urlpatterns = [
     path("api/kbs/", include("kb.kbs_urls")),
     path("api/keys/", include("apikeys.urls")),
     path("widget/frame/", widget.widget_frame, name="widget-frame"),
+    path("api/eval/", include("evals.urls")),
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
     path("memories/", memories_page, name="memories"),

@@ -33,12 +33,11 @@ def _lowest_priority() -> None:
 def recover_interrupted_runs() -> int:
     """Runs left running by a server that stopped (this process is the only worker): queue them again, so they
     go on with the items they had not answered; those being cancelled end as cancelled."""
-    from evals.models import EvalRun, RunStatus
-    from evals.tasks import run_evaluation
-
     from django.conf import settings
 
     from docmind.indexes.vectorstore import is_lite_uri
+    from evals.models import EvalRun, RunStatus
+    from evals.tasks import run_evaluation
 
     if not is_lite_uri(str(settings.MILVUS_URI)):
         return 0  # other worker processes may be running these runs right now
