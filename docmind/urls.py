@@ -53,5 +53,6 @@ urlpatterns = [
     path("api/", include("chat.api_urls")),
     path("api/", include("memory.urls")),
     path("memories/", memories_page, name="memories"),
+    path("eval/", include("evals.page_urls")),
     path("", include("chat.urls")),
 ]

@@ -23,7 +23,7 @@ from chat.evaluation.runner import Asker, ask_all
 from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, reliability, summary
 from evals.gate import ChatFirstGate
 from evals.models import EvalItem, EvalResult, EvalRun, RunStatus
-from evals.services import document_aliases
+from evals.selectors import document_aliases
 
 log = logging.getLogger(__name__)
 

@@ -56,6 +56,7 @@ class ItemData:
     documents: list[str]
     category: str
     history: list[str]
+    row: int = 0  # where it came from: the file's row or the item's number, for errors found later
 
 
 def _strings(value: Any, *, row: int, field: str, errors: list[RowError]) -> list[str]:
@@ -103,7 +104,7 @@ def validate_item(raw: Any, *, row: int, errors: list[RowError]) -> ItemData | N
     if len(errors) > before:
         return None
     return ItemData(question=question.strip(), answers=answers, documents=documents,
-                    category=category.strip() or "general", history=history)
+                    category=category.strip() or "general", history=history, row=row)
 
 
 def validate_items(rows: Any, *, first_row: int = 1) -> list[ItemData]:

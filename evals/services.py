@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from pathlib import PurePosixPath
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -18,7 +17,8 @@ from django.utils.translation import gettext as _
 
 from evals.importing import MAX_ITEMS, ImportFailed, ItemData, RowError, validate_item
 from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
-from kb.models import Document, KnowledgeBase
+from evals.selectors import document_aliases
+from kb.models import KnowledgeBase
 
 # Runs waiting or running at once over the whole server: each asks every item of its set, so more would only
 # queue behind each other while holding their configuration snapshot ever longer.
@@ -35,21 +35,11 @@ class EvalConflict(EvalError):
     conflict = True
 
 
-def document_aliases(kb_id: int) -> dict[str, str]:
-    """Names a set may use for a document of base `kb_id` (title, file name, title with its type) → its title."""
-    aliases: dict[str, str] = {}
-    for title, file, file_type in Document.objects.filter(kb_id=kb_id).values_list("title", "file", "file_type"):
-        for name in (title, PurePosixPath(file or "").name, f"{title}.{file_type}" if file_type else ""):
-            if name:
-                aliases.setdefault(name.casefold(), title)
-    return aliases
-
-
-def _check_documents(items: Sequence[ItemData], *, kb_id: int, first_row: int = 1) -> None:
+def _check_documents(items: Sequence[ItemData], *, kb_id: int) -> None:
     aliases = document_aliases(kb_id)
-    errors = [RowError(n, "documents", _("no document named “%(name)s” in this knowledge base") % {"name": name})
-              for n, item in enumerate(items, first_row) for name in item.documents
-              if name.casefold() not in aliases]
+    errors = [RowError(item.row or n, "documents", _("no document named “%(name)s” in this knowledge base")
+                       % {"name": name})
+              for n, item in enumerate(items, 1) for name in item.documents if name.casefold() not in aliases]
     if errors:
         raise ImportFailed(errors)
 

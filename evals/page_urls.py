@@ -1,0 +1,14 @@
+"""/eval/: the evaluation staff pages."""
+from django.urls import path
+
+from evals import views
+
+app_name = "evals"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("sets/<int:pk>/", views.set_detail, name="set"),
+    path("runs/<int:pk>/", views.run_detail, name="run"),
+    path("compare/", views.compare, name="compare"),
+    path("add-from-answer/", views.add_from_answer, name="add-from-answer"),
+]
