@@ -77,15 +77,16 @@ def _run_user(run: EvalRun, suffix: str) -> Any:
     base only, through the same permission filter as every chat turn, and its conversations and memories touch
     no one's. Deleted when the run ends."""
     from django.contrib.auth import get_user_model
+    from django.utils.crypto import get_random_string
 
     from docmind.roles import MEMBER, user_set_role
     from kb.models import KbAccess
     from kb.services import kb_grant
 
-    user, created = get_user_model().objects.get_or_create(username=f"eval-run-{run.pk}{suffix}")
-    if created:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
+    # A fresh name each time: an existing account is never taken over (nor deleted at the end).
+    user = get_user_model()(username=f"eval-run-{run.pk}{suffix}-{get_random_string(10)}")
+    user.set_unusable_password()
+    user.save()
     user_set_role(user=user, role=MEMBER)
     kb_grant(kb=run.eval_set.kb, access=KbAccess.READ, user=user)
     return user
