@@ -67,7 +67,7 @@ def test_a_malformed_csv_names_the_row_and_field_and_saves_nothing(world, kb_edi
             "产假？,158天,没有的文件,leave\n")
     upload = SimpleUploadedFile("set.csv", text.encode(), content_type="text/csv")
     response = _client(kb_editor).post("/api/eval/sets/", {"name": "bad", "kb": world["hr"].pk, "file": upload},
-                                       format="multipart")
+                                       format="multipart", HTTP_ACCEPT_LANGUAGE="en")
     assert response.status_code == 400
     body = response.json()
     assert body["code"] == "invalid_items" and body["fields"]["3.question"] == ["is required"]
