@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 
 import jieba
-import jieba.posseg
 
 from chat.types import ConversationContext, PreviousTurn, Rewrite
 from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS
@@ -134,6 +133,10 @@ def names_new_subject(text: str, previous: PreviousTurn) -> bool:
     """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
     the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
     answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
+    # Imported on first use: loading the part-of-speech tables costs every process that imports the chat
+    # pipeline (a server, each `manage.py` command, each test worker) about half a second of CPU.
+    import jieba.posseg
+
     seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
                      *previous.sections)).lower()
     for token in jieba.posseg.cut(text):
