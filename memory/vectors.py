@@ -140,6 +140,14 @@ class MilvusMemoryIndex(MilvusCollection):
             if self._local is not None:
                 self._local.reset(dim=self.dim)
 
+    def clear(self) -> None:
+        """Delete every memory vector but keep the collection: a delete by filter takes milliseconds, where
+        `reset` rebuilds the collection and its index (over a second in Milvus Lite)."""
+        with self._lock, self._local.lock if self._local is not None else nullcontext():
+            self._call("delete", self.collection, filter="id >= 0")
+            if self._local is not None:
+                self._local.reset(dim=self.dim)
+
     def _read_all(self):
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
                                                output_fields=["id", "user_id", "memory_type", "vector"])

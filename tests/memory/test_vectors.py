@@ -42,3 +42,18 @@ def test_vectors_of_another_embedder_are_dropped_for_a_rebuild(milvus_only):
     again = MilvusMemoryIndex(client=get_vector_store().client, dim=4, embedder_name="another", in_process=False,
                               collection="docmind_memory_probe")
     assert again.emptied_for_new_embedder and again.search(v(1, 0, 0, 0), user_id=7, k=5) == []
+
+
+@pytest.mark.parametrize("in_process", [False, True])
+def test_clear_empties_the_index_and_it_takes_new_vectors(in_process):
+    from docmind.indexes.stores import get_vector_store
+
+    index = MilvusMemoryIndex(client=get_vector_store().client, dim=4, embedder_name="probe", in_process=in_process,
+                              collection="docmind_memory_probe_clear")
+    index.reset()
+    index.upsert(memory_id=1, user_id=7, memory_type="fact", text="我对花生过敏", vector=v(1, 0, 0, 0))
+    assert [pk for pk, _ in index.search(v(1, 0, 0, 0), user_id=7, k=5, strong=True)] == [1]
+    index.clear()
+    assert index.search(v(1, 0, 0, 0), user_id=7, k=5) == [] and index.texts([1]) == {}
+    index.upsert(memory_id=2, user_id=7, memory_type="fact", text="我在上海工作", vector=v(1, 0, 0, 0))
+    assert [pk for pk, _ in index.search(v(1, 0, 0, 0), user_id=7, k=5, strong=True)] == [2]
