@@ -35,13 +35,14 @@ run: $(STAMPS)
 
 # One pytest-xdist worker per core (each with its own data dir, SQLite/MariaDB test database and Milvus Lite
 # file: tests/envplugin.py), in random order (pytest-randomly: PYTEST_ARGS=--randomly-seed=last repeats the
-# last order). Plain load distribution keeps pytest-django's order on each worker (tests in a transaction,
-# then serialized-rollback ones, then other transactional ones: tests/conftest.py); --dist loadscope would
-# build a module's live server once instead of once a worker, but reorders modules by size and breaks that
-# order. TEST_WORKERS=0 runs in this process.
+# last order). --dist loadgroup (tests/schedule.py) hands out one test at a time in pytest-django's order
+# (tests in a transaction, then serialized-rollback ones, then other transactional ones: tests/conftest.py),
+# except that all browser tests go to one worker together, so each browser module's live server is built once
+# instead of once a worker. Not --dist loadscope: it reorders modules by size and breaks that order.
+# TEST_WORKERS=0 runs in this process.
 TEST_WORKERS ?= auto
 test: $(STAMPS)
-	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 lint: $(STAMPS)
 	$(VENV)/bin/ruff check .

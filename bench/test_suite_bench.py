@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/test_suite_bench.py --workers 2 3 [--seed 1] [--out bench-tests.json] [PATHS…]
 
-Each run is the command `make test` runs (`pytest -n N`), with one pytest-randomly seed for
+Each run is the command `make test` runs (`pytest -n N --dist loadgroup`), with one pytest-randomly seed for
 all of them so that every count runs the same order; the JSON holds, per count, the wall seconds, pytest's
 exit status and summary line, and the 20 slowest set-ups and calls. Compare runs made in one session: the
 machines are shared.
@@ -22,7 +22,7 @@ PYTHON = str(ROOT / ".venv" / "bin" / "python")
 
 
 def run(workers: str, seed: int, paths: list[str]) -> dict:
-    command = [PYTHON, "-m", "pytest", "-n", workers, "-q",
+    command = [PYTHON, "-m", "pytest", "-n", workers, "--dist", "loadgroup", "-q",
                f"--randomly-seed={seed}", "--durations=20", *paths]
     started = time.monotonic()
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)

@@ -25,7 +25,12 @@ def pytest_collection_modifyitems(items) -> None:
     """Among the transactional tests (pytest-django puts them after the others), those with serialized rollback
     run first. The flush after any other transactional test fires post_migrate, which recreates content types
     and permissions; a serialized-rollback test run after that fails to load its rows back over them. The order
-    is otherwise kept (pytest-randomly's, pytest-django's groups); xdist workers keep it too."""
+    is otherwise kept (pytest-randomly's, pytest-django's groups).
+
+    xdist workers keep it too: `make test` runs `--dist loadgroup` (tests/schedule.py), where each test is a work
+    unit of its own, handed out in this order, except the browser tests, which go to one worker together and may
+    run there before the database tests; that is harmless only for tests that do not use the test database,
+    which is checked here."""
     def serialized_first(item) -> int:
         marker = item.get_closest_marker("django_db")
         transactional = marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences")
@@ -36,6 +41,13 @@ def pytest_collection_modifyitems(items) -> None:
         return 1 if marker is not None and marker.kwargs.get("serialized_rollback") else 2
 
     items.sort(key=serialized_first)
+    from tests.schedule import BROWSER_TESTS
+
+    grouped_with_db = [item.nodeid for item in items
+                       if item.nodeid.startswith(BROWSER_TESTS) and serialized_first(item) != 3]
+    if grouped_with_db:
+        raise pytest.UsageError("a browser test runs out of the database tests' order, so it must not use the "
+                                f"test database: {', '.join(grouped_with_db)}")
 
 
 def require_services() -> bool:
@@ -70,6 +82,15 @@ def memory_extraction_ends_with_its_test():
     from memory.turn import _extract_pool
 
     _extract_pool.submit(lambda: None).result(timeout=60)  # one worker, first in first out
+
+
+@pytest.fixture(scope="session")
+def migrated_data_dir(tmp_path_factory):
+    """A data dir migrated once per test process, which each live server (tests/browser/live_server.py) copies
+    instead of running the migrations again in a process of its own."""
+    from tests.browser.live_server import migrated_template
+
+    return migrated_template(tmp_path_factory.mktemp("migrated-data-dir"))
 
 
 @pytest.fixture

@@ -20,10 +20,10 @@ FILES = [
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("admin-browser-data"))
-    live.prepare(staff=STAFF)
+    live.prepare(staff=STAFF, template=migrated_data_dir)
     live.start()
     yield live
     live.stop()

@@ -13,11 +13,12 @@ STAFF = {"username": "boss", "password": "boss-pass-123"}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-basics"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
-                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}], staff=STAFF)
+                        {"title": BEARS_TITLE, "text": BEARS, "domain": "science"}], staff=STAFF,
+                 template=migrated_data_dir)
     live.start()
     yield live
     live.stop()

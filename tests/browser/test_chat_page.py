@@ -24,13 +24,14 @@ MANUAL = ("# 支付失败排查手册\n\n## 适用范围\n本手册用于排查�
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-data"))
     live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": BEARS_TITLE, "text": BEARS, "domain": "science"},
                         {"title": "<b>安全</b>测试", "text": HOSTILE, "domain": "security"},
-                        {"title": MANUAL_TITLE, "text": MANUAL, "domain": "payment"}], staff=STAFF)
+                        {"title": MANUAL_TITLE, "text": MANUAL, "domain": "payment"}], staff=STAFF,
+                 template=migrated_data_dir)
     live.start()
     yield live
     live.stop()

@@ -15,10 +15,11 @@ EMOJI = re.compile("[\U0001f300-\U0001faff\u2600-\u27bf]")
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("chat-small-screen"))
-    live.prepare(kbs=[{"name": LONG_KB, "reader": "read"}])  # no documents: every answer finds no evidence
+    # No documents: every answer finds no evidence.
+    live.prepare(kbs=[{"name": LONG_KB, "reader": "read"}], template=migrated_data_dir)
     live.start()
     yield live
     live.stop()

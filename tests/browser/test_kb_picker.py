@@ -19,13 +19,14 @@ SECRET = "总监的年终奖系数为四点五倍，这份方案的口令是青�
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-kbs"))
     live.prepare(kbs=[{"name": READABLE_KB, "reader": "read"}, {"name": HIDDEN_KB, "reader": None}],
                  texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"},
                         {"title": RELEASE_TITLE, "text": RELEASE, "domain": "engineering", "kb": READABLE_KB},
-                        {"title": SECRET_TITLE, "text": SECRET, "domain": "finance", "kb": HIDDEN_KB}])
+                        {"title": SECRET_TITLE, "text": SECRET, "domain": "finance", "kb": HIDDEN_KB}],
+                 template=migrated_data_dir)
     live.start()
     yield live
     live.stop()

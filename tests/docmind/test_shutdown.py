@@ -22,10 +22,10 @@ def _post(url: str, body: dict, headers: dict[str, str] | None = None, timeout: 
 
 
 @pytest.fixture
-def server(tmp_path, silent_model_server):
+def server(tmp_path, silent_model_server, migrated_data_dir):
     live = LiveServer(data_dir=tmp_path / "data", extra_env={
         "OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": silent_model_server.base_url, "DOCMIND_LLM_TIMEOUT": "120"})
-    live.prepare()
+    live.prepare(template=migrated_data_dir)
     live.start()
     try:
         yield live
