@@ -49,11 +49,12 @@ class _Site:
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
+def sites(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("browser-widget"))
     live.prepare(staff={"username": "boss", "password": "boss-pass-123"}, kbs=[{"name": WIDGET_KB, "reader": None}],
-                 texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr", "kb": WIDGET_KB}])
+                 texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr", "kb": WIDGET_KB}],
+                 template=migrated_data_dir)
     listed_port = free_port()
     env = {**live.env(), "WIDGET_KB": WIDGET_KB, "WIDGET_ORIGIN": f"http://127.0.0.1:{listed_port}"}
     done = subprocess.run([PYTHON, "manage.py", "shell", "-c", ISSUE], cwd=live.root, env=env, capture_output=True,
