@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from docmind.errors import error_response
 from docmind.fields import StrictCharField
 from docmind.roles import ROLES, has_role
+from docmind.signin import directory_unavailable
 from docmind.throttling import FailSafeScopedRateThrottle
 
 
@@ -32,6 +33,7 @@ class TokenView(APIView):
     @extend_schema(request=CredentialsSerializer, responses={
         200: inline_serializer("Token", {"token": serializers.CharField()}),
         401: error_response("wrong username or password"),
+        503: error_response("the directory could not be asked (directory accounts only; local accounts still work)"),
         429: error_response("too many attempts from this address, or this username is locked out here "
                             "(see Retry-After)")})
     def post(self, request) -> Response:
@@ -41,6 +43,10 @@ class TokenView(APIView):
         # middleware (which only sees the Django request) then answers 429 instead of 401.
         user = authenticate(request._request, **creds.validated_data)
         if user is None:
+            if directory_unavailable(request._request):
+                return Response({"error": _("The directory is unavailable, so directory accounts cannot sign in "
+                                            "right now. Local accounts still can."), "code": "directory_unavailable"},
+                                status=status.HTTP_503_SERVICE_UNAVAILABLE)
             return Response({"error": _("Wrong username or password.")}, status=status.HTTP_401_UNAUTHORIZED)
         token, _created = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

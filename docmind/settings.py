@@ -11,6 +11,7 @@ from django.utils.csp import CSP
 
 from docmind import env
 from docmind.datadir import make_private
+from sso import config as sso_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -77,6 +78,15 @@ try:
     # External MCP servers: stdio commands and non-public URLs only when the operator says so (docmind.mcp.policy).
     MCP_STDIO_ENABLED = env.env_bool("DOCMIND_MCP_STDIO", False)
     MCP_ALLOW_PRIVATE_URLS = env.env_bool("DOCMIND_MCP_ALLOW_PRIVATE_URLS", False)
+    # Sign-in: local accounts (on unless switched off), a directory, an OpenID Connect provider (both off by
+    # default); see sso.config and the README's "Sign-in" section.
+    LOCAL_SIGNIN = env.env_bool("DOCMIND_LOCAL_SIGNIN", True)
+    DOCMIND_LDAP = sso_config.ldap_from_env()
+    DOCMIND_OIDC = sso_config.oidc_from_env()
+    PASSWORD_MIN_LENGTH = env.env_int("DOCMIND_PASSWORD_MIN_LENGTH", 8, minimum=1)
+    PASSWORD_REJECT_COMMON = env.env_bool("DOCMIND_PASSWORD_REJECT_COMMON", True)
+    PASSWORD_REJECT_NUMERIC = env.env_bool("DOCMIND_PASSWORD_REJECT_NUMERIC", False)
+    PASSWORD_REJECT_SIMILAR = env.env_bool("DOCMIND_PASSWORD_REJECT_SIMILAR", False)
 except env.EnvError as exc:
     # A clear one-line message instead of a traceback deep inside Django.
     print(f"DocMind cannot start: {exc}", file=sys.stderr)
@@ -120,6 +130,7 @@ INSTALLED_APPS = [
     "audit",
     "django_tasks_db",
     "evals",
+    "sso",
 ]
 
 # Background work on Django's task API, stored in the project's database (SQLite by default, MariaDB/MySQL when
@@ -198,8 +209,17 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 
-# The lockout backend first: it refuses a locked-out (username, address) before any password check.
-AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+# The lockout backend first: it refuses a locked-out (username, address) before any password check. Local
+# accounts before the directory: a local sign-in never waits for a directory that is down. With local sign-in
+# off the model backend still answers permission checks, but accepts no password.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend" if LOCAL_SIGNIN else "sso.backends.PermissionsOnlyBackend",
+    *(["sso.ldap_backend.DirectoryBackend"] if DOCMIND_LDAP else []),
+    *(["sso.oidc.OidcBackend"] if DOCMIND_OIDC else []),
+]
+globals().update(sso_config.ldap_settings(DOCMIND_LDAP))
+globals().update(sso_config.oidc_settings(DOCMIND_OIDC))
 AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
 AXES_COOLOFF_TIME = timedelta(minutes=LOGIN_LOCKOUT_MINUTES)
 # Per username and address together: one attacker cannot lock a colleague out from elsewhere.
@@ -216,9 +236,15 @@ AUDITLOG_DISABLE_REMOTE_ADDR = True
 # content types mid-load, before the load's own rows for them arrive.
 AUDITLOG_DISABLE_ON_RAW_SAVE = True
 
+# Password policy for local accounts (directory and OpenID Connect accounts have no password here).
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+     "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH}},
+    *([{"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"}] if PASSWORD_REJECT_COMMON else []),
+    *([{"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"}]
+      if PASSWORD_REJECT_NUMERIC else []),
+    *([{"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"}]
+      if PASSWORD_REJECT_SIMILAR else []),
 ]
 
 REST_FRAMEWORK = {

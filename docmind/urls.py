@@ -14,9 +14,11 @@ from docmind.schema_views import SchemaDocsView, SchemaView
 from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
+from sso.forms import AdminSignInForm, SignInForm
 
 admin.site.site_header = _("DocMind administration")
 admin.site.site_title = "DocMind"
+admin.site.login_form = AdminSignInForm
 
 # JSON under /api/, Django's pages elsewhere.
 handler400 = "docmind.http_errors.bad_request"
@@ -26,7 +28,7 @@ handler500 = "docmind.http_errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html",
+    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html", authentication_form=SignInForm,
                                                 redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", health.healthz, name="healthz"),

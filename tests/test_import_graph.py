@@ -1,10 +1,11 @@
 """The project's import graph: no circles (imports inside functions included) and no import up the layers.
 
 Layers, lowest first: docmind's infrastructure (LLM, embedder, reranker, indexes, tokens, telemetry…),
-config_admin, then kb and memory side by side (neither imports the other), then chat and apikeys side by
-side, then evals (evaluation runs ask through chat), then docmind's wiring (settings, URLs, ASGI routing,
-start-up, admin, the API's error handler, management commands, health, the metrics view and its collectors,
-the MCP server), which may import every app. A module may import its own layer and the ones below it.
+config_admin, then kb and memory side by side (neither imports the other), then chat, apikeys and sso
+(sign-in) side by side, then evals (evaluation runs ask through chat), then docmind's wiring (settings, URLs,
+ASGI routing, start-up, admin, the API's error handler, management commands, health, the metrics view and
+its collectors, the MCP server), which may import every app. A module may import its own layer and the ones
+below it.
 """
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit", "evals")
+PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit", "evals",
+            "sso")
 # docmind modules that put the apps together; everything else in docmind is infrastructure.
 WIRING = ("docmind.settings", "docmind.urls", "docmind.asgi", "docmind.apps", "docmind.startup",
           "docmind.admin", "docmind.api", "docmind.management", "docmind.health", "docmind.openapi",
@@ -24,7 +26,7 @@ WIRING = ("docmind.settings", "docmind.urls", "docmind.asgi", "docmind.apps", "d
 # curation (curated answers) reads kb and is read by chat; review, audit and evals read chat (answers, feedback,
 # the pipeline an evaluation asks through), and review may add a question to an evaluation set.
 LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "curation": 2.5, "chat": 3, "apikeys": 3,
-         "review": 3.5, "audit": 3.5, "evals": 3.5, "wiring": 4}
+         "sso": 3, "review": 3.5, "audit": 3.5, "evals": 3.5, "wiring": 4}
 
 
 @dataclass(frozen=True)
