@@ -209,14 +209,15 @@ SECURE_CSP = {
     "frame-ancestors": [CSP.NONE],
 }
 
-# The lockout backend first: it refuses a locked-out (username, address) before any password check. Local
-# accounts before the directory: a local sign-in never waits for a directory that is down. With local sign-in
-# off the model backend still answers permission checks, but accepts no password.
+# The lockout backend first: it refuses a locked-out (username, address) before any password check. The
+# directory before local accounts, so that a directory sign-in pays no local password hash; it never asks the
+# directory about a local account, so a local sign-in does not wait for a directory that is down. With local
+# sign-in off the model backend still answers permission checks, but accepts no password.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend" if LOCAL_SIGNIN else "sso.backends.PermissionsOnlyBackend",
     *(["sso.ldap_backend.DirectoryBackend"] if DOCMIND_LDAP else []),
     *(["sso.oidc.OidcBackend"] if DOCMIND_OIDC else []),
+    "sso.backends.LocalBackend" if LOCAL_SIGNIN else "sso.backends.PermissionsOnlyBackend",
 ]
 globals().update(sso_config.ldap_settings(DOCMIND_LDAP))
 globals().update(sso_config.oidc_settings(DOCMIND_OIDC))

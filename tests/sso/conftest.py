@@ -64,8 +64,8 @@ def apply_ldap_settings(settings, monkeypatch, env: dict[str, str], *, local_sig
         setattr(settings, name, value)
     settings.AUTHENTICATION_BACKENDS = [
         "axes.backends.AxesStandaloneBackend",
-        "django.contrib.auth.backends.ModelBackend" if local_signin else "sso.backends.PermissionsOnlyBackend",
         "sso.ldap_backend.DirectoryBackend",
+        "sso.backends.LocalBackend" if local_signin else "sso.backends.PermissionsOnlyBackend",
     ]
 
 
