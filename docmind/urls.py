@@ -1,6 +1,5 @@
 """URL map: admin, login/logout, health, metrics, the API and the chat page."""
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.templatetags.static import static
 from django.urls import include, path
 from django.utils.functional import lazy
@@ -14,7 +13,8 @@ from docmind.schema_views import SchemaDocsView, SchemaView
 from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
-from sso.forms import AdminSignInForm, SignInForm
+from sso import views as sso_views
+from sso.forms import AdminSignInForm
 
 admin.site.site_header = _("DocMind administration")
 admin.site.site_title = "DocMind"
@@ -28,9 +28,9 @@ handler500 = "docmind.http_errors.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html", authentication_form=SignInForm,
-                                                redirect_authenticated_user=True), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("login/", sso_views.SignInView.as_view(), name="login"),
+    path("logout/", sso_views.SignOutView.as_view(), name="logout"),
+    path("", include("sso.urls")),
     path("healthz", health.healthz, name="healthz"),
     # Browsers ask for /favicon.ico on every page that names no icon (the admin's, the API's).
     path("favicon.ico", RedirectView.as_view(url=lazy(static, str)("docmind/favicon.ico"), permanent=True)),
@@ -39,6 +39,7 @@ urlpatterns = [
     path("jsi18n/", JavaScriptCatalog.as_view(), name="javascript-catalog"),
     path("api/auth/token/", accounts.TokenView.as_view(), name="api-token"),
     path("api/me/", accounts.MeView.as_view(), name="api-me"),
+    path("api/", include("sso.api_urls")),
     path("api/schema/", SchemaView.as_view(), name="api-schema"),
     path("api/docs/", SchemaDocsView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/kb/documents/<int:pk>/file/", reader.DocumentFileView.as_view(), name="kb-document-file"),

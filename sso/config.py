@@ -191,24 +191,25 @@ def oidc_from_env() -> OidcConfig | None:
         return None
     issuer = env_str("DOCMIND_OIDC_ISSUER").rstrip("/")
 
-    def endpoint(name: str, default_path: str) -> str:
+    def endpoint(name: str) -> str:
+        # Named one by one, not discovered: settings never wait on the network, and a provider's paths differ.
         value = env_str(f"DOCMIND_OIDC_{name}")
-        if not value and issuer:
-            value = issuer + default_path
         if not value.startswith(("https://", "http://")):
-            raise EnvError(f"DOCMIND_OIDC_{name}", value,
-                           "required (an https:// URL), or set DOCMIND_OIDC_ISSUER to derive it")
+            raise EnvError(f"DOCMIND_OIDC_{name}", value, "required when DOCMIND_OIDC_CLIENT_ID is set (a URL)")
         return value
 
+    end_session = env_str("DOCMIND_OIDC_END_SESSION_ENDPOINT")
+    if end_session and not end_session.startswith(("https://", "http://")):
+        raise EnvError("DOCMIND_OIDC_END_SESSION_ENDPOINT", end_session, "expected a URL")
     return OidcConfig(
         issuer=issuer,
         client_id=client_id,
         client_secret=os.environ.get("DOCMIND_OIDC_CLIENT_SECRET", ""),
-        authorization_endpoint=endpoint("AUTHORIZATION_ENDPOINT", "/authorize"),
-        token_endpoint=endpoint("TOKEN_ENDPOINT", "/token"),
-        userinfo_endpoint=endpoint("USERINFO_ENDPOINT", "/userinfo"),
-        jwks_endpoint=endpoint("JWKS_ENDPOINT", "/jwks"),
-        end_session_endpoint=env_str("DOCMIND_OIDC_END_SESSION_ENDPOINT"),
+        authorization_endpoint=endpoint("AUTHORIZATION_ENDPOINT"),
+        token_endpoint=endpoint("TOKEN_ENDPOINT"),
+        userinfo_endpoint=endpoint("USERINFO_ENDPOINT"),
+        jwks_endpoint=endpoint("JWKS_ENDPOINT"),
+        end_session_endpoint=end_session,
         sign_algo=env_str("DOCMIND_OIDC_SIGN_ALGO", "RS256"),
         scopes=env_str("DOCMIND_OIDC_SCOPES", "openid email profile"),
         username_claim=env_str("DOCMIND_OIDC_USERNAME_CLAIM", "preferred_username"),
