@@ -1,4 +1,4 @@
-"""User admin (each user's role set with one field; staff access follows) and external MCP servers."""
+"""User admin (each user's role set with one field; staff access follows; sessions ended) and external MCP servers."""
 from __future__ import annotations
 
 import logging
@@ -11,7 +11,8 @@ from django.contrib.auth.forms import UserChangeForm
 from django.utils.translation import gettext_lazy as _
 
 from docmind.models import McpServer
-from docmind.roles import MEMBER, ROLES, user_set_role
+from docmind.roles import ADMIN, MEMBER, ROLES, has_role, user_set_role
+from sso.sessions import user_sessions_end_all
 
 User = get_user_model()
 # Who registered or changed which external MCP server, beside the admin's own LogEntry history.
@@ -39,6 +40,18 @@ class DocMindUserAdmin(UserAdmin):
         (_("Role"), {"fields": ["role", "is_active", "is_superuser"]}),
         (_("Important dates"), {"fields": ["last_login", "date_joined"]}),
     ]
+
+    actions = ["end_sessions"]
+
+    @admin.action(description=_("End all sessions and revoke the API token"))
+    def end_sessions(self, request, queryset) -> None:
+        if not has_role(request.user, ADMIN):
+            self.message_user(request, _("Only administrators may end other users' sessions."), level="error")
+            return
+        ended = sum(user_sessions_end_all(user=user, keep_session_key=request.session.session_key)
+                    for user in queryset)
+        audit_log.info("%s ended %d session(s) of %s", request.user, ended, ", ".join(u.username for u in queryset))
+        self.message_user(request, _("%(count)d session(s) ended.") % {"count": ended})
 
     @admin.display(description=_("role"))
     def role(self, obj) -> str:

@@ -238,15 +238,9 @@ AUDITLOG_DISABLE_REMOTE_ADDR = True
 AUDITLOG_DISABLE_ON_RAW_SAVE = True
 
 # Password policy for local accounts (directory and OpenID Connect accounts have no password here).
-AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-     "OPTIONS": {"min_length": PASSWORD_MIN_LENGTH}},
-    *([{"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"}] if PASSWORD_REJECT_COMMON else []),
-    *([{"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"}]
-      if PASSWORD_REJECT_NUMERIC else []),
-    *([{"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"}]
-      if PASSWORD_REJECT_SIMILAR else []),
-]
+AUTH_PASSWORD_VALIDATORS = sso_config.password_validators(
+    min_length=PASSWORD_MIN_LENGTH, reject_common=PASSWORD_REJECT_COMMON, reject_numeric=PASSWORD_REJECT_NUMERIC,
+    reject_similar=PASSWORD_REJECT_SIMILAR)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

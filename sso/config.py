@@ -246,3 +246,15 @@ def oidc_settings(config: OidcConfig | None) -> dict:
         "OIDC_AUTHENTICATION_CALLBACK_URL": "oidc_authentication_callback",
         "LOGIN_REDIRECT_URL_FAILURE": "/login/?sso=failed",
     }
+
+
+def password_validators(*, min_length: int, reject_common: bool, reject_numeric: bool, reject_similar: bool) -> list:
+    """AUTH_PASSWORD_VALIDATORS for local accounts (DOCMIND_PASSWORD_*): every password set through DocMind's
+    forms, the admin and `createsuperuser` must pass them."""
+    base = "django.contrib.auth.password_validation."
+    chosen = [{"NAME": base + "MinimumLengthValidator", "OPTIONS": {"min_length": min_length}}]
+    for wanted, name in ((reject_common, "CommonPasswordValidator"), (reject_numeric, "NumericPasswordValidator"),
+                         (reject_similar, "UserAttributeSimilarityValidator")):
+        if wanted:
+            chosen.append({"NAME": base + name})
+    return chosen

@@ -38,6 +38,17 @@ class SignOutView(auth_views.LogoutView):
         return HttpResponseRedirect(provider_url) if provider_url else response
 
 
+class PasswordChangeView(auth_views.PasswordChangeView):
+    """A local account's own password change; the password policy (DOCMIND_PASSWORD_*) applies. Django keeps
+    this session signed in and signs the account's other sessions out."""
+
+    template_name = "sso/password_change.html"
+
+
+class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
+    template_name = "sso/password_change_done.html"
+
+
 @login_required
 def sessions_page(request):
     rows = sessions_of(user=request.user)
