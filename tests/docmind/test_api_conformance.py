@@ -37,7 +37,8 @@ SEARCHING = ("POST /api/kb/retrieve/", "POST /api/chat/")
 
 @pytest.fixture
 def api_data(request, kb_editor, settings, tmp_path):
-    """The editor's base with one document, one answered conversation, one memory, one API key; ids by path."""
+    """The editor's base with one document, one answered conversation, one memory, one API key, one session; ids
+    by path."""
     from apikeys.services import key_create
     from chat import services as chat_services
     from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
@@ -46,6 +47,7 @@ def api_data(request, kb_editor, settings, tmp_path):
     from memory.models import MemorySource
     from memory.services import memory_save
     from memory.types import MemoryCandidate
+    from sso.models import UserSession
 
     settings.MEDIA_ROOT = tmp_path / "media"
     kb = kb_services.kb_create(name="handbook", owner=kb_editor)
@@ -63,11 +65,12 @@ def api_data(request, kb_editor, settings, tmp_path):
     eval_set = EvalSet.objects.create(kb=kb, name="leave questions")
     eval_item = EvalItem.objects.create(eval_set=eval_set, question="How long is annual leave?",
                                         answers=[["fifteen"]])
+    session = UserSession.objects.create(user=kb_editor, session_key="conformance-session")
     eval_run = EvalRun.objects.create(eval_set=eval_set, total=1, status=RunStatus.SUCCEEDED)
     return {"/api/kbs/": kb.pk, "/api/kb/documents/": document.pk, "/api/conversations/": conversation.pk,
             "/api/messages/": answer.pk, "/api/memories/": memory.pk, "/api/keys/": api_key.pk,
             "grant_id": kb.grants.get().pk, **feedback, "/api/eval/sets/": eval_set.pk, "item_id": eval_item.pk,
-            "/api/eval/runs/": eval_run.pk}
+            "/api/eval/runs/": eval_run.pk, "/api/me/sessions/": session.pk, "/api/users/": kb_editor.pk}
 
 
 def _feedback_data(kb, editor, answer) -> dict:
