@@ -29,6 +29,10 @@ class DirectoryBackend(LDAPBackend):
             return None
         return user
 
+    def ldap_to_django_username(self, username):
+        # Directories match names case-insensitively: `Dana` and `dana` are one entry, so one DocMind user.
+        return username.lower()
+
     def get_or_build_user(self, username, ldap_user):
         user, built = super().get_or_build_user(username, ldap_user)
         if not built and not is_linked(user=user, provider=Provider.LDAP):

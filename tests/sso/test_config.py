@@ -79,3 +79,41 @@ def test_oidc_group_names_are_case_sensitive():
     mapping = config.GroupMapping(roles={"Admins": roles.ADMIN})
     assert mapping.role_for({"admins"}) == roles.MEMBER
     assert mapping.role_for({"Admins"}) == roles.ADMIN
+
+
+def _oidc_env(monkeypatch, **values: str) -> None:
+    base = {"DOCMIND_OIDC_CLIENT_ID": "docmind", "DOCMIND_OIDC_AUTHORIZATION_ENDPOINT": "https://idp.example/auth",
+            "DOCMIND_OIDC_TOKEN_ENDPOINT": "https://idp.example/token",
+            "DOCMIND_OIDC_USERINFO_ENDPOINT": "https://idp.example/userinfo",
+            "DOCMIND_OIDC_JWKS_ENDPOINT": "https://idp.example/jwks"}
+    for name, value in {**base, **values}.items():
+        monkeypatch.setenv(name, value)
+
+
+def test_oidc_is_off_without_a_client_id_and_uses_pkce_when_on(monkeypatch):
+    monkeypatch.delenv("DOCMIND_OIDC_CLIENT_ID", raising=False)
+    assert config.oidc_from_env() is None and config.oidc_settings(None) == {}
+    _oidc_env(monkeypatch)
+    values = config.oidc_settings(config.oidc_from_env())
+    assert values["OIDC_USE_PKCE"] is True and values["OIDC_PKCE_CODE_CHALLENGE_METHOD"] == "S256"
+    assert values["OIDC_RP_SIGN_ALGO"] == "RS256" and values["OIDC_USE_NONCE"] is True
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("DOCMIND_OIDC_TOKEN_ENDPOINT", ""),
+    ("DOCMIND_OIDC_JWKS_ENDPOINT", "idp.example/jwks"),
+    ("DOCMIND_OIDC_END_SESSION_ENDPOINT", "logout"),
+    ("DOCMIND_OIDC_GROUP_ROLES", '["admins"]'),
+    ("DOCMIND_OIDC_TIMEOUT", "x"),
+])
+def test_a_bad_oidc_value_names_its_variable(monkeypatch, name, value):
+    _oidc_env(monkeypatch, **{name: value})
+    with pytest.raises(EnvError) as caught:
+        config.oidc_from_env()
+    assert caught.value.name == name
+
+
+def test_password_policy_defaults_keep_djangos_length_and_common_list():
+    names = [v["NAME"].rsplit(".", 1)[-1] for v in config.password_validators(
+        min_length=8, reject_common=True, reject_numeric=False, reject_similar=False)]
+    assert names == ["MinimumLengthValidator", "CommonPasswordValidator"]

@@ -199,3 +199,9 @@ def test_mapped_groups_are_django_groups_of_their_own(ldap_on, bases):
     names = set(_fresh("dana").groups.values_list("name", flat=True))
     assert names == {KB_EDITOR, f"ldap:{GROUPS['editors'].dn}", f"ldap:{GROUPS['finance'].dn}"}
     assert Group.objects.filter(name__startswith="ldap:").count() == 2
+
+
+def test_the_name_is_matched_as_the_directory_matches_it(ldap_on, bases):
+    assert _token("Dana", PEOPLE["dana"].password).status_code == 200
+    assert _token("dana", PEOPLE["dana"].password).status_code == 200
+    assert list(get_user_model().objects.filter(username__iexact="dana").values_list("username", flat=True)) == ["dana"]
