@@ -16,8 +16,7 @@ from docmind.env import EnvError, env_bool, env_int, env_str
 ADMIN, KB_EDITOR, MEMBER = "admin", "kb_editor", "member"
 ROLES = (ADMIN, KB_EDITOR, MEMBER)
 ROLE_RANK = {MEMBER: 0, KB_EDITOR: 1, ADMIN: 2}
-# Access levels a mapping may name. "view" (answers and citations, not the original files) is accepted even
-# where the knowledge-base app does not have it yet; sso.services then applies the nearest level that exists.
+# Access levels a mapping may name: kb.models.KbAccess's values (tests/sso/test_config.py keeps them equal).
 GRANT_LEVELS = ("view", "read", "edit")
 
 

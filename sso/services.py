@@ -16,10 +16,6 @@ from sso.models import ExternalIdentity
 
 logger = logging.getLogger(__name__)
 
-# Access levels a mapping may name that this installation's knowledge bases may lack, and the level used then.
-_NEAREST_LEVEL = {"view": KbAccess.READ}
-
-
 class IdentityConflict(Exception):
     """The external account would take over a DocMind account that is not linked to it."""
 
@@ -76,8 +72,7 @@ def _external_group(provider: str, key: str, rules: tuple[KbRule, ...]) -> Group
         if kb is None:
             logger.warning("group %s maps to knowledge base %r, which does not exist", key, rule.kb)
             continue
-        access = rule.access if rule.access in KbAccess.values else _NEAREST_LEVEL[rule.access]
-        wanted[kb.pk] = access
+        wanted[kb.pk] = KbAccess(rule.access).value
     existing = dict(KbGrant.objects.filter(group=group).values_list("kb_id", "access"))
     # Only changes go through the grant services: each one invalidates cached answers, so an unchanged
     # configuration costs a sign-in nothing.

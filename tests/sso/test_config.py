@@ -8,6 +8,12 @@ from docmind.env import EnvError
 from sso import config
 
 
+def test_grant_levels_match_the_knowledge_base_access_levels():
+    from kb.models import KbAccess
+
+    assert set(config.GRANT_LEVELS) == set(KbAccess.values)
+
+
 def test_role_names_match_docmind_roles():
     assert config.ROLES == roles.ROLES
     assert set(config.ROLE_RANK) == set(roles.ROLES)

@@ -130,15 +130,16 @@ def test_an_unchanged_mapping_does_not_rewrite_grants(ldap_on, bases):
 
 
 def test_a_view_grant_is_accepted_in_the_mapping(slapd, settings, monkeypatch, bases):
-    from kb.models import KbAccess
-
     env = ldap_environment(slapd.uri, DOCMIND_LDAP_GROUP_KBS=f'{{"{GROUPS["finance"].dn}": '
                                                              '[{"kb": "Finance", "access": "view"}]}')
     apply_ldap_settings(settings, monkeypatch, env)
     assert _token("hugo", PEOPLE["hugo"].password).status_code == 200
     grant = KbGrant.objects.get(group__name__startswith="ldap:", kb=bases["Finance"])
-    # The nearest level this installation has: "view" itself where it exists, else "read".
-    assert grant.access == ("view" if "view" in KbAccess.values else "read")
+    assert grant.access == "view"
+    hugo = _fresh("hugo")
+    # Answers from the base, but not its originals.
+    assert bases["Finance"].pk in access.askable_kb_ids(hugo)
+    assert bases["Finance"].pk not in access.readable_kb_ids(hugo)
 
 
 def test_a_disabled_directory_account_cannot_sign_in(ldap_on, bases):
