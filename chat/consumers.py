@@ -60,11 +60,12 @@ def parse_frame(text: str | None) -> tuple[str, dict[str, Any]]:
                            or any(isinstance(v, bool) or not isinstance(v, int) for v in kb)):
         raise ValueError("kb must be a non-empty list of integer ids or null")
     fields["kb"] = kb
-    regenerate = frame.get("regenerate", False)
-    if not isinstance(regenerate, bool):
-        raise ValueError(_("\"%(field)s\" must be true or false.") % {"field": "regenerate"})
-    if regenerate:
-        fields["regenerate"] = True
+    for name in ("regenerate", "edit"):
+        flag = frame.get(name, False)
+        if not isinstance(flag, bool):
+            raise ValueError(_("\"%(field)s\" must be true or false.") % {"field": name})
+        if flag:
+            fields[name] = True
     return "ask", fields
 
 

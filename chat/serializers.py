@@ -4,7 +4,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chat.models import Conversation, FeedbackRating, Message
-from docmind.fields import NameField, StrictCharField, TextField
+from docmind.fields import NameField, StrictBooleanField, StrictCharField, TextField
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -15,6 +15,10 @@ class ChatRequestSerializer(serializers.Serializer):
     # Knowledge-base ids to search; absent or null means every one the caller can read.
     kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
                                allow_empty=False, default=None)
+    # Answer the conversation's last question again in place of its answer (the same question only).
+    regenerate = StrictBooleanField(required=False, default=False)
+    # `message` replaces the conversation's last question, which is then answered anew in place of its answer.
+    edit = StrictBooleanField(required=False, default=False)
 
 
 class FeedbackSerializer(serializers.Serializer):

@@ -64,6 +64,16 @@ def message_add_answer(*, conversation: Conversation, content: str, status: str 
 
 
 @transaction.atomic
+def message_edit_question(*, message: Message, content: str) -> Message:
+    """The user's corrected question takes the place of their last one; its answer is then redone in place
+    (message_replace_answer), so the conversation never holds an answer to a question no longer shown."""
+    message.content = content
+    message.save(update_fields=["content"])
+    Conversation.objects.filter(pk=message.conversation_id).update(updated_at=timezone.now())
+    return message
+
+
+@transaction.atomic
 def message_replace_answer(*, message: Message, content: str, status: str = MessageStatus.COMPLETE,
                            citations: list[dict] | None = None, retrieval_log: dict | None = None,
                            confidence_score: float | None = None, confidence_band: str = "",

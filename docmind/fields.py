@@ -37,6 +37,16 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """A BooleanField that takes JSON true and false only: DRF's reads "yes", "0" or 1 as booleans, which a
+    client's typo should not silently become."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
 class _CheckedCharField(StrictCharField):
     allowed: frozenset[str] = frozenset()
     pattern = ""

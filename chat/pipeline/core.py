@@ -44,22 +44,25 @@ class ChatPipeline:
         self._stages_factory = stages_factory
 
     def run(self, *, user: Any, message: Any, conversation_id: Any = None, document_id: Any = None,
-            kb: Any = None, regenerate: bool = False, cancel: threading.Event) -> Iterator[ChatEvent]:
+            kb: Any = None, regenerate: bool = False, edit: bool = False,
+            cancel: threading.Event) -> Iterator[ChatEvent]:
         try:
             turn = self.start_turn(user=user, message=message, conversation_id=conversation_id,
-                                   document_id=document_id, kb=kb, regenerate=regenerate)
+                                   document_id=document_id, kb=kb, regenerate=regenerate, edit=edit)
         except ChatInputError as exc:
             yield error_event(exc.code, exc.message, status=exc.status)
             return
         yield from self.answer(turn, cancel=cancel)
 
     def start_turn(self, *, user: Any, message: Any, conversation_id: Any = None,
-                   document_id: Any = None, kb: Any = None, regenerate: bool = False) -> ChatTurn:
+                   document_id: Any = None, kb: Any = None, regenerate: bool = False,
+                   edit: bool = False) -> ChatTurn:
         """Validate and save the question (raises ChatInputError): SSE calls this before streaming.
         `kb` (ids, None for every readable one) becomes the turn's knowledge-base filter; `regenerate`
-        answers the conversation's last question again in place of its answer."""
+        answers the conversation's last question again in place of its answer; `edit` does so with `message`
+        as the new text of that question."""
         return begin_turn(user=user, message=message, conversation_id=conversation_id, document_id=document_id,
-                          snapshot=ai_config.snapshot(), kb=kb, regenerate=regenerate)
+                          snapshot=ai_config.snapshot(), kb=kb, regenerate=regenerate, edit=edit)
 
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
         guard = StageGuard(cancel)

@@ -61,7 +61,8 @@ class ChatTurn:
 
 
 def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: Any,
-               snapshot: Mapping[str, Any], kb: Any = None, regenerate: bool = False) -> ChatTurn:
+               snapshot: Mapping[str, Any], kb: Any = None, regenerate: bool = False,
+               edit: bool = False) -> ChatTurn:
     """Validate the request and save the question; raises ChatInputError before anything is written."""
     if not getattr(user, "is_authenticated", False):
         raise ChatInputError("unauthenticated", _("Please sign in first."), status=401)
@@ -85,9 +86,9 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
     if document_id is not None:
         # Reading one whole document is reading its original: a view grant does not reach it.
         document_id, document_title = _document(document_id, kb_ids & _original_kb_ids(user))
-    if regenerate:
+    if regenerate or edit:
         return _regenerated_turn(user=user, question=question, conversation=conversation, snapshot=snapshot,
-                                 kb_ids=kb_ids, document_id=document_id, document_title=document_title)
+                                 kb_ids=kb_ids, document_id=document_id, document_title=document_title, edit=edit)
     history = [] if conversation is None else selectors.conversation_history(conversation=conversation)
     context = ConversationContext() if conversation is None else \
         selectors.conversation_context(conversation=conversation, kb_ids=kb_ids)
@@ -101,14 +102,18 @@ def begin_turn(*, user: Any, message: Any, conversation_id: Any, document_id: An
 
 
 def _regenerated_turn(*, user: Any, question: str, conversation: Conversation | None, snapshot: Mapping[str, Any],
-                      kb_ids: frozenset[int], document_id: int | None, document_title: str) -> ChatTurn:
+                      kb_ids: frozenset[int], document_id: int | None, document_title: str,
+                      edit: bool = False) -> ChatTurn:
     """Answer the conversation's last question again: its question row is reused and its answer replaced,
-    and the model sees the conversation as it was before that question (not the answer being redone)."""
+    and the model sees the conversation as it was before that question (not the answer being redone).
+    An edit first gives that question row the new text, so the conversation keeps one question per answer."""
     from chat.models import MessageRole
 
     last = None if conversation is None else (
         Message.objects.filter(conversation=conversation, role=MessageRole.USER).order_by("-created_at", "-id")
         .first())
+    if edit and last is not None and last.content != question:
+        last = services.message_edit_question(message=last, content=question)
     if last is None or last.content != question:
         raise ChatInputError("nothing_to_regenerate", _("Only the last question can be answered again."))
     replaces = (Message.objects.filter(conversation=conversation, role=MessageRole.ASSISTANT, pk__gt=last.pk)

@@ -86,7 +86,7 @@
     const bubble = el("div", "bubble");
     renderMarkdown(bubble, text, null);
     const tools = el("div", "msg-actions user-actions");
-    const edit = actionButton(_("Edit"), _("Edit and send again"), () => editQuestion(text));
+    const edit = actionButton(_("Edit"), _("Edit and send again"), () => editQuestion(row));
     edit.classList.add("edit-btn");
     tools.appendChild(edit);
     row.append(bubble, tools);
@@ -94,12 +94,52 @@
     scrollToBottom(true);
   }
 
-  function editQuestion(text) {
-    if (state.streaming) return;
-    els.input.value = text;
-    autosize();
-    els.input.focus();
-    els.input.setSelectionRange(text.length, text.length);
+  // The question is edited where it stands. The conversation's last question is rewritten and answered
+  // again in place (the server replaces both rows' text); an earlier one is asked anew at the end, so no
+  // later answer is left under a question it did not answer.
+  function editQuestion(row) {
+    if (state.streaming || row.querySelector(".edit-form")) return;
+    const bubble = row.querySelector(".bubble");
+    const form = el("form", "edit-form");
+    const area = el("textarea", "edit-input");
+    area.value = row.dataset.question;
+    area.rows = Math.min(8, area.value.split("\n").length + 1);
+    area.maxLength = maxChars;
+    area.setAttribute("aria-label", _("Edit the question"));
+    const send = el("button", "primary edit-send", _("Send"));
+    send.type = "submit";
+    const cancel = el("button", "edit-cancel", _("Cancel"));
+    cancel.type = "button";
+    const buttons = el("div", "edit-buttons");
+    buttons.append(cancel, send);
+    form.append(area, buttons);
+    const close = () => { form.remove(); bubble.hidden = false; row.classList.remove("editing"); };
+    cancel.addEventListener("click", close);
+    area.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape") { ev.preventDefault(); close(); }
+      else if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); form.requestSubmit(); }
+    });
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = area.value.trim();
+      if (!text || state.streaming) return;
+      close();
+      const questions = els.messages.querySelectorAll(".msg-user");
+      if (state.conversationId && questions[questions.length - 1] === row) {
+        let next = row.nextElementSibling;
+        while (next) { const after = next.nextElementSibling; next.remove(); next = after; }
+        row.dataset.question = text;
+        renderMarkdown(bubble, text, null);
+        startTurn(text, "edit");
+      } else {
+        startTurn(text);
+      }
+    });
+    bubble.hidden = true;
+    row.classList.add("editing");
+    row.insertBefore(form, bubble);
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
   }
 
   function actionButton(label, title, onClick) {
@@ -525,18 +565,19 @@
     const answers = els.messages.querySelectorAll(".msg-assistant");
     if (state.conversationId && answers.length && answers[answers.length - 1] === turn.row) {
       turn.row.remove();
-      startTurn(question, true);
+      startTurn(question, "regenerate");
     } else {
       startTurn(question);
     }
   }
 
-  function startTurn(message, again) {
+  // `redo` is "regenerate" (the last question answered again) or "edit" (the last question rewritten first).
+  function startTurn(message, redo) {
     const docId = els.picker.value ? parseInt(els.picker.value, 10) : null;
     const kbPicker = $("kb-picker");
     const kb = kbPicker && kbPicker.value ? [parseInt(kbPicker.value, 10)] : null;
     const frame = { type: "ask", message, conversation_id: state.conversationId, document_id: docId, kb };
-    if (again) frame.regenerate = true;
+    if (redo) frame[redo] = true;
     else addUserMessage(message);
     state.turn = addAssistantTurn();
     state.turn.question = message;

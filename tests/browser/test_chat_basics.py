@@ -108,9 +108,23 @@ def test_copy_regenerate_and_edit_and_resend(server, browser):
     expect(page.locator(".msg-assistant")).to_have_count(1)
     expect(page.locator(".msg-user")).to_have_count(1)
 
-    page.locator(".msg-user").first.hover()
-    page.locator(".msg-user").first.locator(".edit-btn").click()
-    assert page.input_value("#input") == QUESTION
+    # Edit and resend: the question is rewritten where it stands and answered again in place.
+    question = page.locator(".msg-user").first
+    question.hover()
+    question.locator(".edit-btn").click()
+    box = question.locator(".edit-input")
+    expect(box).to_be_focused()
+    assert box.input_value() == QUESTION
+    box.fill("星河公司的报销申请要在多少天内提交？")
+    box.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    expect(page.locator(".msg-user")).to_have_count(1)
+    expect(page.locator(".msg-user .bubble")).to_have_text("星河公司的报销申请要在多少天内提交？")
+    expect(page.locator(".msg-assistant")).to_have_count(1)
+    expect(page.locator(".msg-assistant .answer")).to_contain_text("三十天")
+    page.reload()
+    expect(page.locator(".msg-user .bubble")).to_have_text("星河公司的报销申请要在多少天内提交？", timeout=10_000)
+    expect(page.locator(".msg-assistant")).to_have_count(1)
 
 
 def test_feedback_is_saved_and_staff_see_it_in_the_admin(server, browser):

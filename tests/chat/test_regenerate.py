@@ -67,3 +67,24 @@ def test_the_frame_takes_a_boolean_regenerate():
     assert "regenerate" not in parse_frame('{"type": "ask", "message": "q"}')[1]
     with pytest.raises(ValueError, match="regenerate"):
         parse_frame('{"type": "ask", "message": "q", "regenerate": "yes"}')
+
+
+def test_an_edit_rewrites_the_last_question_and_answers_it_in_place(member, kb):
+    first = by_type(ask(member, QUESTION), "done").data
+    conversation, answer_id = first["conversation_id"], first["message_id"]
+    edited = QUESTION + "（请简短回答）"
+    done = by_type(ask(member, edited, conversation_id=conversation, edit=True), "done").data
+    assert done["message_id"] == answer_id
+    rows = list(Message.objects.filter(conversation_id=conversation).order_by("id").values_list("role", "content"))
+    assert rows == [(MessageRole.USER, edited), (MessageRole.ASSISTANT, done["answer"])]
+
+
+def test_an_edit_without_a_conversation_is_refused_and_saves_nothing(member, kb):
+    assert by_type(ask(member, QUESTION, edit=True), "error").data["code"] == "nothing_to_regenerate"
+    assert not Message.objects.exists()
+
+
+def test_the_frame_takes_a_boolean_edit():
+    assert parse_frame('{"type": "ask", "message": "q", "edit": true}')[1]["edit"] is True
+    with pytest.raises(ValueError, match="edit"):
+        parse_frame('{"type": "ask", "message": "q", "edit": 1}')

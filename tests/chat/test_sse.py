@@ -51,14 +51,42 @@ async def test_a_question_streams_the_events_as_text_event_stream(member):
     assert await Message.objects.filter(conversation_id=done["conversation_id"]).acount() == 2
 
 
+async def test_regenerate_over_sse_replaces_the_last_answer(member):
+    await sync_to_async(ingest_tiny_kb)()
+    client = await _token_client(member)
+    _, _, raw = await _post(client, {"message": QUESTION})
+    first = parse_sse(raw)[-1][1]
+    _, _, raw = await _post(client, {"message": QUESTION, "conversation_id": first["conversation_id"],
+                                     "regenerate": True})
+    kind, again = parse_sse(raw)[-1]
+    assert kind == "done" and again["message_id"] == first["message_id"]
+    assert await Message.objects.filter(conversation_id=first["conversation_id"]).acount() == 2
+
+
+async def test_an_edit_over_sse_rewrites_the_last_question(member):
+    await sync_to_async(ingest_tiny_kb)()
+    client = await _token_client(member)
+    _, _, raw = await _post(client, {"message": QUESTION})
+    first = parse_sse(raw)[-1][1]
+    _, _, raw = await _post(client, {"message": "年假怎么算？", "conversation_id": first["conversation_id"],
+                                     "edit": True})
+    assert parse_sse(raw)[-1][0] == "done"
+    contents = [m async for m in Message.objects.filter(conversation_id=first["conversation_id"])
+                .order_by("id").values_list("content", flat=True)]
+    assert len(contents) == 2 and contents[0] == "年假怎么算？"
+
+
 @pytest.mark.parametrize(("body", "status"), [
     ({"message": ""}, 400), ({"message": "x" * 4001}, 400), ({}, 400), ("{not json", 400),
     ({"message": "hi", "conversation_id": "abc"}, 400), ({"message": "hi", "document_id": 987654}, 404),
+    ({"message": "hi", "regenerate": "yes"}, 400), ({"message": "hi", "edit": 1}, 400),
+    ({"message": "hi", "regenerate": True}, 400),
 ])
 async def test_bad_requests_are_4xx_json_before_streaming(member, body, status):
     got, content_type, payload = await _post(await _token_client(member), body)
     assert got == status and content_type == "application/json"
     assert "error" in payload
+    assert payload.get("code") != "nothing_to_regenerate" or body.get("regenerate") is True
     assert await Conversation.objects.acount() == 0
 
 
