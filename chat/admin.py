@@ -77,7 +77,8 @@ class MessageUsageAdmin(admin.ModelAdmin):
             days = min(366, max(1, int(request.GET.get("days", self.DEFAULT_DAYS))))
         except ValueError:
             days = self.DEFAULT_DAYS
-        rows = usage_daily_totals(since=timezone.localdate() - timedelta(days=days - 1))
+        today = timezone.localdate(timezone=timezone.get_default_timezone())  # usage days are the server's
+        rows = usage_daily_totals(since=today - timedelta(days=days - 1))
         for row in rows:
             # A total is only a price when every row in it was priced; otherwise say what is missing.
             row["partial_cost"] = row["priced"] < row["rows"]

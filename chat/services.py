@@ -100,7 +100,8 @@ def message_usage_record(*, message: Message, user: Any, usage: list[dict[str, A
     from docmind.telemetry.usage import price_of
 
     rows = []
-    today = timezone.localdate()
+    # The server's day, whoever's request it is: daily usage totals must not depend on the reader's zone.
+    today = timezone.localdate(timezone=timezone.get_default_timezone())
     for item in usage:
         cost = price_of(prices, model=item["model"], input_tokens=item["input_tokens"],
                         output_tokens=item["output_tokens"])

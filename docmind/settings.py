@@ -152,6 +152,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The page's language: the user's choice (cookie), else the browser's Accept-Language, else LANGUAGE_CODE.
     "django.middleware.locale.LocaleMiddleware",
+    # Dates in the browser's time zone (its cookie), else TIME_ZONE; stored in UTC either way.
+    "docmind.timezones.browser_timezone_middleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -286,6 +288,7 @@ LANGUAGE_CODE = "zh-hans"
 LANGUAGES = [("zh-hans", "简体中文"), ("en", "English")]
 # Compiled catalogues are committed beside their .po files, so no gettext tools are needed to run.
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# The zone for a page whose browser has not reported its own yet, and for server-side days (usage rows).
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True
 USE_TZ = True

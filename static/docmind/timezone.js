@@ -1,0 +1,12 @@
+// Tells the server the browser's time zone, so that pages show dates in it (they are stored in UTC).
+// A cookie rather than a request parameter: every page, the admin's included, is rendered with it.
+(function () {
+  "use strict";
+  let zone = "";
+  try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+  if (!zone) return;
+  const current = document.cookie.match(/(?:^|;\s*)docmind_tz=([^;]*)/);
+  if (current && decodeURIComponent(current[1]) === zone) return;
+  const secure = location.protocol === "https:" ? "; Secure" : "";
+  document.cookie = "docmind_tz=" + encodeURIComponent(zone) + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
+})();
