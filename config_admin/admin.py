@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from config_admin.models import SysAiConfig, SysAiConfigChange
@@ -39,16 +40,24 @@ class ChangeInline(admin.TabularInline):
 @admin.register(SysAiConfig)
 class SysAiConfigAdmin(admin.ModelAdmin):
     form = SysAiConfigForm
-    list_display = ["category", "key", "value", "value_type", "description", "updated_at", "updated_by"]
+    list_display = ["category", "key", "value", "value_type", "described", "updated_at", "updated_by"]
     list_display_links = ["key"]
     list_filter = ["category"]
     search_fields = ["key", "description"]
     ordering = ["category", "key"]
-    readonly_fields = ["key", "value_type", "category", "description", "allowed", "updated_at", "updated_by"]
-    fields = ["key", "category", "description", "value_type", "allowed", "value", "updated_at", "updated_by"]
+    readonly_fields = ["key", "value_type", "category", "described", "allowed", "updated_at", "updated_by"]
+    fields = ["key", "category", "described", "value_type", "allowed", "value", "updated_at", "updated_by"]
     inlines = [ChangeInline]
     list_per_page = 200
 
+
+    @admin.display(description=_("description"))
+    def described(self, obj: SysAiConfig) -> str:
+        """The key's description from the code, in the user's language (the row keeps the English text)."""
+        try:
+            return gettext(spec(obj.key).description)
+        except UnknownConfigKey:
+            return obj.description
 
     @admin.display(description=_("allowed values"))
     def allowed(self, obj: SysAiConfig) -> str:
@@ -60,7 +69,8 @@ class SysAiConfigAdmin(admin.ModelAdmin):
             from docmind.sandbox import runner_status
 
             status = runner_status()
-            return "bool (runner available)" if status.available else f"false only: {status.reason}"
+            return (gettext("bool (the sandbox runner is available)") if status.available
+                    else gettext("false only: %(reason)s") % {"reason": status.reason})
         if item.choices:
             return " | ".join(item.choices)
         bounds = []

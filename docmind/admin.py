@@ -6,8 +6,10 @@ import logging
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.admin import GroupAdmin, UserAdmin
 from django.contrib.auth.forms import UserChangeForm
+from django.contrib.auth.models import Group, Permission
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from docmind.models import McpServer
@@ -68,6 +70,38 @@ class DocMindUserAdmin(UserAdmin):
 
 admin.site.unregister(User)
 admin.site.register(User, DocMindUserAdmin)
+
+# Django stores a permission's name in English when it creates the row; the built-in four are named again
+# from their action and the model's (translated) verbose name.
+_BUILTIN_PERMISSIONS = {"add": _("Can add %(model)s"), "change": _("Can change %(model)s"),
+                        "delete": _("Can delete %(model)s"), "view": _("Can view %(model)s")}
+
+
+def permission_label(permission: Permission) -> str:
+    """`app | model | Can add model` in the user's language, as Django shows it in English."""
+    model = permission.content_type.model_class()
+    action, _sep, codename_model = permission.codename.partition("_")
+    if model is not None and action in _BUILTIN_PERMISSIONS and codename_model == model._meta.model_name:
+        name = _BUILTIN_PERMISSIONS[action] % {"model": model._meta.verbose_name}
+    else:
+        name = gettext(permission.name)
+    return f"{permission.content_type} | {name}"
+
+
+class PermissionChoiceField(forms.ModelMultipleChoiceField):
+    def label_from_instance(self, obj: Permission) -> str:
+        return permission_label(obj)
+
+
+class DocMindGroupAdmin(GroupAdmin):
+    def formfield_for_manytomany(self, db_field, request=None, **kwargs):
+        if db_field.name == "permissions":
+            kwargs["form_class"] = PermissionChoiceField
+        return super().formfield_for_manytomany(db_field, request=request, **kwargs)
+
+
+admin.site.unregister(Group)
+admin.site.register(Group, DocMindGroupAdmin)
 
 
 @admin.register(McpServer)

@@ -10,6 +10,12 @@ class DocmindConfig(AppConfig):
 
     def ready(self) -> None:
         import jieba
+        from django.apps import apps
+        from django.utils.translation import gettext_lazy as _
+
+        # django-axes names its app after its label only, so the admin index would say "Axes" in every language.
+        if apps.is_installed("axes"):
+            apps.get_app_config("axes").verbose_name = _("Login lockout")
 
         # jieba sets its own logger to DEBUG on import, overriding LOGGING.
         jieba.setLogLevel(logging.WARNING)

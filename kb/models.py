@@ -97,7 +97,7 @@ class KbGrant(models.Model):
 
     def __str__(self) -> str:
         who = self.user.username if self.user_id else f"@{self.group.name}"
-        return f"{who}: {self.access}"
+        return f"{who}: {self.get_access_display()}"
 
 
 class DocumentStatus(models.TextChoices):

@@ -13,10 +13,17 @@ def _change_url(key: str) -> str:
 
 def test_changelist_groups_rows_by_category_with_descriptions(client, admin_user):
     client.force_login(admin_user)
-    page = client.get(reverse("admin:config_admin_sysaiconfig_changelist")).content.decode()
+    page = client.get(reverse("admin:config_admin_sysaiconfig_changelist"), HTTP_ACCEPT_LANGUAGE="en").content.decode()
     assert "rag.context_max_tokens" in page
     assert "Token budget for the evidence chunks" in page
     assert "category" in page.lower()
+
+
+def test_descriptions_are_shown_in_the_users_language(client, admin_user):
+    client.force_login(admin_user)
+    page = client.get(reverse("admin:config_admin_sysaiconfig_changelist"),
+                      HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "提示词中证据块的令牌预算" in page and "Token budget for the evidence chunks" not in page
 
 
 def test_admin_refuses_a_lambda_outside_zero_one(client, admin_user):
