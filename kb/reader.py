@@ -7,6 +7,7 @@ from pathlib import Path
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -15,6 +16,7 @@ from rest_framework.views import APIView
 
 from kb import selectors
 from kb.models import Chunk, ChunkLevel, Document
+from kb.reader_markdown import display_title, render_section
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,10 @@ class Section:
     @property
     def is_cited(self) -> bool:
         return bool(self.cited)
+
+    @property
+    def html(self) -> SafeString:
+        return render_section(self.before, self.cited, self.after)
 
 
 def _readable(request: HttpRequest, pk: int) -> Document:
@@ -134,10 +140,13 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
     raw = request.GET.get("chunk", "")
     if raw.isdigit():
         cited = selectors.chunk_of_document(document=document, chunk_id=int(raw))
+    parents = selectors.document_sections(document=document)
     return render(request, "kb/reader.html", {
         "document": document,
         "quoted_then": _quoted_then(cited, request.GET.get("rev", "")),
-        "sections": split_sections(selectors.document_sections(document=document), cited),
+        "title": display_title(document.title, document.file.name if document.file else "",
+                               parents[0].content if parents else ""),
+        "sections": split_sections(parents, cited),
         "has_file": bool(document.file),
         "page": _page_view(document, request.GET.get("page", ""), cited),
         "cited_where": _cited_where(cited, request.GET.get("page", "")),

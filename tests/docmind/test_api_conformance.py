@@ -4,11 +4,13 @@ The run is in-process (Django's WSGI handler, no server) and signed in as a know
 data — a base holding an indexed document, a conversation with an answer, a memory — so that `{id}` paths
 reach real rows and not only 404s. Each operation gets a few examples per phase (examples, coverage,
 fuzzing), which keeps the whole run to about a minute of CPU; the document is indexed only for the
-operations that search.
+operations that search. DOCMIND_SCHEMATHESIS_EXAMPLES raises the count for a deeper run (20 is the release
+check: `DOCMIND_SCHEMATHESIS_EXAMPLES=20 pytest tests/docmind/test_api_conformance.py`).
 """
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import schemathesis
@@ -21,8 +23,10 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance",
           "response_schema_conformance", "negative_data_rejection", "positive_data_acceptance"]
+# Examples per operation and phase: a few in CI, more on demand.
+EXAMPLES = int(os.environ.get("DOCMIND_SCHEMATHESIS_EXAMPLES", "5"))
 CONFIG = schemathesis.Config.from_dict({
-    "generation": {"max-examples": 5, "mode": "all", "deterministic": True,
+    "generation": {"max-examples": EXAMPLES, "mode": "all", "deterministic": True,
                    # No example database: a run leaves nothing in the work tree and repeats exactly.
                    "database": "none"},
     "checks": {"enabled": False, **{name: {"enabled": True} for name in CHECKS}},

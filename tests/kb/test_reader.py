@@ -41,6 +41,12 @@ def test_the_reader_marks_the_cited_passage_and_offers_the_download(member, docu
     assert f"/api/kb/documents/{document.pk}/file/" in html
 
 
+def test_the_reader_renders_the_markdown_and_titles_an_upload_by_its_heading(member, document):
+    html = _browser(member).get(f"/documents/{document.pk}/").content.decode()
+    assert '<h1 class="reader-title">退款规则</h1>' in html  # uploaded as refund.md, without a title
+    assert "<h2>例外</h2>" in html and "## 例外" not in html
+
+
 def test_document_text_is_escaped_in_the_reader(editor_client, member, kb_index):
     body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile(
         "x.txt", "说明：<script>alert(1)</script> 这是一段足够长的正文，用来检验转义。".encode())},
