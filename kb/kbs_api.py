@@ -10,6 +10,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -51,8 +52,17 @@ class KnowledgeBaseWrite(serializers.Serializer):
 
 
 class KnowledgeBasePatch(serializers.Serializer):
+    openapi_any_of = ("name", "description")  # an edit that changes nothing is refused
+
     name = NameField(max_length=128, required=False)
     description = TextField(required=False, allow_blank=True)
+
+    def validate(self, attrs: dict) -> dict:
+        # A body naming neither field (an empty object, or a form body that parsed to nothing) changes nothing:
+        # answering 200 would tell the client its edit was applied.
+        if not attrs:
+            raise serializers.ValidationError(_("Give a name, a description or both."))
+        return attrs
 
 
 class GrantSerializer(serializers.ModelSerializer):

@@ -157,3 +157,12 @@ def test_a_taken_name_is_a_409_conflict(editor_client, kb_editor):
     mine = services.kb_create(name="mine", owner=kb_editor)
     assert editor_client.post("/api/kbs/", {"name": "taken"}, format="json").status_code == 409
     assert editor_client.patch(f"/api/kbs/{mine.pk}/", {"name": "taken"}, format="json").status_code == 409
+
+
+@pytest.mark.parametrize("fmt", ["json", "multipart"])
+def test_a_patch_that_names_no_field_is_a_400_and_changes_nothing(editor_client, kb_editor, fmt):
+    kb = services.kb_create(name="runbooks", owner=kb_editor)
+    response = editor_client.patch(f"/api/kbs/{kb.pk}/", {}, format=fmt)
+    assert response.status_code == 400 and response.json()["error"]
+    kb.refresh_from_db()
+    assert kb.name == "runbooks"
