@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+
 from chat.types import Complexity, Intent, Mode, PathDecision, QueryClassification
 
 # Asking to read the selected document as a whole, rather than a question that happens to have one selected.
@@ -18,6 +21,11 @@ def asks_to_read_document(text: str) -> bool:
     return bool(DIRECT_READ_PATTERN.search(text))
 
 
+# The reason is shown to the user in the answer's trace, so it is in their language (the turn activates it).
+_LEVELS = {Complexity.SIMPLE: _lazy("simple question"), Complexity.MEDIUM: _lazy("medium question"),
+           Complexity.COMPLEX: _lazy("complex question")}
+
+
 class PathRouter:
     """Direct read when asked → SELECTED_DOC; SIMPLE and unambiguous → RULE_PLANNER; otherwise AGENTIC."""
 
@@ -31,12 +39,12 @@ class PathRouter:
             if direct is None:
                 direct = classification.intent is Intent.SUMMARY or asks_to_read_document(classification.rewritten)
             if direct:
-                return PathDecision(Mode.SELECTED_DOC, f"document {selected_document_id} selected and asked to read it")
+                return PathDecision(Mode.SELECTED_DOC, _("document %(id)s selected and asked to read it")
+                                    % {"id": selected_document_id})
         if classification.complexity is Complexity.SIMPLE and not classification.is_ambiguous:
-            return PathDecision(Mode.RULE_PLANNER, "simple, unambiguous question: one-shot retrieval")
-        level = classification.complexity.value.lower()
-        why = "ambiguous question" if classification.is_ambiguous else f"{level} question"
+            return PathDecision(Mode.RULE_PLANNER, _("simple, unambiguous question: one-shot retrieval"))
+        why = _("ambiguous question") if classification.is_ambiguous else str(_LEVELS[classification.complexity])
         if not self.agentic_enabled:
-            return PathDecision(Mode.RULE_PLANNER, f"{why}: agentic loop preferred",
-                                fallback_note="agentic loop disabled: falling back to one-shot retrieval")
-        return PathDecision(Mode.AGENTIC, f"{why}: agentic retrieval loop")
+            return PathDecision(Mode.RULE_PLANNER, _("%(why)s: agentic loop preferred") % {"why": why},
+                                fallback_note=_("agentic loop disabled: falling back to one-shot retrieval"))
+        return PathDecision(Mode.AGENTIC, _("%(why)s: agentic retrieval loop") % {"why": why})

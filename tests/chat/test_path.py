@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from chat.path import PathRouter
 from chat.types import Complexity, Intent, Mode, QueryClassification
@@ -32,9 +33,19 @@ def test_routing_table(cls, doc, wants, mode):
     assert decision.reason and decision.fallback_note == ""
 
 
+def test_the_reason_shown_in_the_trace_is_in_the_users_language():
+    simple = _cls(complexity=Complexity.SIMPLE)
+    with translation.override("zh-hans"):
+        reason = PathRouter().run(classification=simple, selected_document_id=None).reason
+    assert reason == "简单且无歧义的问题：一次性检索"
+    with translation.override("en"):
+        assert "one-shot" in PathRouter().run(classification=simple, selected_document_id=None).reason
+
+
 def test_disabled_agentic_falls_back_to_one_shot_and_says_so():
-    decision = PathRouter(agentic_enabled=False).run(classification=_cls(complexity=Complexity.COMPLEX),
-                                                     selected_document_id=None)
+    with translation.override("en"):
+        decision = PathRouter(agentic_enabled=False).run(classification=_cls(complexity=Complexity.COMPLEX),
+                                                         selected_document_id=None)
     assert decision.mode is Mode.RULE_PLANNER
     assert "one-shot" in decision.fallback_note
     assert decision.as_dict()["fallbackNote"] == decision.fallback_note
