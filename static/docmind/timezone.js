@@ -4,9 +4,10 @@
   "use strict";
   let zone = "";
   try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
-  if (!zone) return;
+  // IANA names ("America/New_York") are cookie-safe as they are; the server reads the value unencoded.
+  if (!/^[A-Za-z0-9_+\-\/]{1,64}$/.test(zone)) return;
   const current = document.cookie.match(/(?:^|;\s*)docmind_tz=([^;]*)/);
-  if (current && decodeURIComponent(current[1]) === zone) return;
+  if (current && current[1] === zone) return;
   const secure = location.protocol === "https:" ? "; Secure" : "";
-  document.cookie = "docmind_tz=" + encodeURIComponent(zone) + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
+  document.cookie = "docmind_tz=" + zone + "; Path=/; Max-Age=31536000; SameSite=Lax" + secure;
 })();
