@@ -7,6 +7,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_seriali
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -46,6 +47,9 @@ class MemoryEditSerializer(serializers.Serializer):
 
 class UserMemoryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     serializer_class = UserMemorySerializer
+    # JSON only: a form body's blank optional field reads as absent in DRF, so `memory_type=` beside a new
+    # content was accepted as an edit of the content alone instead of refused.
+    parser_classes = [JSONParser]
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self) -> QuerySet[UserMemory]:
