@@ -20,6 +20,9 @@ if _worker:
         base = int(url.path.strip("/") or 0)
         os.environ["REDIS_URL"] = urlunsplit(url._replace(path=f"/{base + 1 + int(_worker[2:])}"))
 os.environ.setdefault("DOCMIND_INGEST_WORKER", "false")
+# The evaluation worker thread polls the database every second: in a test process it would run queries inside
+# other tests' databases; tests/evals runs the worker itself where it is under test.
+os.environ.setdefault("DOCMIND_EVAL_WORKER", "false")
 # Ingestion embeds in this process: the default, a child process at the lowest CPU priority, starves
 # whenever the machine is busy (another xdist worker is enough) and loads the model a second time.
 # tests/docmind/test_embedding_process.py covers the child process itself.
