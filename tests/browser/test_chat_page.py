@@ -130,7 +130,7 @@ def test_the_admin_and_the_api_docs_work_under_the_content_security_policy(serve
     page.click("#toggle-nav-sidebar")
     expect(page.locator("#main")).not_to_have_class("main shifted")
     page.get_by_role("link", name="sandbox.enabled").click()
-    expect(page.locator(".field-allowed")).to_contain_text("runner available")
+    expect(page.locator(".field-allowed")).to_contain_text("the sandbox runner is available")
     expect(page.locator("#changes-group")).to_be_visible()  # the history inline
     page.goto(server.url + "/api/docs/")
     expect(page.locator(".swagger-ui .opblock").first).to_be_visible(timeout=20_000)
