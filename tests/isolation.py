@@ -6,6 +6,8 @@ without emptying the collections (dropping and recreating them costs seconds a t
 """
 from __future__ import annotations
 
+import uuid
+
 # Ids a test may create after `skip_used_ids` before the next test could reuse one, per table.
 _BLOCKS = {"kb.KnowledgeBase": 1_000, "kb.Document": 10_000, "kb.Chunk": 1_000_000}
 _used_up_to: dict[str, int] = {}  # per table, the end of the last block handed out in this process
@@ -52,3 +54,12 @@ def fresh_default_kb():
         KbGrant.objects.bulk_create(KbGrant(kb=new, user_id=g.user_id, group_id=g.group_id, access=g.access)
                                     for g in KbGrant.objects.filter(kb=old))
     return new
+
+
+def client_address() -> str:
+    """A client address that no other test of this run is likely to use (one in 16 million): throttle and
+    lockout history are kept per address in caches that outlive a test — the in-process fallback counter
+    among them, shared by every test of the worker — so a reused address starts already throttled.
+    The last byte stays within 1–250 so that a test can name a neighbour (`…251`) in the same /24."""
+    value = uuid.uuid4().int
+    return f"10.{value % 256}.{value // 256 % 256}.{value // 65536 % 250 + 1}"

@@ -2,19 +2,14 @@
 token endpoint lock a (username, address) out after the configured number of failures."""
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
+from tests.isolation import client_address
+
 pytestmark = pytest.mark.django_db
-
-
-def _address() -> str:
-    # An address of its own per test: throttle history in a shared cache cannot leak between tests.
-    return f"198.51.100.{uuid.uuid4().int % 250 + 1}"
 
 
 @pytest.fixture
@@ -25,7 +20,7 @@ def limits(settings):
 
 def test_the_token_endpoint_is_throttled_per_address(member, monkeypatch):
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "auth", "3/minute")
-    address = _address()
+    address = client_address()
     client = APIClient(REMOTE_ADDR=address)
     codes = [client.post("/api/auth/token/", {"username": "nobody", "password": "x"}, format="json").status_code
              for _ in range(4)]
@@ -38,7 +33,7 @@ def test_the_token_endpoint_is_throttled_per_address(member, monkeypatch):
 
 
 def test_the_token_endpoint_locks_out_after_repeated_wrong_passwords(member, limits):
-    client = APIClient(REMOTE_ADDR=_address())
+    client = APIClient(REMOTE_ADDR=client_address())
     for _ in range(3):
         client.post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json")
     response = client.post("/api/auth/token/", {"username": "alice", "password": "pw-alice"}, format="json")
@@ -67,7 +62,7 @@ def test_the_admin_login_locks_out(client, admin_user, limits):
 
 
 def test_a_lockout_is_per_address_so_the_user_can_still_log_in_elsewhere(member, limits):
-    attacker = APIClient(REMOTE_ADDR=_address())
+    attacker = APIClient(REMOTE_ADDR=client_address())
     for _ in range(4):
         attacker.post("/api/auth/token/", {"username": "alice", "password": "wrong"}, format="json")
     owner = APIClient(REMOTE_ADDR="192.0.2.10")
@@ -105,7 +100,7 @@ def test_the_token_endpoint_stays_throttled_while_redis_is_down(member, monkeypa
         port = s.getsockname()[1]
     settings.CACHES = env.cache_config(f"redis://127.0.0.1:{port}/0")
     monkeypatch.setitem(ScopedRateThrottle.THROTTLE_RATES, "auth", "3/minute")
-    client = APIClient(REMOTE_ADDR=_address())
+    client = APIClient(REMOTE_ADDR=client_address())
     codes = [client.post("/api/auth/token/", {"username": "nobody", "password": "x"}, format="json").status_code
              for _ in range(4)]
     assert codes == [401, 401, 401, 429]

@@ -1,24 +1,20 @@
 """A directory that is down or hangs: directory sign-in says so within the timeout; local sign-in is untouched."""
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
+from tests.isolation import client_address
 from tests.sso import slapd as directory
 from tests.sso.conftest import PEOPLE, apply_ldap_settings, ldap_environment
 
 pytestmark = pytest.mark.django_db
 
 
-def _address() -> str:
-    return f"198.51.100.{uuid.uuid4().int % 250 + 1}"
-
 
 def _browser() -> Client:
-    return Client(REMOTE_ADDR=_address(), HTTP_ACCEPT_LANGUAGE="en")
+    return Client(REMOTE_ADDR=client_address(), HTTP_ACCEPT_LANGUAGE="en")
 
 
 @pytest.fixture
@@ -56,7 +52,7 @@ def test_the_admin_login_says_the_directory_is_unavailable(unavailable, seeded):
 
 
 def test_the_token_endpoint_answers_503_with_a_code(unavailable, seeded):
-    response = APIClient(REMOTE_ADDR=_address()).post(
+    response = APIClient(REMOTE_ADDR=client_address()).post(
         "/api/auth/token/", {"username": "dana", "password": PEOPLE["dana"].password}, format="json")
     assert response.status_code == 503
     assert response.json()["code"] == "directory_unavailable"
@@ -65,7 +61,7 @@ def test_the_token_endpoint_answers_503_with_a_code(unavailable, seeded):
 def test_local_sign_in_still_works(unavailable, member):
     client = _browser()
     assert client.post("/login/", {"username": "alice", "password": "pw-alice"}).status_code == 302
-    token = APIClient(REMOTE_ADDR=_address()).post(
+    token = APIClient(REMOTE_ADDR=client_address()).post(
         "/api/auth/token/", {"username": "alice", "password": "pw-alice"}, format="json")
     assert token.status_code == 200
 
