@@ -157,12 +157,12 @@ def _llm_reachability() -> dict[str, Any]:
 
 
 def _probe_llm(base: str) -> dict[str, Any]:
-    import httpx
+    import httpx2
 
     try:
-        response = httpx.get(f"{base}/models", headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
+        response = httpx2.get(f"{base}/models", headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
                              timeout=LLM_PROBE_TIMEOUT_SECONDS)
-    except httpx.TimeoutException:
+    except httpx2.TimeoutException:
         log.warning("health: the model API did not answer within %s s", LLM_PROBE_TIMEOUT_SECONDS)
         return {"ok": False, "reachable": False, "error": "timeout"}
     except Exception as exc:

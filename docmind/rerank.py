@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
+import httpx2
 import numpy as np
 
 from docmind.evidence import ScoredChunk
@@ -125,7 +125,7 @@ class HttpReranker:
     """A cross-encoder rerank API: DashScope gte-rerank, or the `/v1/rerank` shape (TEI, Xinference, Jina)."""
 
     def __init__(self, *, url: str, api_key: str | None, model: str, timeout: float = 5.0, max_retries: int = 1,
-                 client: httpx.Client | None = None) -> None:
+                 client: httpx2.Client | None = None) -> None:
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         self._url = url
@@ -134,7 +134,7 @@ class HttpReranker:
         # DashScope's native endpoint wants its own envelope; everything else speaks /v1/rerank.
         self._dashscope = "dashscope" in url and "/services/rerank" in url
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = client or httpx.Client(timeout=timeout, headers=headers)
+        self._client = client or httpx2.Client(timeout=timeout, headers=headers)
         self.name = f"http/{model}"
 
     def _payload(self, query: str, documents: list[str]) -> dict[str, Any]:
@@ -176,7 +176,7 @@ class HttpReranker:
                 if response.status_code >= 400:  # a client error will not heal by retrying
                     raise _Refused(f"rerank service refused the request: {response.status_code} {response.text[:200]}")
                 return self._parse(response.json(), len(chunks))
-            except (httpx.HTTPError, RerankError, ValueError, KeyError, TypeError) as exc:
+            except (httpx2.HTTPError, RerankError, ValueError, KeyError, TypeError) as exc:
                 last = exc
                 if isinstance(exc, _Refused):
                     break

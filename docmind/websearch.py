@@ -4,7 +4,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Protocol
 
-import httpx
+import httpx2
 
 from docmind.evidence import ScoredChunk, Source
 
@@ -23,7 +23,7 @@ class SearxngWebSearch:
     """`GET {url}?q=…&format=json`; the key (if any) goes in a bearer header, never in the URL."""
 
     def __init__(self, *, url: str, api_key: str | None = None, timeout: float = 8.0,
-                 transport: httpx.BaseTransport | None = None) -> None:
+                 transport: httpx2.BaseTransport | None = None) -> None:
         if not url.startswith(("http://", "https://")):
             raise ValueError("url must be http(s)")
         if timeout <= 0:
@@ -32,7 +32,7 @@ class SearxngWebSearch:
         headers = {"Accept": "application/json"}
         if api_key:
             headers["Authorization"] = f"Bearer {api_key}"
-        self._client = httpx.Client(timeout=timeout, headers=headers, transport=transport)
+        self._client = httpx2.Client(timeout=timeout, headers=headers, transport=transport)
 
     def __repr__(self) -> str:  # never show the key
         return f"SearxngWebSearch(url={self.url!r})"
@@ -46,9 +46,9 @@ class SearxngWebSearch:
             response = self._client.get(self.url, params={"q": query, "format": "json"})
             response.raise_for_status()
             payload = response.json()
-        except httpx.TimeoutException as exc:
+        except httpx2.TimeoutException as exc:
             raise WebSearchError(f"web search timed out: {exc}") from None
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx2.HTTPError, ValueError) as exc:
             raise WebSearchError(f"web search failed: {exc}") from None
         results = payload.get("results") if isinstance(payload, dict) else None
         if not isinstance(results, list):

@@ -82,7 +82,7 @@ class BudgetedNetworkBackend(httpcore2.NetworkBackend):
 
 
 def budgeted_http_client(*, timeout: float) -> httpx2.Client:
-    """An httpx client like the SDK's default, with reads that honour the current call budget."""
+    """An httpx2 client like the SDK's default, with reads that honour the current call budget."""
     transport = httpx2.HTTPTransport()
     # HTTPTransport takes no network backend argument; its pool does. The test of this module
     # fails if a new httpx2 renames the attribute.

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-import httpx
+import httpx2
 import numpy as np
 import pytest
 
@@ -14,16 +14,16 @@ from tests.kb.retrieval.fakes import chunk, unit
 CHUNKS = [chunk("a", "甲"), chunk("b", "乙"), chunk("c", "丙")]
 
 
-def _client(handler) -> httpx.Client:
-    return httpx.Client(transport=httpx.MockTransport(handler))
+def _client(handler) -> httpx2.Client:
+    return httpx2.Client(transport=httpx2.MockTransport(handler))
 
 
 def test_dashscope_shape_is_sent_and_parsed():
     seen = {}
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.update(json.loads(request.content))
-        return httpx.Response(200, json={"output": {"results": [
+        return httpx2.Response(200, json={"output": {"results": [
             {"index": 2, "relevance_score": 0.9}, {"index": 0, "relevance_score": 0.4},
             {"index": 1, "relevance_score": 0.1}]}})
 
@@ -37,9 +37,9 @@ def test_dashscope_shape_is_sent_and_parsed():
 def test_v1_rerank_shape_is_sent_and_parsed_and_logits_are_squashed():
     seen = {}
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         seen.update(json.loads(request.content))
-        return httpx.Response(200, json={"results": [
+        return httpx2.Response(200, json={"results": [
             {"index": 0, "relevance_score": 0.7}, {"index": 1, "relevance_score": -3.0},
             {"index": 2, "relevance_score": 0.2}]})
 
@@ -52,9 +52,9 @@ def test_v1_rerank_shape_is_sent_and_parsed_and_logits_are_squashed():
 def test_server_errors_are_retried_then_raise():
     calls = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         calls.append(1)
-        return httpx.Response(503)
+        return httpx2.Response(503)
 
     reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=2, client=_client(handler))
     with pytest.raises(RerankError):
@@ -65,9 +65,9 @@ def test_server_errors_are_retried_then_raise():
 def test_client_errors_are_not_retried():
     calls = []
 
-    def handler(request: httpx.Request) -> httpx.Response:
+    def handler(request: httpx2.Request) -> httpx2.Response:
         calls.append(1)
-        return httpx.Response(401, text="bad key")
+        return httpx2.Response(401, text="bad key")
 
     reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=2, client=_client(handler))
     with pytest.raises(RerankError):
@@ -79,14 +79,14 @@ def test_client_errors_are_not_retried():
                                   {"results": [{"index": 9, "relevance_score": 0.5}] * 3}])
 def test_malformed_answers_raise(body):
     reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=0,
-                            client=_client(lambda r: httpx.Response(200, json=body)))
+                            client=_client(lambda r: httpx2.Response(200, json=body)))
     with pytest.raises(RerankError):
         reranker.rerank("q", CHUNKS)
 
 
 def test_timeouts_raise_rerank_error():
     def handler(request):
-        raise httpx.ReadTimeout("slow", request=request)
+        raise httpx2.ReadTimeout("slow", request=request)
 
     reranker = HttpReranker(url="http://x/v1/rerank", api_key=None, model="m", max_retries=0, client=_client(handler))
     with pytest.raises(RerankError):
