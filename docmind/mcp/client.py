@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import httpx2
 
 from docmind.mcp import policy
 from docmind.mcp.policy import McpPolicyError
@@ -129,7 +130,6 @@ class McpConnector:
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import get_default_environment
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
         server = self.server
         if server.transport == "stdio":
@@ -137,7 +137,10 @@ class McpConnector:
             env = {**get_default_environment(), **_env_values(server.env_names)}
             return Client(StdioServerParameters(command=server.command, args=list(server.args), env=env))
         headers = {header: os.environ.get(var, "") for header, var in server.header_env.items()}
-        http = create_mcp_http_client(headers={k: v for k, v in headers.items() if v})
+        # The SDK documents passing our own client for headers; these are its default timeouts (a server may
+        # hold the response stream open), and the call's own deadline above bounds the whole exchange.
+        http = httpx2.AsyncClient(headers={k: v for k, v in headers.items() if v},
+                                  timeout=httpx2.Timeout(30.0, read=300.0))
         return Client(streamable_http_client(server.url, http_client=http))
 
 
