@@ -13,7 +13,7 @@ STAMPS := $(VENV)/.installed $(if $(WITH_MYSQL),$(VENV)/.installed-mysql)
 
 .PHONY: run test lint install clean-data
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-bench.txt requirements-dev.txt
 	test -x $(PY) || $$(scripts/find-python) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt

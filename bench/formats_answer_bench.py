@@ -367,7 +367,8 @@ def _distance(a: str, b: str) -> int:
 
 def ocr_accuracy(seed: int, count: int = 12) -> dict:
     """Character accuracy (1 − edit distance / length, spaces ignored) of clean rendered Chinese lines, by the
-    product's recogniser (tesseract) and, where installed, rapidocr on the same images."""
+    product's recogniser (tesseract) and, where installed, rapidocr on the same images (`pip install
+    rapidocr-onnxruntime`: not pinned, requirements-bench.txt says why)."""
     from kb.ingestion.parsers import ParseError, parse_located
 
     rng = random.Random(seed * 1000 + 7)

@@ -1,6 +1,7 @@
 """manage.py eval_retrieval FILE.json: recall@1/@5, MRR, answer-in-evidence@5, latency, vs a BM25 baseline."""
 from __future__ import annotations
 
+import importlib.util
 import time
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ class Command(BaseCommand):
             raise CommandError("--limit must be positive")
         if options["top_k"] is not None and not 1 <= options["top_k"] <= 50:
             raise CommandError("--top-k must be between 1 and 50")
+        # Checked before anything is ingested: the baseline is an evaluation-only package.
+        if importlib.util.find_spec("rank_bm25") is None:
+            raise CommandError("the BM25 baseline needs the evaluation packages: pip install -r requirements-bench.txt")
         paragraphs, questions = load_squad(path)
         questions = questions[: options["limit"]] if options["limit"] else questions
         doc_ids = self._ingest(paragraphs, options["domain"])

@@ -1,5 +1,6 @@
 """manage.py eval_retrieval: ingests a SQuAD file once, asks every question, prints both metric rows."""
 import json
+import sys
 from io import StringIO
 
 import pytest
@@ -47,3 +48,12 @@ def test_bad_options_are_refused_with_a_clear_error(kb_index, squad_file, args, 
 def test_a_missing_file_is_refused(tmp_path):
     with pytest.raises(CommandError, match="is not a file"):
         call_command("eval_retrieval", str(tmp_path / "missing.json"))
+
+
+def test_without_the_baseline_package_it_says_how_to_install_it_before_ingesting(squad_file, monkeypatch):
+    from kb.models import Document
+
+    monkeypatch.setitem(sys.modules, "rank_bm25", None)  # what an install without requirements-bench.txt looks like
+    with pytest.raises(CommandError, match="pip install -r requirements-bench.txt"):
+        call_command("eval_retrieval", str(squad_file), stdout=StringIO())
+    assert not Document.objects.exists()
