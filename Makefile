@@ -44,5 +44,10 @@ TEST_WORKERS ?= auto
 test: $(STAMPS)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
+# deptry twice (settings in pyproject.toml): the product's code against the runtime requirements, then the whole
+# tree, tests and benchmarks included, against every requirements file.
 lint: $(STAMPS)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/deptry .
+	$(VENV)/bin/deptry . --requirements-files requirements.txt,requirements-mysql.txt,requirements-bench.txt,requirements-dev.txt \
+	  --exclude '^(\.venv|\.git|data|staticfiles)/'
