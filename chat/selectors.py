@@ -29,6 +29,12 @@ def answer_get(*, user: Any, message_id: int) -> Message:
     return Message.objects.get(pk=message_id, role=MessageRole.ASSISTANT, conversation__user=user)
 
 
+def answer_question(*, answer: Message) -> str:
+    """The question `answer` replied to: the user's message just before it in its conversation."""
+    return (Message.objects.filter(conversation_id=answer.conversation_id, role=MessageRole.USER, pk__lt=answer.pk)
+            .order_by("-pk").values_list("content", flat=True).first()) or ""
+
+
 def conversation_history(*, conversation: Conversation, exclude_id: int | None = None,
                          before_id: int | None = None, limit: int = 20) -> list[dict[str, str]]:
     """The last `limit` finished turns as chat messages, oldest first (failed answers are not history);

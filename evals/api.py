@@ -6,17 +6,21 @@ from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from chat.models import Message
+from chat.selectors import answer_get, answer_question
 from docmind.errors import error_response
 from evals import access, services
 from evals.importing import ImportFailed, parse_file, template, validate_items
 from evals.serializers import (
+    ItemAdded,
+    ItemFromAnswer,
     ItemSerializer,
     RunCreate,
     RunDetailSerializer,
@@ -33,6 +37,9 @@ _NOT_FOUND = error_response("no such set or run, or one of a knowledge base the 
 _FORBIDDEN = error_response("the caller reads the knowledge base but is neither staff nor its editor")
 _INVALID = error_response("items that cannot be imported (code `invalid_items`): `fields` is keyed `ROW.FIELD`, "
                           "the file's row (the header is row 1) or the item's number; nothing was saved")
+_INVALID_FROM_ANSWER = error_response(
+    "the item cannot be made (code `invalid_items`, `fields` keyed `1.FIELD`), or no set was named and the answer "
+    "touched no knowledge base the caller edits")
 _BAD_NUMBER = error_response("a query parameter that must be a whole number is not")
 _CONFLICT = error_response("a set of this name exists in the base, or a run of the set is already in progress")
 
@@ -54,8 +61,6 @@ def eval_error(exc: services.EvalError) -> Response:
 def _kb_for(user, pk: int) -> KnowledgeBase:
     if pk not in editable_kb_ids(user):
         if pk in readable_kb_ids(user):
-            from rest_framework.exceptions import PermissionDenied
-
             raise PermissionDenied("only staff and editors of this knowledge base may evaluate it")
         raise Http404("no such knowledge base")
     return KnowledgeBase.objects.get(pk=pk)
@@ -146,6 +151,41 @@ class SetItemsView(APIView):
         except services.EvalError as exc:
             return eval_error(exc)
         return Response(ItemSerializer(item).data, status=status.HTTP_201_CREATED)
+
+
+class ItemFromAnswerView(APIView):
+    """"Add to evaluation set" on a chat answer: its question, with the documents it cited that belong to the
+    set's base and the caller reads; the expected answers are the caller's to give."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser]
+
+    @extend_schema(operation_id="eval_items_from_answer", request=ItemFromAnswer,
+                   responses={201: ItemAdded, 400: _INVALID_FROM_ANSWER, 403: _FORBIDDEN,
+                              404: error_response("no such answer of the caller's, or no such set")})
+    def post(self, request: Request) -> Response:
+        if not editable_kb_ids(request.user):
+            raise PermissionDenied("only staff and editors of a knowledge base may add to evaluation sets")
+        form = ItemFromAnswer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            answer = answer_get(user=request.user, message_id=data["message"])
+        except Message.DoesNotExist:
+            raise Http404("no such answer") from None
+        eval_set = access.editable_set(request.user, data["set"]) if data["set"] is not None else None
+        log = answer.retrieval_log if isinstance(answer.retrieval_log, dict) else {}
+        cited = [c.get("document_id") for c in answer.citations if isinstance(c, dict)] \
+            if isinstance(answer.citations, list) else []
+        try:
+            item = services.item_from_answer(user=request.user, question=answer_question(answer=answer),
+                                             document_ids=cited, kb_ids=log.get("kb_ids") or [],
+                                             eval_set=eval_set, answers=data["answers"])
+        except ImportFailed as exc:
+            return import_failed(exc)
+        except services.EvalError as exc:
+            return eval_error(exc)
+        return Response(ItemAdded({"set": item.eval_set, "item": item}).data, status=status.HTTP_201_CREATED)
 
 
 class SetItemView(APIView):

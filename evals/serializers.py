@@ -30,6 +30,27 @@ class ItemSerializer(serializers.ModelSerializer):
         read_only_fields = ["id"]
 
 
+class ItemFromAnswer(serializers.Serializer):
+    message = serializers.IntegerField(help_text="An answer in one of the caller's own conversations.")
+    set = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                   help_text="The set to add to; absent or null: the default set of the base the "
+                                             "answer's first cited document (else the turn's base) belongs to.")
+    answers = AnswersField(required=False, default=list,
+                           help_text="Expected answers: alternatives, each a list of texts that must all appear.")
+
+
+class SetRef(serializers.ModelSerializer):
+    class Meta:
+        model = EvalSet
+        fields = ["id", "name", "kb"]
+        read_only_fields = fields
+
+
+class ItemAdded(serializers.Serializer):
+    set = SetRef(read_only=True)
+    item = ItemSerializer(read_only=True)
+
+
 class SetWrite(serializers.Serializer):
     name = NameField(max_length=128)
     kb = serializers.IntegerField(help_text="The knowledge base the set's questions are asked of.")

@@ -9,16 +9,23 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
 from django.db.models import Max
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from evals.importing import MAX_ITEMS, ImportFailed, ItemData, RowError, validate_item
 from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
 from evals.selectors import document_aliases
-from kb.models import KnowledgeBase
+from kb.access import editable_kb_ids, readable_kb_ids
+from kb.models import Document, KnowledgeBase
+
+# The set an answer goes to when the caller picks none, one per base, named in the site's language so that
+# every user finds the same one.
+DEFAULT_SET_NAME = gettext_noop("Questions from answers")
 
 # Runs waiting or running at once over the whole server: each asks every item of its set, so more would only
 # queue behind each other while holding their configuration snapshot ever longer.
@@ -93,6 +100,40 @@ def add_item(eval_set: EvalSet, question: str, answers: Sequence[Any] = (), docu
         item.save()
         EvalSet.objects.filter(pk=locked.pk).update(updated_at=timezone.now())
     return item
+
+
+def default_set(*, kb: KnowledgeBase, created_by: Any = None) -> EvalSet:
+    """The base's set for questions taken from answers, made on first use."""
+    with translation.override(settings.LANGUAGE_CODE):
+        name = _(DEFAULT_SET_NAME)
+    eval_set, _created = EvalSet.objects.get_or_create(kb=kb, name=name, defaults={"created_by": created_by})
+    return eval_set
+
+
+def item_from_answer(*, user: Any, question: str, document_ids: Sequence[Any], kb_ids: Sequence[Any] = (),
+                     eval_set: EvalSet | None = None, answers: Sequence[Any] = ()) -> EvalItem:
+    """An answer's question as an item of `eval_set`, or of its base's default set when None (the base of the
+    first cited document `user` edits, else of the first base the turn searched that it edits).
+
+    `document_ids` are the documents the answer cited, in order: only those of the set's base enter the item,
+    and only when `user` reads that base, so a document it cannot read is never named. Raises EvalError when
+    `user` edits neither the set's base nor, without a set, any base the answer touched; ImportFailed as
+    `add_item` does."""
+    editable = editable_kb_ids(user)
+    readable = readable_kb_ids(user)
+    ids = [d for d in document_ids if isinstance(d, int) and not isinstance(d, bool)]
+    documents = {pk: (kb_id, title) for pk, kb_id, title in
+                 Document.objects.filter(pk__in=ids, kb_id__in=readable).values_list("pk", "kb_id", "title")}
+    if eval_set is None:
+        touched = [documents[d][0] for d in ids if d in documents] + [k for k in kb_ids if isinstance(k, int)]
+        home = next((k for k in touched if k in editable), None)
+        if home is None:
+            raise EvalError(_("this answer touched no knowledge base you edit; choose a set"))
+        eval_set = default_set(kb=KnowledgeBase.objects.get(pk=home), created_by=user)
+    elif eval_set.kb_id not in editable:
+        raise EvalError(_("only staff and editors of this knowledge base may add to its sets"))
+    titles = list(dict.fromkeys(documents[d][1] for d in ids if d in documents and documents[d][0] == eval_set.kb_id))
+    return add_item(eval_set, question, answers=answers, documents=titles)
 
 
 def item_update(*, item: EvalItem, **fields: Any) -> EvalItem:

@@ -9,6 +9,8 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from evals.importing import ImportFailed
+from evals.services import EvalError
 from kb.access import editable_kb_ids, is_kb_admin
 from review import selectors, services
 from review.models import ReviewItem
@@ -27,7 +29,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
     readonly_fields = ["kb", "reason", "comment", "question", "answer", "evidence_list", "confidence_score",
                        "confidence_band", "status", "resolved_by", "resolved_at", "qa_pair", "created_at"]
     fields = readonly_fields
-    actions = ["resolve", "dismiss"]
+    actions = ["resolve", "dismiss", "add_to_eval"]
 
     def get_queryset(self, request):
         return selectors.review_items_for(request.user)
@@ -78,6 +80,25 @@ class ReviewItemAdmin(admin.ModelAdmin):
     @admin.action(description=_("Dismiss"))
     def dismiss(self, request, queryset):
         self._decide(request, queryset, services.ReviewAction.DISMISS)
+
+    @admin.action(description=_("Add to the base's evaluation set"))
+    def add_to_eval(self, request, queryset):
+        """Each question into its base's default evaluation set, with the documents its answer cited; the
+        expected answers are then written on the evaluation page."""
+        added: dict[int, tuple[str, int]] = {}
+        for item in queryset.select_related("message", "kb"):
+            try:
+                entry = services.review_to_eval(item=item, user=request.user)
+            except (ImportFailed, EvalError) as exc:
+                self.message_user(request, f"{item.question[:60]}: {exc}", messages.ERROR)
+                continue
+            name, count = added.get(entry.eval_set_id, (entry.eval_set.name, 0))
+            added[entry.eval_set_id] = (name, count + 1)
+        for set_id, (name, count) in added.items():
+            self.message_user(request, format_html(
+                '{} <a href="{}">{}</a>',
+                ngettext("%(count)d question added to", "%(count)d questions added to", count) % {"count": count},
+                reverse("evals:set", args=[set_id]), name), messages.SUCCESS)
 
     def render_change_form(self, request, context, *args, **kwargs):
         obj = kwargs.get("obj")

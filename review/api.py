@@ -18,6 +18,11 @@ from rest_framework.views import APIView
 
 from curation.api import NOT_BLANK, KbEditorsOnly, text_field
 from docmind.errors import error_response
+from evals import access as eval_access
+from evals.api import eval_error, import_failed
+from evals.importing import ImportFailed
+from evals.serializers import AnswersField, ItemAdded
+from evals.services import EvalError
 from kb.access import editable_kb_ids, is_kb_admin
 from review import selectors, services
 from review.models import ReviewItem, ReviewReason, ReviewStatus
@@ -122,3 +127,39 @@ class ReviewResolveView(APIView):
         except services.ReviewError as exc:
             return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ReviewItemSerializer(item).data)
+
+
+class ReviewToEvalSerializer(serializers.Serializer):
+    set = serializers.IntegerField(required=False, allow_null=True, default=None,
+                                   help_text="The evaluation set to add to; absent or null: the default set of the "
+                                             "item's knowledge base.")
+    answers = AnswersField(required=False, default=list,
+                           help_text="Expected answers: alternatives, each a list of texts that must all appear.")
+
+
+class ReviewToEvalView(APIView):
+    permission_classes = [IsAuthenticated, KbEditorsOnly]
+
+    @extend_schema(operation_id="reviews_add_to_eval", request=ReviewToEvalSerializer,
+                   responses={201: ItemAdded,
+                              400: error_response("the item cannot be made (code `invalid_items`, `fields` keyed "
+                                                  "`1.FIELD`)"),
+                              403: error_response("the set's base is one the caller reads but does not edit"),
+                              404: error_response("no such review item or set for the caller")})
+    def post(self, request: Request, pk: int) -> Response:
+        """Add the item's question to an evaluation set, with the documents its answer cited."""
+        item = _queue(request).select_related("message").filter(pk=pk).first()
+        if item is None:
+            raise Http404("no such review item")
+        form = ReviewToEvalSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        eval_set = eval_access.editable_set(request.user, data["set"]) if data["set"] is not None else None
+        try:
+            added = services.review_to_eval(item=item, user=request.user, eval_set=eval_set,
+                                            answers=data["answers"])
+        except ImportFailed as exc:
+            return import_failed(exc)
+        except EvalError as exc:
+            return eval_error(exc)
+        return Response(ItemAdded({"set": added.eval_set, "item": added}).data, status=status.HTTP_201_CREATED)

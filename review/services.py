@@ -9,6 +9,8 @@ from django.utils import timezone
 from chat.models import FeedbackRating, Message, MessageFeedback, MessageRole, MessageStatus
 from curation.models import QaPair, QaSource
 from curation.services import CurationError, qa_pair_create
+from evals.models import EvalItem, EvalSet
+from evals.services import default_set, item_from_answer
 from kb.models import Document, KnowledgeBase
 from review.models import ReviewItem, ReviewReason, ReviewStatus
 
@@ -122,3 +124,15 @@ def review_resolve(*, item: ReviewItem, action: str, user: Any, answer: str | No
             item.qa_pair = pair
         item.save(update_fields=["status", "resolved_by", "resolved_at", "qa_pair", "updated_at"])
     return item
+
+
+def review_to_eval(*, item: ReviewItem, user: Any, eval_set: EvalSet | None = None,
+                   answers: list[Any] | tuple[Any, ...] = ()) -> EvalItem:
+    """The item's question as an evaluation item, with the documents its answer cited (those of the set's base
+    that `user` reads), in `eval_set` or the default set of the item's base. The caller checked that `user`
+    edits the item's base and, when given, the set's; raises what `evals.services.item_from_answer` raises."""
+    citations = item.message.citations if isinstance(item.message.citations, list) else []
+    cited = [c.get("document_id") for c in citations if isinstance(c, dict)]
+    target = eval_set if eval_set is not None else default_set(kb=item.kb, created_by=user)
+    return item_from_answer(user=user, question=item.question, document_ids=cited, kb_ids=[item.kb_id],
+                            eval_set=target, answers=answers)

@@ -214,6 +214,12 @@
       up.classList.add("fb-up"); down.classList.add("fb-down");
       turn.feedbackButtons = { up, down };
       bar.append(up, down);
+      if (app.dataset.canEvaluate === "1") {
+        const toEval = actionButton(_("Add to evaluation set"), _("Add this question to an evaluation set"),
+          () => toggleEvalForm(turn, messageId));
+        toEval.classList.add("eval-btn");
+        bar.appendChild(toEval);
+      }
     }
     turn.row.appendChild(bar);
     showFeedback(turn, feedback);
@@ -245,6 +251,62 @@
     turn.feedbackForm = form;
     turn.row.appendChild(form);
     area.focus();
+  }
+
+  // ---------- "add to evaluation set" (editors of a knowledge base) ----------
+  let evalSets = null;
+  async function loadEvalSets() {
+    if (evalSets) return evalSets;
+    const res = await fetch("/api/eval/sets/", { credentials: "same-origin" }).catch(() => null);
+    evalSets = res && res.ok ? await res.json() : [];
+    return evalSets;
+  }
+
+  // Expected answers typed as on the import template: | separates alternatives, && joins parts that must all appear.
+  function parseExpected(text) {
+    return text.split("|").map((alt) => alt.split("&&").map((p) => p.trim()).filter(Boolean))
+      .filter((parts) => parts.length);
+  }
+
+  async function toggleEvalForm(turn, messageId) {
+    if (turn.evalForm) { turn.evalForm.remove(); turn.evalForm = null; return; }
+    const form = el("form", "eval-form");
+    turn.evalForm = form;
+    const picker = el("select");
+    picker.setAttribute("aria-label", _("Evaluation set"));
+    picker.appendChild(new Option(_("The base's default set"), ""));
+    const expected = el("input");
+    expected.type = "text"; expected.maxLength = 2000;
+    expected.placeholder = _("Expected answer (optional; | separates alternatives)");
+    expected.setAttribute("aria-label", _("Expected answer"));
+    const send = el("button", "primary", _("Add"));
+    send.type = "submit";
+    const result = el("span", "eval-result");
+    result.setAttribute("role", "status");
+    form.append(picker, expected, send, result);
+    turn.row.appendChild(form);
+    for (const s of await loadEvalSets()) picker.appendChild(new Option(s.name + " · " + s.kb_name, String(s.id)));
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      send.disabled = true;
+      const res = await fetch("/api/eval/items/from-answer/", {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+        body: JSON.stringify({ message: messageId, set: picker.value ? parseInt(picker.value, 10) : null,
+          answers: parseExpected(expected.value) }),
+      }).catch(() => null);
+      send.disabled = false;
+      const body = res ? await res.json().catch(() => ({})) : {};
+      if (res && res.ok) {
+        result.textContent = fmt(_("Added to “%(set)s”."), { set: body.set.name });
+        result.classList.remove("bad");
+        evalSets = null;  // a default set may have been made just now
+      } else {
+        result.textContent = (body && body.error) || _("The question was not added; please try again later.");
+        result.classList.add("bad");
+      }
+    });
+    expected.focus();
   }
 
   async function sendFeedback(turn, messageId, rating, comment) {

@@ -123,3 +123,79 @@ def test_a_bad_filter_is_a_400(kb_editor):
     client.force_authenticate(kb_editor)
     assert client.get("/api/reviews/?status=later").status_code == 400
     assert client.get("/api/reviews/?since=yesterday").status_code == 400
+
+
+def _cited_answer(user, document: Document, question: str = "退款多久到账？"):
+    conversation = chat_services.conversation_start(user=user, question=question)
+    chat_services.message_add_question(conversation=conversation, content=question)
+    card = {"chunk_id": "7", "document_id": document.pk, "document_title": document.title, "content": "三个工作日"}
+    return chat_services.message_add_answer(
+        conversation=conversation, content="三个工作日内到账[1]", confidence_score=0.2, confidence_band="low",
+        citations=[{"index": 1, "chunk_id": "7", "document_id": document.pk, "document_title": document.title}],
+        retrieval_log={"kb_chunks": [card], "kb_ids": [document.kb_id]})
+
+
+def test_an_editor_adds_a_queued_question_to_its_bases_evaluation_set(
+        member, kb_editor, settings, tmp_path, django_capture_on_commit_callbacks):
+    from evals.models import EvalSet
+
+    settings.MEDIA_ROOT = tmp_path
+    document = _document(KnowledgeBase.objects.default(), "退款规则")
+    with django_capture_on_commit_callbacks(execute=True):
+        _cited_answer(member, document)
+    item = ReviewItem.objects.get()
+    client = APIClient()
+    client.force_authenticate(kb_editor)
+    response = client.post(f"/api/reviews/{item.pk}/add-to-eval/", {"answers": [["五个工作日"]]}, format="json")
+    assert response.status_code == 201, response.content
+    eval_set = EvalSet.objects.get(pk=response.json()["set"]["id"])
+    added = eval_set.items.get()
+    assert (eval_set.kb_id, added.question, added.answers, added.documents) == (
+        document.kb_id, "退款多久到账？", [["五个工作日"]], ["退款规则"])
+    item.refresh_from_db()
+    assert item.status == "open"  # adding to a set is not a decision on the answer
+    chosen = EvalSet.objects.create(kb=document.kb, name="chosen")
+    assert client.post(f"/api/reviews/{item.pk}/add-to-eval/", {"set": chosen.pk},
+                       format="json").status_code == 201
+    assert chosen.items.get().documents == ["退款规则"]
+
+
+def test_members_cannot_add_queued_questions_and_editors_not_into_sets_of_other_bases(
+        member, kb_editor, admin_user, settings, tmp_path, django_capture_on_commit_callbacks):
+    from evals.models import EvalSet
+
+    settings.MEDIA_ROOT = tmp_path
+    document = _document(KnowledgeBase.objects.default(), "退款规则")
+    with django_capture_on_commit_callbacks(execute=True):
+        _cited_answer(member, document)
+    item = ReviewItem.objects.get()
+    secret = EvalSet.objects.create(kb=kb_create(name="secret", owner=admin_user), name="secret set")
+    clients = {}
+    for name, user in (("member", member), ("editor", kb_editor)):
+        clients[name] = APIClient()
+        clients[name].force_authenticate(user)
+    assert clients["member"].post(f"/api/reviews/{item.pk}/add-to-eval/", {}, format="json").status_code == 403
+    assert clients["editor"].post(f"/api/reviews/{item.pk}/add-to-eval/", {"set": secret.pk},
+                                  format="json").status_code == 404
+    assert not secret.items.exists() and not EvalSet.objects.exclude(pk=secret.pk).exists()
+
+
+def test_the_admin_action_adds_the_selected_questions_to_their_bases_sets(
+        member, kb_editor, settings, tmp_path, django_capture_on_commit_callbacks):
+    from django.test import Client
+
+    from evals.models import EvalItem
+
+    settings.MEDIA_ROOT = tmp_path
+    document = _document(KnowledgeBase.objects.default(), "退款规则")
+    with django_capture_on_commit_callbacks(execute=True):
+        _cited_answer(member, document)
+        _cited_answer(member, document, question="退款找谁？")
+    client = Client()
+    client.force_login(kb_editor)
+    response = client.post("/admin/review/reviewitem/", {
+        "action": "add_to_eval", "_selected_action": list(ReviewItem.objects.values_list("pk", flat=True))},
+        follow=True)
+    assert response.status_code == 200
+    assert sorted(EvalItem.objects.values_list("question", flat=True)) == ["退款多久到账？", "退款找谁？"]
+    assert "/eval/sets/" in response.content.decode()
