@@ -10,5 +10,4 @@ urlpatterns = [
     path("sets/<int:pk>/", views.set_detail, name="set"),
     path("runs/<int:pk>/", views.run_detail, name="run"),
     path("compare/", views.compare, name="compare"),
-    path("add-from-answer/", views.add_from_answer, name="add-from-answer"),
 ]

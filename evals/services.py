@@ -102,6 +102,24 @@ def add_item(eval_set: EvalSet, question: str, answers: Sequence[Any] = (), docu
     return item
 
 
+def items_append(*, eval_set: EvalSet, items: Sequence[ItemData]) -> list[EvalItem]:
+    """Add `items` (an imported file) after the set's last item: all of them or, when one names a document the
+    base does not hold or the set would pass its size limit, none (ImportFailed / EvalError)."""
+    if not items:
+        raise EvalError(_("the file holds no items"))
+    _check_documents(items, kb_id=eval_set.kb_id)
+    with transaction.atomic():
+        locked = EvalSet.objects.select_for_update().get(pk=eval_set.pk)
+        if locked.items.count() + len(items) > MAX_ITEMS:
+            raise EvalError(_("at most %(n)s items a set") % {"n": MAX_ITEMS})
+        last = locked.items.aggregate(last=Max("position"))["last"]
+        start = (last + 1) if last is not None else 0
+        created = EvalItem.objects.bulk_create([_item(locked, data, start + n) for n, data in enumerate(items)],
+                                               batch_size=500)
+        EvalSet.objects.filter(pk=locked.pk).update(updated_at=timezone.now())
+    return created
+
+
 def default_set(*, kb: KnowledgeBase, created_by: Any = None) -> EvalSet:
     """The base's set for questions taken from answers, made on first use."""
     with translation.override(settings.LANGUAGE_CODE):

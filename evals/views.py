@@ -11,8 +11,7 @@ from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext_lazy, ngettext
 from rest_framework.exceptions import PermissionDenied as ApiPermissionDenied
 
 from evals import access, services
@@ -27,6 +26,10 @@ METRIC_LABELS = {"answer_hit": gettext_lazy("answer hit"), "recall_at_5": gettex
                  "mrr": gettext_lazy("MRR"), "cites_expected": gettext_lazy("cites expected"),
                  "flagged": gettext_lazy("flagged"), "wrong_unflagged": gettext_lazy("wrong and unflagged"),
                  "p50_ms": gettext_lazy("p50 latency (ms)"), "p95_ms": gettext_lazy("p95 latency (ms)")}
+
+
+# Errors listed one per message on a page; beyond them the page says how many more there are.
+SHOWN_ERRORS = 20
 
 
 def _staff(view):
@@ -45,8 +48,12 @@ def _staff(view):
 
 def _errors(request: HttpRequest, exc: Exception) -> None:
     if isinstance(exc, ImportFailed):
-        for error in exc.errors[:20]:
+        for error in exc.errors[:SHOWN_ERRORS]:
             messages.error(request, error.as_text())
+        if len(exc.errors) > SHOWN_ERRORS:
+            more = len(exc.errors) - SHOWN_ERRORS
+            messages.error(request, ngettext("…and %(n)s more error; nothing was imported.",
+                                             "…and %(n)s more errors; nothing was imported.", more) % {"n": more})
     else:
         messages.error(request, str(exc))
 
@@ -92,6 +99,14 @@ def set_detail(request: HttpRequest, pk: int) -> HttpResponse:
             if action == "add":
                 services.add_item(eval_set, **_item_fields(request))
                 messages.success(request, _("Item added."))
+            elif action == "import":
+                upload = request.FILES.get("file")
+                if upload is None:
+                    messages.error(request, _("Choose a file."))
+                else:
+                    added = services.items_append(eval_set=eval_set, items=parse_file(upload.name or "",
+                                                                                      upload.read()))
+                    messages.success(request, _("Imported %(n)s items.") % {"n": len(added)})
             elif action == "delete-item":
                 item = eval_set.items.filter(pk=request.POST.get("item") or 0).first()
                 if item is not None:
@@ -156,19 +171,3 @@ def compare(request: HttpRequest) -> HttpResponse:
                                                   "config": config_diff(a, b),
                                                   "fixed": sum(f.fixed for f in flips),
                                                   "broken": sum(not f.fixed for f in flips)})
-
-
-@require_POST
-@_staff
-def add_from_answer(request: HttpRequest) -> HttpResponse:
-    """"Add to evaluation set" from a chat answer: the question, the answer's cited documents, the set chosen."""
-    eval_set = access.editable_set(request.user, request.POST.get("set", ""))
-    try:
-        services.add_item(eval_set, **_item_fields(request))
-    except (ImportFailed, services.EvalError) as exc:
-        _errors(request, exc)
-    else:
-        messages.success(request, _("Added to “%(set)s”.") % {"set": eval_set.name})
-    return redirect("evals:set", pk=eval_set.pk)
-
-

@@ -94,9 +94,31 @@ def test_members_and_editors_of_other_bases_do_not_see_the_pages(world, member, 
     assert "finance" not in _client(kb_editor).get("/eval/").content.decode()
 
 
-def test_an_item_is_added_from_a_chat_answer(world, kb_editor):
-    eval_set = EvalSet.objects.create(kb=world["hr"], name="from chat")
-    response = _client(kb_editor).post("/eval/add-from-answer/", {
-        "set": eval_set.pk, "question": "婚假几天？", "answers": "十天", "documents": "休假制度"})
+def test_a_jsonl_file_adds_items_to_an_existing_set_after_its_last(world, kb_editor):
+    eval_set = EvalSet.objects.create(kb=world["hr"], name="growing")
+    EvalItem.objects.create(eval_set=eval_set, question="第一题", position=0)
+    lines = ['{"question": "婚假几天？", "answers": [["十天"]], "documents": ["休假制度"]}',
+             '{"question": "年假几天？", "answers": "五天"}']
+    upload = SimpleUploadedFile("more.jsonl", "\n".join(lines).encode())
+    response = _client(kb_editor).post(f"/eval/sets/{eval_set.pk}/", {"action": "import", "file": upload})
     assert response.status_code == 302
-    assert eval_set.items.get().documents == ["休假制度"]
+    assert list(eval_set.items.values_list("question", flat=True)) == ["第一题", "婚假几天？", "年假几天？"]
+
+
+def test_one_bad_line_names_its_row_and_adds_nothing(world, kb_editor):
+    eval_set = EvalSet.objects.create(kb=world["hr"], name="guarded")
+    lines = ['{"question": "婚假几天？"}', '{"question": ', '{"question": "年假？", "documents": ["没有"]}']
+    upload = SimpleUploadedFile("bad.jsonl", "\n".join(lines).encode())
+    page = _client(kb_editor).post(f"/eval/sets/{eval_set.pk}/", {"action": "import", "file": upload}, follow=True,
+                                   HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "row 2, line: is not valid JSON" in page
+    assert not eval_set.items.exists()
+
+
+def test_past_twenty_errors_the_page_says_how_many_more(world, kb_editor):
+    rows = "question,documents\n" + "".join(f"问题{n},没有\n" for n in range(25))
+    upload = SimpleUploadedFile("many.csv", rows.encode())
+    page = _client(kb_editor).post("/eval/", {"name": "many", "kb": world["hr"].pk, "file": upload}, follow=True,
+                                   HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert page.count("row ") == 20 and "and 5 more errors; nothing was imported" in page
+    assert not EvalSet.objects.filter(name="many").exists()
