@@ -156,3 +156,31 @@ def test_a_follow_up_with_an_ordinal_is_answered_from_the_right_document(server,
     # The section is named once on a card, above its text (not quoted in the answer).
     expect(cited.locator(".source-context", has_text="二、扣款无回调").first).to_be_visible()
     assert all(MANUAL_TITLE in text for text in cited.all_inner_texts())
+
+
+def test_an_editor_adds_an_answer_to_an_evaluation_set_and_a_member_sees_no_such_button(server, browser):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(locale="zh-CN", viewport={"width": 1280, "height": 860})
+    page.goto(server.url + "/")
+    page.fill("input[name=username]", STAFF["username"])
+    page.fill("input[name=password]", STAFF["password"])
+    page.click("button[type=submit]")
+    expect(page.locator("#conn")).to_have_attribute("data-state", "open", timeout=10_000)
+    page.fill("#input", QUESTION)
+    page.keyboard.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    answer = page.locator(".msg-assistant").last
+    answer.locator(".eval-btn").click()
+    form = answer.locator(".eval-form")
+    form.locator("input").fill("十五天")
+    form.locator("button[type=submit]").click()
+    expect(form.locator(".eval-result")).to_contain_text("已添加到", timeout=10_000)
+    expect(form.locator(".eval-result")).not_to_have_class("eval-result bad")
+
+    member = signed_in_chat(browser, server)
+    member.fill("#input", QUESTION)
+    member.keyboard.press("Enter")
+    expect(member.locator("#input")).to_be_enabled(timeout=60_000)
+    expect(member.locator(".msg-assistant .fb-up").last).to_be_visible()
+    expect(member.locator(".eval-btn")).to_have_count(0)
