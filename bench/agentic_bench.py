@@ -1,6 +1,7 @@
 """Agentic loop on the CMRC 2018 trial set, offline: answers per route, tool calls, two-article coverage.
 
-Run: .venv/bin/python bench/agentic_bench.py [--questions 300] [--pairs 100] — throw-away data dir.
+Run: .venv/bin/python -m bench.agentic_bench [--questions 300] [--pairs 100] [--out result.json] [--smoke]
+— throw-away data dir.
 
 1. Every trial question goes through the chat pipeline (offline planner + extractive answerer):
    per route, the rate of answers containing a gold answer and the mean tool calls per question.
@@ -15,29 +16,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import sys
-import tempfile
 import threading
 import time
 from collections import defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"
-os.environ.pop("OPENAI_API_KEY", None)  # offline mode: the deterministic planner drives the loop
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+from bench.common import arguments, bench_user, eval_file, setup_django, write_json
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
-
-# ../shared/eval beside the checkout, as laid out for developers and CI.
-TRIAL = Path(__file__).resolve().parents[2] / "shared" / "eval" / "cmrc2018_trial.json"
+SMOKE_PARAGRAPHS = 3
+SMOKE_QUESTIONS = 3
 
 
 def load(path: Path) -> list[dict]:
@@ -51,7 +39,7 @@ def load(path: Path) -> list[dict]:
     return out
 
 
-def ingest(paragraphs: list[dict]) -> dict[str, int]:
+def ingest(paragraphs: list[dict]) -> tuple[dict[str, int], float]:
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
 
@@ -62,16 +50,13 @@ def ingest(paragraphs: list[dict]) -> dict[str, int]:
         ids[p["id"]] = document.pk
     start = time.perf_counter()
     process_pending_documents()
-    print(f"ingested {len(ids)} paragraphs in {time.perf_counter() - start:.1f} s")
-    return ids
+    return ids, round(time.perf_counter() - start, 1)
 
 
-def run_questions(paragraphs: list[dict], limit: int) -> None:
-    from django.contrib.auth import get_user_model
-
+def run_questions(paragraphs: list[dict], limit: int) -> dict:
     from chat.pipeline import ChatPipeline
 
-    user = get_user_model().objects.create_user(username="bench", password="bench-pw")
+    user = bench_user("bench", role=None, password="bench-pw")
     questions = [(q, golds) for p in paragraphs for q, golds in p["qas"]]
     questions = questions[:limit] if limit else questions
     stats: dict[str, list[tuple[bool, int]]] = defaultdict(list)
@@ -87,17 +72,15 @@ def run_questions(paragraphs: list[dict], limit: int) -> None:
                 answer = event.data.get("answer", "")
         stats[mode].append((any(g and g in answer for g in golds), calls))
     elapsed = time.perf_counter() - start
-    print(f"\n{len(questions)} questions in {elapsed:.0f} s ({elapsed / max(1, len(questions)):.2f} s each)")
-    print(f"{'route':<14}{'questions':>10}{'gold in answer':>16}{'tool calls/q':>14}")
-    for mode, rows in sorted(stats.items()):
-        hit = sum(h for h, _ in rows) / len(rows)
-        print(f"{mode:<14}{len(rows):>10}{hit:>16.3f}{sum(c for _, c in rows) / len(rows):>14.2f}")
-    rows = [r for v in stats.values() for r in v]
-    print(f"{'all':<14}{len(rows):>10}{sum(h for h, _ in rows) / len(rows):>16.3f}"
-          f"{sum(c for _, c in rows) / len(rows):>14.2f}")
+    routes = {mode: rows for mode, rows in sorted(stats.items())}
+    routes["all"] = [r for v in stats.values() for r in v]
+    return {"questions": len(questions), "seconds": round(elapsed, 1),
+            "routes": {mode: {"questions": len(rows), "gold_in_answer": round(sum(h for h, _ in rows) / len(rows), 3),
+                              "tool_calls_per_question": round(sum(c for _, c in rows) / len(rows), 2)}
+                       for mode, rows in routes.items() if rows}}
 
 
-def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> None:
+def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> dict:
     from chat.agentic.factory import build_orchestrator
     from config_admin.conf import ai_config
     from kb.models import KnowledgeBase
@@ -129,23 +112,29 @@ def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> No
         both["agentic"] += {ta, tb} <= titles
         titles = {title_of.get(c.document_id) for c in one_shot.run(query=question).chunks}
         both["one-shot"] += {ta, tb} <= titles
-    print(f"\n{len(made)} two-article questions (evidence from both articles reaches the prompt):")
-    for route, hits in both.items():
-        print(f"  {route:<9} {hits / len(made):.3f}")
-    print(f"  agentic tool calls/question {calls / len(made):.2f}; loop fell back to one-shot {fallbacks} time(s)")
+    # Evidence from both articles reaches the prompt, per route.
+    return {"pairs": len(made), "both_articles": {route: round(hits / len(made), 3) for route, hits in both.items()},
+            "agentic_tool_calls_per_question": round(calls / len(made), 2), "fell_back_to_one_shot": fallbacks}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--questions", type=int, default=0, help="first N questions (0 = all)")
     parser.add_argument("--pairs", type=int, default=100)
-    parser.add_argument("--data", type=Path, default=TRIAL)
-    args = parser.parse_args()
-    call_command("migrate", verbosity=0)
-    paragraphs = load(args.data)
-    doc_ids = ingest(paragraphs)
-    run_pairs(paragraphs, doc_ids, args.pairs)
-    run_questions(paragraphs, args.questions)
+    parser.add_argument("--data", type=Path, default=None, help="SQuAD-format file (default: the CMRC 2018 trial)")
+    args = parser.parse_args(argv)
+    setup_django()  # offline: the deterministic planner drives the loop
+    paragraphs = load(args.data or eval_file())
+    if args.smoke:  # one paragraph of each of the first articles: a pair needs two articles
+        firsts: dict[str, dict] = {}
+        for paragraph in paragraphs:
+            firsts.setdefault(paragraph["title"], paragraph)
+        paragraphs, args.questions, args.pairs = list(firsts.values())[:SMOKE_PARAGRAPHS], SMOKE_QUESTIONS, 1
+    doc_ids, ingest_s = ingest(paragraphs)
+    result = {"paragraphs": len(paragraphs), "ingest_seconds": ingest_s,
+              "two_article": run_pairs(paragraphs, doc_ids, args.pairs),
+              "per_route": run_questions(paragraphs, args.questions)}
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What a scoped API key adds to a retrieve, against the same request made with a DRF token.
 
-Usage: .venv/bin/python bench/apikey_bench.py [--requests 60] [--out result.json]
+Usage: .venv/bin/python -m bench.apikey_bench [--requests 60] [--out result.json] [--smoke]
 One process, a fresh DOCMIND_DATA_DIR (SQLite unless DATABASE_URL is set), one knowledge base of a few
 documents; POST /api/kb/retrieve/ through Django's in-process handler, token and key requests interleaved
 (ABBA) so that both see the same caches and load. Also timed alone: the authentication step (DRF's token lookup
@@ -13,22 +13,9 @@ import argparse
 import json
 import os
 import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"
-os.environ.pop("OPENAI_API_KEY", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
+from bench.common import arguments, bench_user, percentile, setup_django, write_json
 
 TEXTS = [
     ("VPN", "连接公司 VPN 需要先安装客户端，然后用工号和动态口令登录。VPN 每 12 小时断开一次，需要重新登录。"),
@@ -41,32 +28,29 @@ QUERIES = ["VPN 多久断开一次？", "年假怎么申请？", "报销需要�
 
 def _ms(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
-    return {"p50": round(statistics.median(ordered), 3),
-            "p95": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+    return {"p50": round(statistics.median(ordered), 3), "p95": round(percentile(ordered, 0.95), 3),
             "mean": round(statistics.fmean(ordered), 3)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--requests", type=int, default=60)
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.requests = 2
+    setup_django()
 
-    from django.contrib.auth import get_user_model
     from django.test import Client
     from rest_framework.authentication import TokenAuthentication
     from rest_framework.authtoken.models import Token
 
     from apikeys.services import authenticate_key, key_create
-    from docmind.roles import KB_EDITOR, ensure_roles, user_set_role
+    from docmind.roles import KB_EDITOR
     from kb import services
     from kb.access import askable_kb_ids
     from kb.ingestion.worker import process_pending_documents
 
-    ensure_roles()
-    user = get_user_model().objects.create_user(username="bench-editor", password="x")
-    user_set_role(user=user, role=KB_EDITOR)
+    user = bench_user("bench-editor", KB_EDITOR, password="x")
     kb = services.kb_create(name="bench", owner=user)
     services.kb_create(name="other", owner=user)  # a second base the key does not reach
     for title, text in TEXTS:
@@ -124,10 +108,7 @@ def main() -> None:
         "load_average_1m": round(os.getloadavg()[0], 2),
         "goal_ms": 5.0,
     }
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

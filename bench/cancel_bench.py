@@ -1,6 +1,7 @@
 """Stop latency: how long after the client's `cancel` frame the `error: cancelled` event arrives.
 
-Run: .venv/bin/python bench/cancel_bench.py [--data-dir /tmp/bench-cancel] [--trials 20]
+Run: .venv/bin/python -m bench.cancel_bench [--data-dir /tmp/bench-cancel] [--trials 20] [--out result.json]
+     [--smoke]   (--smoke: one trial; it still starts a server)
 
 Starts daphne on loopback over a fresh data dir holding the six demo documents, then, per trial,
 asks a long comparison question (the agentic route: planner rounds, several searches, one
@@ -13,15 +14,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench.chat_bench import MiniWebSocket, login, pct  # noqa: E402
+from bench.chat_bench import MiniWebSocket, login
+from bench.common import ROOT, arguments, percentile, write_json
 
 QUESTIONS = [
     "对比一下支付失败的排查步骤和基础设施故障的处理流程，分别有哪些步骤？两者在升级和回滚上有什么区别？",
@@ -58,13 +55,15 @@ async def one_trial(port: int, cookie: str, question: str, delay: float) -> tupl
         await ws.close()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     from tests.browser.live_server import LiveServer
 
-    parser = argparse.ArgumentParser()
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-cancel"))
     parser.add_argument("--trials", type=int, default=20)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.trials = 1
     demo = ROOT / "kb" / "demo_docs"
     texts = [{"title": p.stem, "text": p.read_text(encoding="utf-8"), "domain": p.parent.name}
              for p in sorted(demo.rglob("*.md"))]
@@ -85,11 +84,10 @@ def main() -> None:
     kinds: dict[str, int] = {}
     for kind, _ in outcomes:
         kinds[kind] = kinds.get(kind, 0) + 1
-    print(json.dumps({"trials": args.trials, "outcomes": kinds,
-                      "stop_to_cancelled_ms": {"p50": round(pct(latencies, .5) * 1000, 1),
-                                               "p95": round(pct(latencies, .95) * 1000, 1),
-                                               "max": round(max(latencies, default=float("nan")) * 1000, 1)}},
-                     ensure_ascii=False, indent=1))
+    write_json({"trials": args.trials, "outcomes": kinds,
+                "stop_to_cancelled_ms": {"p50": round(percentile(latencies, .5) * 1000, 1),
+                                         "p95": round(percentile(latencies, .95) * 1000, 1),
+                                         "max": round(max(latencies, default=float("nan")) * 1000, 1)}}, args.out)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Chat benchmark, offline mode: pipeline latency and answer quality on CMRC 2018, then concurrent WebSocket chats.
 
-Run: .venv/bin/python bench/chat_bench.py [--data-dir data/bench-chat] [--questions 100] [--concurrency 50]
-     .venv/bin/python bench/chat_bench.py --phase tracing [--rounds 2]   # OpenTelemetry overhead
+Run: .venv/bin/python -m bench.chat_bench [--data-dir data/bench-chat] [--questions 100] [--concurrency 50]
+     .venv/bin/python -m bench.chat_bench --phase tracing [--rounds 2]   # OpenTelemetry overhead
+     [--out result.json] [--smoke]   (--smoke: the pipeline phase on a few passages and questions, in process)
 
-Phase 1 (a child process) ingests every passage of ../shared/eval/cmrc2018_trial.json (one document
+Phase 1 (a child process) ingests every passage of $DOCMIND_EVAL_DIR/cmrc2018_trial.json (one document
 per paragraph, kept in the persistent --data-dir so later runs skip ingestion) and asks the first N
 questions through ChatPipeline: time to first event / first token (p50, p95), how often the answer
 contains the gold answer, how often a citation points at the gold paragraph's document.
@@ -32,49 +33,36 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-# A worktree checkout is not next to shared/: DOCMIND_EVAL_FILE names the file then.
-EVAL = Path(os.environ.get("DOCMIND_EVAL_FILE") or ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json")
+from bench.common import ROOT, arguments, bench_user, eval_file, p50_p95, percentile, setup_django, write_json
+
+SMOKE_PARAGRAPHS = 3
+SMOKE_QUESTIONS = 3
 
 
-def pct(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-def load_questions(n: int) -> tuple[list[dict], list[dict]]:
-    data = json.loads(EVAL.read_text(encoding="utf-8"))["data"]
-    paragraphs, questions = [], []
+def load_questions(n: int, paragraphs: int | None = None) -> tuple[list[dict], list[dict]]:
+    """Every paragraph (or the first `paragraphs`) and the first `n` of their questions."""
+    data = json.loads(eval_file().read_text(encoding="utf-8"))["data"]
+    paragraphs_out, questions = [], []
     for article in data:
         for para in article["paragraphs"]:
-            paragraphs.append({"id": para["id"], "title": article.get("title") or para["id"], "text": para["context"]})
+            if paragraphs is not None and len(paragraphs_out) >= paragraphs:
+                break
+            paragraphs_out.append({"id": para["id"], "title": article.get("title") or para["id"],
+                                   "text": para["context"]})
             for qa in para["qas"]:
                 questions.append({"question": qa["question"], "paragraph": para["id"],
                                   "answers": [a["text"] for a in qa["answers"]]})
-    return paragraphs, questions[:n]
+    return paragraphs_out, questions[:n]
 
 
 # ---------------------------------------------------------------- phase 1: in-process pipeline
-def phase_pipeline(data_dir: Path, n: int) -> dict:
-    os.environ["DOCMIND_DATA_DIR"] = str(data_dir)
-    os.environ["DOCMIND_INGEST_WORKER"] = "false"
-    os.environ.pop("OPENAI_API_KEY", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-    import django
-
-    django.setup()
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-
+def phase_pipeline(data_dir: Path, n: int, paragraphs: int | None = None) -> dict:
+    setup_django(data_dir=data_dir)
     from chat.pipeline import ChatPipeline
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
 
-    call_command("migrate", verbosity=0)
-    paragraphs, questions = load_questions(n)
+    paragraphs, questions = load_questions(n, paragraphs)
     started = time.monotonic()
     doc_of = {}
     for p in paragraphs:
@@ -82,12 +70,9 @@ def phase_pipeline(data_dir: Path, n: int) -> dict:
         doc_of[p["id"]] = document.pk
     process_pending_documents()
     ingest_s = time.monotonic() - started
-    from docmind.roles import MEMBER, user_set_role
-
-    user, _ = get_user_model().objects.get_or_create(username="bench-chat")
     # A member, like the WebSocket phase's user: members read the default knowledge base, where the
     # passages went; a user without a role reads no base and every answer would be "nothing found".
-    user_set_role(user=user, role=MEMBER)
+    user = bench_user("bench-chat")
 
     first_event, first_token, totals, gold, cited, errors = [], [], [], 0, 0, 0
     pipeline = ChatPipeline()
@@ -114,9 +99,8 @@ def phase_pipeline(data_dir: Path, n: int) -> dict:
     count = len(questions)
     return {
         "questions": count, "documents": len(paragraphs), "ingest_seconds": round(ingest_s, 1), "errors": errors,
-        "first_event_ms": {"p50": round(pct(first_event, .5) * 1000, 1), "p95": round(pct(first_event, .95) * 1000, 1)},
-        "first_token_ms": {"p50": round(pct(first_token, .5) * 1000, 1), "p95": round(pct(first_token, .95) * 1000, 1)},
-        "total_ms": {"p50": round(pct(totals, .5) * 1000, 1), "p95": round(pct(totals, .95) * 1000, 1)},
+        "first_event_ms": p50_p95(first_event, scale=1000), "first_token_ms": p50_p95(first_token, scale=1000),
+        "total_ms": p50_p95(totals, scale=1000),
         "answer_contains_gold": round(gold / count, 3), "citation_points_at_gold_doc": round(cited / count, 3),
     }
 
@@ -226,7 +210,8 @@ def phase_websocket(data_dir: Path, questions: list[str], concurrency: int, time
     totals = [t for _, t, _ in results]
     failures = [why for ok, _, why in results if not ok]
     return {"chats": concurrency, "errors": len(failures), "error_kinds": sorted(set(failures)),
-            "p50_total_ms": round(pct(totals, .5) * 1000, 1), "p95_total_ms": round(pct(totals, .95) * 1000, 1),
+            "p50_total_ms": round(percentile(totals, .5) * 1000, 1),
+            "p95_total_ms": round(percentile(totals, .95) * 1000, 1),
             "wall_seconds": round(wall, 1)}
 
 
@@ -274,30 +259,17 @@ def phase_tracing_child(data_dir: Path, n: int, rounds: int) -> dict:
     only): with it unset the API hands out its no-op tracer, exactly what a server without
     OTEL_EXPORTER_OTLP_ENDPOINT runs.
     """
-    os.environ["DOCMIND_DATA_DIR"] = str(data_dir)
-    os.environ["DOCMIND_INGEST_WORKER"] = "false"
-    os.environ.pop("OPENAI_API_KEY", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-    import django
-
-    django.setup()  # OTEL_EXPORTER_OTLP_ENDPOINT is set: the app installs the SDK provider and exporter
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
+    setup_django(data_dir=data_dir)  # OTEL_EXPORTER_OTLP_ENDPOINT is set: the app installs the SDK and exporter
     from opentelemetry import trace
 
     from chat.pipeline import ChatPipeline
 
-    call_command("migrate", verbosity=0)
     provider = trace.get_tracer_provider()
     assert provider.__class__.__name__ == "TracerProvider", "tracing did not start"
     _, questions = load_questions(n)
     # The answer cache is per user: one user per mode and round, so no ask is ever a replay.
-    users = {(mode, r): get_user_model().objects.get_or_create(username=f"bench-tracing-{mode}-{r}")[0]
-             for mode in ("off", "on") for r in range(rounds)}
-    from docmind.roles import MEMBER, user_set_role
-
-    for user in users.values():  # members read the default knowledge base (see phase_pipeline)
-        user_set_role(user=user, role=MEMBER)
+    # Members read the default knowledge base (see phase_pipeline).
+    users = {(mode, r): bench_user(f"bench-tracing-{mode}-{r}") for mode in ("off", "on") for r in range(rounds)}
     totals: dict[str, list[float]] = {"off": [], "on": []}
     pipeline = ChatPipeline()
     for r in range(rounds):
@@ -321,9 +293,9 @@ def phase_tracing(data_dir: Path, n: int, rounds: int) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": sink.endpoint, "OTEL_SERVICE_NAME": "docmind-bench"})
     try:
-        child = subprocess.run([sys.executable, __file__, "--phase", "tracing-child", "--data-dir", str(data_dir),
-                                "--questions", str(n), "--rounds", str(rounds)],
-                               capture_output=True, text=True, timeout=7200, env=env)
+        child = subprocess.run([sys.executable, "-m", "bench.chat_bench", "--phase", "tracing-child", "--data-dir",
+                                str(data_dir), "--questions", str(n), "--rounds", str(rounds)],
+                               capture_output=True, text=True, timeout=7200, env=env, cwd=ROOT)
     finally:
         sink.stop()
     line = next((x for x in child.stdout.splitlines() if x.startswith("RESULT ")), None)
@@ -332,17 +304,17 @@ def phase_tracing(data_dir: Path, n: int, rounds: int) -> dict:
     totals = json.loads(line[len("RESULT "):])
     # The first pair carries the model warm-up: left out of both modes.
     off, on = totals["off"][1:], totals["on"][1:]
-    p50 = {"off": round(pct(off, .5), 2), "on": round(pct(on, .5), 2)}
-    p95 = {"off": round(pct(off, .95), 2), "on": round(pct(on, .95), 2)}
+    p50 = {"off": round(percentile(off, .5), 2), "on": round(percentile(on, .5), 2)}
+    p95 = {"off": round(percentile(off, .95), 2), "on": round(percentile(on, .95), 2)}
     pairs = [b - a for a, b in zip(off, on, strict=False)]
     return {"asks_per_mode": len(off), "p50_ms": p50, "p95_ms": p95,
             "overhead_p50_pct": round((p50["on"] - p50["off"]) / p50["off"] * 100, 2),
-            "median_paired_difference_ms": round(pct(pairs, .5), 2),
+            "median_paired_difference_ms": round(percentile(pairs, .5), 2),
             "exported": {"requests": sink.requests, "bytes": sink.bytes}}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--data-dir", type=Path, default=ROOT / "data" / "bench-chat")
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=50)
@@ -350,22 +322,30 @@ def main() -> None:
     parser.add_argument("--phase", choices=["all", "pipeline", "websocket", "tracing", "tracing-child"],
                         default="all")
     parser.add_argument("--rounds", type=int, default=2, help="passes over the questions in the tracing phase")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     data_dir = args.data_dir.resolve()
+    if args.smoke:  # the other phases start a server or a child process: seconds are not enough for them
+        write_json({"pipeline": phase_pipeline(data_dir, SMOKE_QUESTIONS, SMOKE_PARAGRAPHS)}, args.out)
+        return
     if args.phase == "tracing-child":
         print("RESULT " + json.dumps(phase_tracing_child(data_dir, args.questions, args.rounds)))
         return
     if args.phase == "tracing":
-        print(json.dumps(phase_tracing(data_dir, args.questions, args.rounds), ensure_ascii=False, indent=2))
+        write_json(phase_tracing(data_dir, args.questions, args.rounds), args.out)
         return
     if args.phase == "pipeline":
-        print("RESULT " + json.dumps(phase_pipeline(data_dir, args.questions), ensure_ascii=False))
+        result = phase_pipeline(data_dir, args.questions)
+        if args.out:
+            write_json({"pipeline": result}, args.out)
+        else:  # what the parent process of phase "all" reads
+            print("RESULT " + json.dumps(result, ensure_ascii=False))
         return
     report: dict = {}
     if args.phase == "all":
         # A child process, so that its Milvus Lite handle is closed before daphne opens the same file.
-        child = subprocess.run([sys.executable, __file__, "--phase", "pipeline", "--data-dir", str(data_dir),
-                                "--questions", str(args.questions)], capture_output=True, text=True, timeout=7200)
+        child = subprocess.run([sys.executable, "-m", "bench.chat_bench", "--phase", "pipeline", "--data-dir",
+                                str(data_dir), "--questions", str(args.questions)],
+                               capture_output=True, text=True, timeout=7200, cwd=ROOT)
         line = next((x for x in child.stdout.splitlines() if x.startswith("RESULT ")), None)
         if line is None:
             sys.exit(f"pipeline phase failed:\n{child.stdout[-2000:]}\n{child.stderr[-4000:]}")
@@ -373,7 +353,7 @@ def main() -> None:
     _, questions = load_questions(args.questions)
     report["websocket"] = phase_websocket(data_dir, [q["question"] for q in questions], args.concurrency,
                                           args.timeout)
-    print(json.dumps(report, ensure_ascii=False, indent=2))
+    write_json(report, args.out)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Conversation benchmark: follow-ups, abstention, calibration and single-turn quality through `POST /api/chat/`.
 
-Run: .venv/bin/python bench/conversation_bench.py --data-dir /tmp/bench-conv [--sample 0.25] [--json out.json]
+Run: .venv/bin/python -m bench.conversation_bench --data-dir /tmp/bench-conv [--sample 0.25] [--out out.json] [--smoke]
 
-Every paragraph of ../shared/eval/cmrc2018_trial.json becomes one document, except every
+Every paragraph of the CMRC 2018 trial set ($DOCMIND_EVAL_DIR/cmrc2018_trial.json) becomes one document, except every
 `--holdout-every`-th paragraph, which is held back so that its questions have no answer in the KB.
 Questions go through the public SSE endpoint (Django's test client, in process, offline mode unless
 OPENAI_* is set) and the events are read as a browser would read them.
@@ -26,17 +26,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-EVAL = ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json"
-if not EVAL.exists():  # a worktree outside /work (the baseline checkout) still finds the shared file
-    EVAL = Path("/work/shared/eval/cmrc2018_trial.json")
+from bench.common import arguments, bench_user, eval_file, setup_django, write_json
+
 PRONOUN = "它"
+# --smoke: the first paragraphs of the file (every other one held back) and a few questions of each kind.
+SMOKE_PARAGRAPHS = 4
+SMOKE_QUESTIONS = 2
 
 
 def weighted_auroc(positives: list[float], negatives: list[tuple[float, float]]) -> float:
@@ -65,13 +63,17 @@ def auroc_at_share(answerable: list[dict], held_back: list[dict], share: float) 
     return weighted_auroc([r["score"] for r in answerable if r["hit"]], negatives)
 
 
-def load(holdout_every: int) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
-    data = json.loads(EVAL.read_text(encoding="utf-8"))["data"]
+def load(holdout_every: int, paragraphs: int | None = None) -> tuple[list[dict], list[dict], list[dict], list[dict]]:
+    """Documents to ingest, answerable and held-back questions, follow-up pairs; from the first `paragraphs`
+    paragraphs only if given."""
+    data = json.loads(eval_file().read_text(encoding="utf-8"))["data"]
     kept, answerable, unanswerable, followups = [], [], [], []
     index = 0
     for article in data:
         title = article.get("title") or ""
         for para in article["paragraphs"]:
+            if paragraphs is not None and index >= paragraphs:
+                break
             held = holdout_every > 0 and index % holdout_every == holdout_every - 1
             index += 1
             qas = [{"question": qa["question"], "paragraph": para["id"],
@@ -96,18 +98,6 @@ def warm_up() -> None:
 
     get_vector_store().warm_up(wait=True)
     get_lexical_index().warm_up(wait=True)
-
-
-def bench_user(username: str):
-    """A member: knowledge-base grants go to roles, and a user without one reads no knowledge base."""
-    from django.contrib.auth import get_user_model
-
-    from docmind.roles import MEMBER, ensure_roles, user_set_role
-
-    ensure_roles()
-    user, _ = get_user_model().objects.get_or_create(username=username)
-    user_set_role(user=user, role=MEMBER)
-    return user
 
 
 def sample(items: list, fraction: float) -> list:
@@ -184,32 +174,25 @@ def mean(values: list[int]) -> float:
     return round(sum(values) / len(values), 1) if values else float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--sample", type=float, default=1.0)
-    parser.add_argument("--json", type=Path, default=None, help="also write the per-question results here")
     parser.add_argument("--ingest-only", action="store_true",
                         help="stop after ingestion (copy the data dir to run both sides on the same index)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.holdout_every = 2
 
-    args.data_dir.mkdir(parents=True, exist_ok=True)
-    os.environ["DOCMIND_DATA_DIR"] = str(args.data_dir)
-    os.environ["DOCMIND_INGEST_WORKER"] = "false"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-    os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    # A model key, if set, is used: the figures are the offline answers only without one.
+    setup_django(data_dir=args.data_dir, offline=False)
     from django.test import AsyncClient
 
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
 
-    call_command("migrate", verbosity=0)
-    kept, answerable, unanswerable, followups = load(args.holdout_every)
+    kept, answerable, unanswerable, followups = load(args.holdout_every, SMOKE_PARAGRAPHS if args.smoke else None)
     started = time.monotonic()
     doc_of = {}
     for p in kept:
@@ -233,6 +216,9 @@ def main() -> None:
 
     answerable, unanswerable, followups = (sample(answerable, args.sample), sample(unanswerable, args.sample),
                                            sample(followups, args.sample))
+    if args.smoke:
+        answerable, unanswerable, followups = (answerable[:SMOKE_QUESTIONS], unanswerable[:SMOKE_QUESTIONS],
+                                               followups[:1])
     rows: dict[str, list] = {"single": [], "unanswerable": [], "followup": [], "control": []}
     t0 = time.monotonic()
     single = asker("single")
@@ -288,10 +274,7 @@ def main() -> None:
                                          for share in (0.1, 0.25, 0.5)},
         },
     }
-    print(json.dumps(report, ensure_ascii=False, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps({"report": report, "rows": rows}, ensure_ascii=False, indent=1,
-                                        default=list), encoding="utf-8")
+    write_json({"report": report, "rows": rows}, args.out, echo=report)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Line coverage of the product code by the test suite (coverage.py through pytest-cov, xdist workers combined).
 
-    .venv/bin/python bench/coverage_bench.py [--workers 2] [--seed 1] [--root CHECKOUT] [--out cov.json]
+    .venv/bin/python -m bench.coverage_bench [--workers 2] [--seed 1] [--root CHECKOUT] [--out cov.json]
         [--log pytest.log] [PATHS…]
+    .venv/bin/python -m bench.coverage_bench --smoke   # one worker count, one small test module
 
 Runs `pytest -n N --cov` in ROOT (default: this checkout; another worktree measures an older commit with this
 checkout's settings, `[tool.coverage.*]` in pyproject.toml) and writes, as JSON, the commit, the totals
@@ -21,8 +22,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.common import ROOT, arguments, write_json
+
 CONFIG = ROOT / "pyproject.toml"
+SMOKE_PATH = "tests/test_schedule.py"
 
 
 def measure(root: Path, workers: str, seed: int, paths: list[str], log: Path | None = None) -> dict:
@@ -56,22 +59,21 @@ def measure(root: Path, workers: str, seed: int, paths: list[str], log: Path | N
             "command": " ".join(command[1:])}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__,
+                                               formatter_class=argparse.RawDescriptionHelpFormatter))
     parser.add_argument("--workers", default="2", help="xdist worker count (or auto)")
     parser.add_argument("--seed", type=int, default=1, help="pytest-randomly seed")
     parser.add_argument("--root", type=Path, default=ROOT, help="checkout to measure (default: this one)")
-    parser.add_argument("--out", default="-", help="JSON file (default: stdout)")
     parser.add_argument("--log", type=Path, help="also write pytest's output here, with every set-up and call over 1 s")
     parser.add_argument("paths", nargs="*", help="test paths (default: the whole suite)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.workers, args.paths = "0", args.paths or [SMOKE_PATH]
     result = measure(args.root.resolve(), args.workers, args.seed, args.paths, args.log)
-    text = json.dumps(result, indent=2, ensure_ascii=False)
-    if args.out == "-":
-        print(text)
-    else:
-        Path(args.out).write_text(text + "\n")
-    sys.exit(result["exit"])
+    write_json(result, args.out)
+    if not args.smoke:
+        sys.exit(result["exit"])
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """How far the embedder scores a question below its answer when they are in different languages.
 
 Run after `manage.py eval_answers` has ingested the corpus into the same data dir:
-  DOCMIND_DATA_DIR=… .venv/bin/python bench/cross_language_gap.py [--split tune] [--json out.json]
+  DOCMIND_DATA_DIR=… .venv/bin/python -m bench.cross_language_gap [--split tune] [--out out.json] [--smoke]
 
 For every answerable question of the split with one gold document: the best cosine between the question
 (query-embedded) and the stored vectors of that document's chunks. The gap is the median over same-language
@@ -13,29 +13,25 @@ questions.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.common import ROOT, arguments, setup_django, write_json
+
+SMOKE_QUESTIONS = 5
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--questions", type=Path, default=ROOT / "eval" / "corpus" / "questions.jsonl")
     parser.add_argument("--split", default="tune")
-    parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args()
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-    os.environ.setdefault("DOCMIND_INGEST_WORKER", "false")
-    import django
-
-    django.setup()
+    parser.add_argument("--data-dir", type=Path, default=os.environ.get("DOCMIND_DATA_DIR"),
+                        help="the data dir `manage.py eval_answers` ingested into (default: $DOCMIND_DATA_DIR)")
+    args = parser.parse_args(argv)
+    setup_django(data_dir=args.data_dir, offline=False, migrate=False)
     from chat.evaluation.scoring import load_questions
     from docmind.backends import get_embedder
     from docmind.indexes.stores import get_vector_store
@@ -45,9 +41,13 @@ def main() -> None:
     embedder, store = get_embedder(), get_vector_store()
     by_name = {d.title: d.pk for d in Document.objects.all()}
     best: dict[str, list[float]] = {"same": [], "cross": []}
+    asked = 0
     for q in load_questions([args.questions]):
         if q.split != args.split or not q.answerable or len(q.documents) != 1:
             continue
+        if args.smoke and asked >= SMOKE_QUESTIONS:
+            break
+        asked += 1
         document = by_name.get(Path(q.documents[0]).stem)
         if document is None:
             continue
@@ -64,9 +64,7 @@ def main() -> None:
               "quartiles": {k: [round(x, 4) for x in statistics.quantiles(v, n=4)] for k, v in best.items()
                             if len(v) > 1},
               "gap": round(medians["same"] - medians["cross"], 4) if len(medians) == 2 else None}
-    print(json.dumps(result, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

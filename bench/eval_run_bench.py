@@ -3,7 +3,8 @@ latency of 10 concurrent chats before it (idle) and while it runs — one invoca
 
 Run:
 
-    .venv/bin/python bench/eval_run_bench.py --out /tmp/eval_run_bench.json [--items 200 --chats 10 --turns 6]
+    .venv/bin/python -m bench.eval_run_bench --out /tmp/eval_run_bench.json [--items 200 --chats 10 --turns 6]
+    [--smoke]   (--smoke: 2 items, 1 chat of 1 turn; it still starts a server and ingests the corpus)
 
 Starts daphne on loopback over a throw-away data dir (SQLite, Milvus Lite, offline answers), ingests
 eval/corpus/docs, creates a set of the first N single-turn questions of eval/corpus/questions.jsonl through
@@ -20,17 +21,14 @@ import argparse
 import asyncio
 import json
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from bench.chat_bench import login, one_chat, pct  # noqa: E402
-from tests.browser.live_server import PYTHON, LiveServer  # noqa: E402
+from bench.chat_bench import login, one_chat
+from bench.common import ROOT, arguments, percentile, write_json
+from tests.browser.live_server import PYTHON, LiveServer
 
 CORPUS = ROOT / "eval" / "corpus"
 STAFF = {"username": "bench-staff", "password": "bench-staff-pass-123"}
@@ -66,18 +64,19 @@ def chat_load(server: LiveServer, cookie: str, questions: list[str], chats: int,
     results = [r for per in asyncio.run(run_all()) for r in per]
     totals = [t for ok, t, _ in results if ok]
     return {"turns": len(results), "errors": sum(not ok for ok, _, _ in results),
-            "p50_ms": round(pct(totals, .5) * 1000, 1), "p95_ms": round(pct(totals, .95) * 1000, 1),
+            "p50_ms": round(percentile(totals, .5) * 1000, 1), "p95_ms": round(percentile(totals, .95) * 1000, 1),
             "wall_seconds": round(time.perf_counter() - t0, 1)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.split("\n")[0]))
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--chats", type=int, default=10)
     parser.add_argument("--turns", type=int, default=6, help="questions each chat client asks in a phase")
     parser.add_argument("--run-timeout", type=float, default=900)
-    parser.add_argument("--out", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.items, args.chats, args.turns = 2, 1, 1
 
     data_dir = Path(tempfile.mkdtemp(prefix="docmind-eval-bench-"))
     server = LiveServer(data_dir=data_dir, username="bench-reader", password="bench-reader-pass-123",
@@ -124,10 +123,7 @@ def main() -> None:
         "chat_idle": idle, "chat_during_run": during,
         "p95_ratio": round(during["p95_ms"] / idle["p95_ms"], 2) if idle["p95_ms"] else None,
     }
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n", encoding="utf-8")
+    write_json(result, args.out)
 
 
 def _token(server: LiveServer) -> str:

@@ -1,6 +1,6 @@
 """Offline answerer alone: each trial question answered with its own passage as the only evidence.
 
-Run: .venv/bin/python bench/extractive_bench.py [--json out.json]
+Run: .venv/bin/python -m bench.extractive_bench [--out out.json] [--smoke]
 
 Retrieval is out of the way (no ingestion, no index, a few seconds), so this measures only which sentences
 the extractive answerer quotes: how often the answer contains a gold answer, and how long what it quotes is
@@ -11,27 +11,22 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-EVAL = ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json"
-if not EVAL.exists():  # a worktree outside /work (the baseline checkout) still finds the shared file
-    EVAL = Path("/work/shared/eval/cmrc2018_trial.json")
+from bench.common import arguments, eval_file, write_json
+
+SMOKE_QUESTIONS = 6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--json", type=Path, default=None, help="also write the per-question answers here")
-    args = parser.parse_args()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
+    args = parser.parse_args(argv)
     # The answerer is plain Python: no settings, database or index is needed.
     from chat.generation.extractive import ExtractiveAnswerer
     from kb.retrieval.types import ScoredChunk
 
     answerer = ExtractiveAnswerer()
     rows = []
-    for article in json.loads(EVAL.read_text(encoding="utf-8"))["data"]:
+    for article in json.loads(eval_file().read_text(encoding="utf-8"))["data"]:
         title = article.get("title") or ""
         for para in article["paragraphs"]:
             chunk = ScoredChunk(chunk_id=para["id"], content=para["context"], score=1.0, document_title=title,
@@ -44,13 +39,12 @@ def main() -> None:
                 quoted = answer.split("\n\n", 1)[1] if "\n\n" in answer else answer
                 rows.append({"q": qa["question"], "hit": any(g in answer for g in gold), "chars": len(quoted),
                              "answer": quoted})
+        if args.smoke and len(rows) >= SMOKE_QUESTIONS:
+            break
     report = {"n": len(rows), "answer_hit": round(sum(r["hit"] for r in rows) / len(rows), 3),
               "mean_answer_chars": round(statistics.mean(r["chars"] for r in rows), 1),
               "median_answer_chars": statistics.median(r["chars"] for r in rows)}
-    print(json.dumps(report, ensure_ascii=False, indent=2))
-    if args.json:
-        args.json.write_text(json.dumps({"report": report, "rows": rows}, ensure_ascii=False, indent=1),
-                             encoding="utf-8")
+    write_json({"report": report, "rows": rows}, args.out, echo=report)
 
 
 if __name__ == "__main__":

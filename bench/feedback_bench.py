@@ -1,7 +1,7 @@
 """The feedback loop's figures: curated answers served, chunk edits seen by retrieval, the audit table at size.
 
-Run: .venv/bin/python bench/feedback_bench.py [--pairs 1000] [--turns 40] [--edits 10] [--audit-rows 1000000]
-     [--out bench-feedback.json]   (throw-away data dir, SQLite + Milvus Lite, offline; DATABASE_URL=mysql://…
+Run: .venv/bin/python -m bench.feedback_bench [--pairs 1000] [--turns 40] [--edits 10] [--audit-rows 1000000]
+     [--out bench-feedback.json] [--smoke]   (throw-away data dir, SQLite + Milvus Lite, offline; DATABASE_URL=mysql://…
      runs the audit part on MariaDB instead — that database is used as it is, so name a scratch one)
 
 1. Curated answers: `--pairs` curated pairs in one knowledge base; whole offline chat turns (ChatPipeline, from
@@ -17,52 +17,23 @@ Run: .venv/bin/python bench/feedback_bench.py [--pairs 1000] [--turns 40] [--edi
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
 import statistics
-import sys
-import tempfile
 import threading
 import time
 from datetime import timedelta
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"
-os.environ.pop("OPENAI_API_KEY", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2) if ordered else 0.0
+from bench.common import arguments, bench_user, percentile, setup_django, write_json
 
 
 def summary(values: list[float]) -> dict:
     return {"n": len(values), "p50_ms": round(statistics.median(values), 2) if values else 0.0,
-            "p95_ms": pct(values, 0.95), "max_ms": round(max(values), 2) if values else 0.0}
+            "p95_ms": round(percentile(values, 0.95), 2) if values else 0.0,
+            "max_ms": round(max(values), 2) if values else 0.0}
 
 
 def users():
-    from django.contrib.auth import get_user_model
-
-    from docmind.roles import ensure_roles, user_set_role
-
-    ensure_roles()
-    model = get_user_model()
-    editor = model.objects.filter(username="bench-editor").first() or model.objects.create_user("bench-editor", "x")
-    reader = model.objects.filter(username="bench-reader").first() or model.objects.create_user("bench-reader", "x")
-    user_set_role(user=editor, role="kb_editor")
-    user_set_role(user=reader, role="member")
-    return editor, reader
+    return bench_user("bench-editor", "kb_editor"), bench_user("bench-reader", "member")
 
 
 def curated(pairs: int, turns: int) -> dict:
@@ -222,21 +193,19 @@ def audit(rows: int) -> dict:
             "queries": results}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--turns", type=int, default=40)
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--audit-rows", type=int, default=1_000_000)
-    parser.add_argument("--out", default="")
-    args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.pairs, args.turns, args.edits, args.audit_rows = 20, 2, 1, 100
+    setup_django()
     report = {"curated": curated(args.pairs, args.turns), "chunk_edits": chunk_edits(args.edits),
               "audit": audit(args.audit_rows)}
-    text = json.dumps(report, ensure_ascii=False, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    write_json(report, args.out)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Fit the calibrated confidence (chat/confidence.py) on the CMRC 2018 trial set.
 
 Run after bench/conversation_bench.py has built its data dir (same --data-dir, same --holdout-every):
-  .venv/bin/python bench/fit_confidence.py --data-dir /tmp/bench-conv [--sample 0.5]
+  .venv/bin/python -m bench.fit_confidence --data-dir /tmp/bench-conv [--sample 0.5] [--out fit.json]
 
 Every answerable and held-back question goes through ChatPipeline (offline); the evidence features the
 pipeline stored with the answer are the inputs, "the answer contains a gold answer" the label. Prints the
@@ -14,18 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import threading
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from conversation_bench import auroc, bench_user, load, sample, warm_up  # noqa: E402
+from bench.common import arguments, bench_user, setup_django, write_json
+from bench.conversation_bench import SMOKE_PARAGRAPHS, SMOKE_QUESTIONS, auroc, load, sample, warm_up
 
 # The signals each model keeps: a fit on all of them put large opposite-signed weights on correlated
 # signals (rerank score and lexical coverage), which would not transfer to other data. "right" uses the
@@ -44,7 +39,10 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.n
         p = 1 / (1 + np.exp(-xb @ w))
         grad = xb.T @ (p - y) + l2 * np.r_[w[:-1], 0]
         hess = (xb * (p * (1 - p))[:, None]).T @ xb + l2 * np.diag(np.r_[np.ones(len(w) - 1), 0])
-        w -= np.linalg.solve(hess, grad)
+        try:
+            w -= np.linalg.solve(hess, grad)
+        except np.linalg.LinAlgError:  # one class only, or separable (a tiny sample): take the least-norm step
+            w -= np.linalg.lstsq(hess, grad, rcond=None)[0]
     return w
 
 
@@ -104,7 +102,11 @@ def _ask_all(args, seen: dict) -> list[dict]:
     from chat.pipeline.stages import build_stages
 
     warm_up()
-    _, answerable, unanswerable, _ = load(args.holdout_every)
+    if args.smoke:
+        _, answerable, unanswerable, _ = load(args.holdout_every, SMOKE_PARAGRAPHS)
+        answerable, unanswerable = answerable[:SMOKE_QUESTIONS], unanswerable[:SMOKE_QUESTIONS]
+    else:
+        _, answerable, unanswerable, _ = load(args.holdout_every)
     user = bench_user("bench-fit")
     # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
     pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids, snapshot=
@@ -126,19 +128,16 @@ def _ask_all(args, seen: dict) -> list[dict]:
     return records
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--sample", type=float, default=1.0)
     parser.add_argument("--cache", type=Path, default=None, help="reuse/write the collected features here")
-    args = parser.parse_args()
-    os.environ["DOCMIND_DATA_DIR"] = str(args.data_dir)
-    os.environ["DOCMIND_INGEST_WORKER"] = "false"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-    import django
-
-    django.setup()
+    args = parser.parse_args(argv)
+    if args.smoke:  # over what `conversation_bench --smoke` ingested
+        args.holdout_every = 2
+    setup_django(data_dir=args.data_dir, offline=False, migrate=False)
     from chat.confidence import FEATURES
 
     if args.cache and args.cache.exists():
@@ -172,22 +171,27 @@ def main() -> None:
 
     even, odd = position % 2 == 0, position % 2 == 1
     w_ans, w_right = fitted(even)
+    result: dict = {"records": len(rows), "fitted_on_even_half": {}, "halves": {}, "odd_half_flagged_below": {}}
     for name, names, w in (("ANSWERABLE_WEIGHTS", ANSWERABLE_FEATURES, w_ans),
                            ("RIGHT_WEIGHTS", RIGHT_FEATURES, w_right)):
         weights = dict.fromkeys(FEATURES, 0.0) | {f: round(float(v), 2) for f, v in zip(names, w[:-1], strict=True)}
-        print(name, "(fitted on the even half)", {**weights, "bias": round(float(w[-1]), 2)})
+        result["fitted_on_even_half"][name] = {**weights, "bias": round(float(w[-1]), 2)}
     for label, train, test in (("even -> odd", even, odd), ("odd -> even", odd, even)):
         wa, wr = fitted(train)
         p_ans = prob(wa, xa[test])
         score = p_ans * prob(wr, xr[test])
         ans = answerable[test] > 0
-        print(f"fitted {label}: AUROC(hit) {auroc(list(score), list(hit[test] > 0)):.4f}, "
-              f"AUROC(hit | answerable) {auroc(list(score[ans]), list(hit[test][ans] > 0)):.4f}, "
-              f"AUROC(answerable) {auroc(list(p_ans), list(ans)):.4f}")
+        result["halves"][label] = {
+            "auroc_hit": round(auroc(list(score), list(hit[test] > 0)), 4),
+            "auroc_hit_given_answerable": round(auroc(list(score[ans]), list(hit[test][ans] > 0)), 4),
+            "auroc_answerable": round(auroc(list(p_ans), list(ans)), 4)}
     p_ans = prob(w_ans, xa[odd])
     for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        print(f"odd half, P(answerable) below {t:.2f}: unanswerable {np.mean(p_ans[answerable[odd] == 0] < t):.3f}, "
-              f"answerable {np.mean(p_ans[answerable[odd] > 0] < t):.3f}")
+        result["odd_half_flagged_below"][f"{t:.2f}"] = {
+            "unanswerable": round(float(np.mean(p_ans[answerable[odd] == 0] < t)), 3),
+            "answerable": round(float(np.mean(p_ans[answerable[odd] > 0] < t)), 3)}
+    write_json(result, args.out)
+
 
 if __name__ == "__main__":
     main()

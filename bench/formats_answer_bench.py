@@ -1,8 +1,9 @@
 """Answers from documents as teams have them: per format, answer-hit offline, whether the cited chunk's
 `location` names the right page, sheet row or slide, OCR character accuracy, and a 100-page PDF end to end.
 
-Run: .venv/bin/python bench/formats_answer_bench.py [--seeds 1 2] [--pdf-pages 100] [--skip-long-pdf]
-         [--out bench/formats_answer_bench.json]
+Run: .venv/bin/python -m bench.formats_answer_bench [--seeds 1 2] [--pdf-pages 100] [--skip-long-pdf]
+         [--out bench/formats_answer_bench.json] [--smoke]
+(--smoke: seed 1's CSV document only, no OCR figure, a 1-page PDF end to end.)
 (the run migrates and ingests into a new temporary data dir: earlier documents would answer its questions.)
 
 Every file is generated from a seed: which facts (subject, kind of fact, value, responsible department), their
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import os
 import random
 import sys
@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+from bench.common import ROOT, arguments, setup_django, write_json
+
+SMOKE_FORMATS = ("csv",)
 
 SUBJECTS = ["访客登记", "差旅报销", "服务器巡检", "合同归档", "设备借用", "会议室预订", "数据备份", "新员工培训",
             "采购审批", "门禁卡补办", "年度体检", "加班申请", "印章使用", "样品寄送", "客户回访", "库存盘点",
@@ -277,11 +277,14 @@ MAKERS = {"pdf": two_column_pdf, "scanned pdf": scanned_pdf, "png": png_image, "
           "csv": csv_sheet, "pptx": slides, "docx": word, "html": html_page}
 
 
-def corpus(seed: int) -> list[Doc]:
+def corpus(seed: int, formats: tuple[str, ...] | None = None) -> list[Doc]:
+    """A seed's documents, one per format (only `formats` if given: a smoke run's facts differ from the full set's)."""
     rng = random.Random(seed)
     facts = Facts(rng)
     docs = []
     for label, make in MAKERS.items():
+        if formats is not None and label not in formats:
+            continue
         ext = "pdf" if label == "scanned pdf" else label
         docs.append(make(facts, rng, f"s{seed}-{label.replace(' ', '-')}.{ext}"))
     return docs
@@ -432,34 +435,30 @@ def long_pdf(pages: int, workdir: Path) -> dict:
             "chunks": document.chunks.count()}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]),
+                       out_default=str(ROOT / "bench" / "formats_answer_bench.json"))
     parser.add_argument("--seeds", type=int, nargs="*", default=[1, 2], help="none: only the long PDF")
     parser.add_argument("--pdf-pages", type=int, default=100)
     parser.add_argument("--skip-long-pdf", action="store_true")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "formats_answer_bench.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.seeds, args.pdf_pages = [1], 1
     if os.environ.get("OPENAI_API_KEY"):
         sys.exit("unset OPENAI_API_KEY: this bench measures the offline answers")
     with tempfile.TemporaryDirectory() as tmp:
-        os.environ["DOCMIND_DATA_DIR"] = str(Path(tmp) / "data")
-        import django
-        from django.core.management import call_command
-
-        django.setup()
-        call_command("migrate", verbosity=0)
+        setup_django(data_dir=Path(tmp) / "data", offline=False)
         report: dict = {"seeds": {}}
         for seed in args.seeds:
-            docs = corpus(seed)
+            docs = corpus(seed, SMOKE_FORMATS if args.smoke else None)
             rows = ask_all(docs, Path(tmp))
-            report["seeds"][str(seed)] = {"formats": per_format(rows, docs), "ocr": ocr_accuracy(seed),
-                                          "rows": rows}
-            args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+            report["seeds"][str(seed)] = {"formats": per_format(rows, docs),
+                                          "ocr": {} if args.smoke else ocr_accuracy(seed), "rows": rows}
+            write_json(report, args.out, echo=False)  # after each seed: a long run interrupted later keeps it
         if not args.skip_long_pdf:
             report["long_pdf"] = long_pdf(args.pdf_pages, Path(tmp))
-    args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
     summary = {seed: {"formats": part["formats"], "ocr": part["ocr"]} for seed, part in report["seeds"].items()}
-    print(json.dumps({**summary, "long_pdf": report.get("long_pdf")}, ensure_ascii=False, indent=1))
+    write_json(report, args.out, echo={**summary, "long_pdf": report.get("long_pdf")})
 
 
 if __name__ == "__main__":

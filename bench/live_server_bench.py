@@ -1,7 +1,8 @@
 """CPU cost of a test live server (tests/browser/live_server.py), migrating its own database or copying a data
 dir migrated once, as JSON.
 
-    .venv/bin/python bench/live_server_bench.py [--rounds 2] [--out live-server.json]
+    .venv/bin/python -m bench.live_server_bench [--rounds 2] [--out live-server.json] [--smoke]
+    (--smoke: one round; it still migrates and starts servers)
 
 Per round and way: CPU seconds (user + system, all processes) of `prepare()` (migration or copy, then the
 setup process, one user and one ingested text) and of `start()` up to the first /healthz answer, and the wall
@@ -11,19 +12,15 @@ other load.
 from __future__ import annotations
 
 import argparse
-import json
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import psutil
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.browser.live_server import LiveServer, migrated_template  # noqa: E402
+from bench.common import arguments, write_json
+from tests.browser.live_server import LiveServer, migrated_template
 
 TEXTS = [{"title": "员工手册", "text": "员工每年享有十五天带薪年假，入职满一年后可申请。", "domain": "hr"}]
 
@@ -47,11 +44,13 @@ def one(workdir: Path, template: Path | None) -> dict:
             "total_cpu": round(prepare_cpu + start_cpu, 2), "wall": round(prepare_wall + start_wall, 1)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__,
+                                               formatter_class=argparse.RawDescriptionHelpFormatter))
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--out", default="-", help="JSON file (default: stdout)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.rounds = 1
     with tempfile.TemporaryDirectory(prefix="docmind-live-bench-") as tmp:
         workdir = Path(tmp)
         cpu = children_cpu()
@@ -62,12 +61,8 @@ def main() -> None:
             runs["migrating"].append(one(workdir, None))
             runs["from_template"].append(one(workdir, template))
     mean = {way: round(sum(r["total_cpu"] for r in rs) / len(rs), 2) for way, rs in runs.items()}
-    text = json.dumps({"template_migration_cpu": template_cpu, "mean_total_cpu": mean, "runs": runs,
-                       "load_average": psutil.getloadavg()}, indent=2)
-    if args.out == "-":
-        print(text)
-    else:
-        Path(args.out).write_text(text + "\n")
+    write_json({"template_migration_cpu": template_cpu, "mean_total_cpu": mean, "runs": runs,
+                "load_average": psutil.getloadavg()}, args.out)
 
 
 if __name__ == "__main__":

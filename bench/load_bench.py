@@ -2,8 +2,9 @@
 
 Run (the database is created if missing and used only by this benchmark; Redis db as given):
 
-    .venv/bin/python bench/load_bench.py --database-url mysql://root@127.0.0.1:3306/docmind_load \\
-        --redis-url redis://127.0.0.1:6379/3 --streams 50 --rounds 10
+    .venv/bin/python -m bench.load_bench --database-url mysql://root@127.0.0.1:3306/docmind_load \\
+        --redis-url redis://127.0.0.1:6379/3 --streams 50 --rounds 10 [--out result.json]
+    (--smoke: 2 paragraphs, one round of 2 streams; it still starts a server on MariaDB + Redis)
 
 Starts daphne on loopback (offline mode: extractive answers, no model) over a throw-away data dir
 with a few CMRC 2018 paragraphs ingested, then runs the rounds back to back. Reports errors (any
@@ -30,15 +31,9 @@ from pathlib import Path
 import MySQLdb
 import psutil
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-# shared/ sits beside the checkout (or beside its parent, for a worktree under wt/).
-EVAL = next((p / "shared" / "eval" / "cmrc2018_trial.json" for p in (ROOT.parent, ROOT.parent.parent)
-             if (p / "shared" / "eval" / "cmrc2018_trial.json").exists()),
-            ROOT.parent / "shared" / "eval" / "cmrc2018_trial.json")
-
-from bench.chat_bench import MiniWebSocket, login, pct  # noqa: E402
-from tests.browser.live_server import LiveServer  # noqa: E402
+from bench.chat_bench import MiniWebSocket, login
+from bench.common import ROOT, arguments, eval_file, percentile, write_json
+from tests.browser.live_server import LiveServer
 
 
 def corpus(path: Path, paragraphs: int) -> tuple[list[dict], list[str]]:
@@ -162,25 +157,28 @@ def summary(results: list[tuple[bool, float, str]]) -> dict:
         if not ok:
             kinds[why] = kinds.get(why, 0) + 1
     return {"turns": len(results), "errors": sum(kinds.values()), "error_kinds": kinds,
-            "p50_ms": round(pct(totals, .5) * 1000, 1), "p95_ms": round(pct(totals, .95) * 1000, 1)}
+            "p50_ms": round(percentile(totals, .5) * 1000, 1), "p95_ms": round(percentile(totals, .95) * 1000, 1)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--database-url", required=True, help="mysql://user@host:port/db (a database of its own)")
     parser.add_argument("--redis-url", required=True)
     parser.add_argument("--streams", type=int, default=50, help="concurrent turns per round (half SSE, half WS)")
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--eval", type=Path, default=EVAL, help="SQuAD-format file the documents come from")
+    parser.add_argument("--eval", type=Path, default=None,
+                        help="SQuAD-format file the documents come from (default: the CMRC 2018 trial set)")
     parser.add_argument("--paragraphs", type=int, default=20, help="CMRC paragraphs ingested as documents")
     parser.add_argument("--timeout", type=float, default=300, help="seconds one turn may take")
     parser.add_argument("--code-dir", type=Path, default=ROOT, help="the checkout to serve")
     parser.add_argument("--settle", type=float, default=10, help="seconds to watch connections after the last turn")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.paragraphs, args.streams, args.rounds, args.settle = 2, 2, 1, 1
 
     db = Db(args.database_url)
     db.create()
-    texts, questions = corpus(args.eval, args.paragraphs)
+    texts, questions = corpus(args.eval or eval_file(), args.paragraphs)
     data_dir = Path(tempfile.mkdtemp(prefix="docmind-load-"))
     server = LiveServer(data_dir=data_dir, username="load-user", password="load-pass-123",
                         root=args.code_dir.resolve(),
@@ -240,7 +238,7 @@ def main() -> None:
         )
     finally:
         server.stop()
-    print("RESULT " + json.dumps(report, ensure_ascii=False))
+    write_json(report, args.out)
 
 
 if __name__ == "__main__":

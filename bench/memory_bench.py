@@ -1,6 +1,6 @@
 """Long-term memory: extraction from scripted conversations, recall quality, isolation, recall latency.
 
-Run: .venv/bin/python bench/memory_bench.py [--users 32] [--load-users 4] [--turns 30]
+Run: .venv/bin/python -m bench.memory_bench [--users 32] [--load-users 4] [--turns 30] [--out result.json] [--smoke]
      (throw-away data dir, SQLite + Milvus Lite; REDIS_URL=… uses Redis for the cache-aside hash).
 
 1. Every user states preferences and facts in chat messages (Chinese or English); half of them
@@ -23,25 +23,11 @@ import argparse
 import os
 import random
 import statistics
-import sys
-import tempfile
 import threading
 import time
 from dataclasses import replace
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"
-os.environ.pop("OPENAI_API_KEY", None)
-os.environ.pop("DATABASE_URL", None)
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-
-import django  # noqa: E402
-
-django.setup()
-
-from django.core.management import call_command  # noqa: E402
+from bench.common import arguments, bench_user, p50_p95, setup_django, write_json
 
 ZH = {"cities": ["上海", "北京", "杭州", "深圳", "成都", "广州", "南京", "武汉"],
       "jobs": ["后端工程师", "产品经理", "数据分析师", "运维工程师", "小学老师", "护士"],
@@ -116,14 +102,7 @@ def say(user, text: str) -> None:
         extract_and_save(user_id=user.pk, message=text, hints=c.memory_write_hints, params=params, chat_model=None)
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def quality(users: int) -> None:
-    from django.contrib.auth import get_user_model
-
+def quality(users: int) -> dict:
     from config_admin.conf import ai_config
     from memory.backends import get_memory_index
     from memory.compose import memory_params
@@ -134,7 +113,7 @@ def quality(users: int) -> None:
     rng = random.Random(7)
     people = []
     for i in range(users):
-        user = get_user_model().objects.create_user(username=f"u{i}", password="x")
+        user = bench_user(f"u{i}", role=None, password="x")
         p = persona(i, rng)
         said, current = script(p)
         for text in said:
@@ -149,10 +128,9 @@ def quality(users: int) -> None:
         exact += active == wanted
         if active != wanted:
             misses.append(f"  {user.username}: missing {sorted(wanted - active)}, unexpected {sorted(active - wanted)}")
-    print(f"extraction: {exact}/{len(people)} users hold exactly their current scripted memories "
-          f"({UserMemory.objects.count()} rows, {UserMemory.objects.filter(invalidated_at__isnull=False).count()} "
-          f"invalidated)")
-    print("\n".join(misses[:6]))
+    result: dict = {"extraction": {
+        "users_exact": exact, "users": len(people), "rows": UserMemory.objects.count(),
+        "invalidated": UserMemory.objects.filter(invalidated_at__isnull=False).count(), "misses": misses[:6]}}
     # Simulate failed physical deletes: every superseded memory's vector goes back into the index.
     from docmind.backends import get_embedder
 
@@ -188,10 +166,11 @@ def quality(users: int) -> None:
                 else:
                     relevant += 1
                     relevant_right += m.item.content == current[topic]
-    print(f"recall of the needed memory: {hits}/{asked} = {hits / asked:.3f}; missed by language/topic: {missed}")
-    print(f"precision of similarity-recalled memories: {relevant_right}/{relevant} = "
-          f"{relevant_right / max(1, relevant):.3f} (plus {standing / asked:.2f} standing memories per question)")
-    print(f"  sweep (the run's own setting: min_score {params.recall_min_score}, margin {params.recall_margin}):")
+    result["recall"] = {"hits": hits, "asked": asked, "share": round(hits / asked, 3), "missed_by_topic": missed}
+    result["precision"] = {"right": relevant_right, "recalled_by_similarity": relevant,
+                           "share": round(relevant_right / max(1, relevant), 3),
+                           "standing_per_question": round(standing / asked, 2)}
+    result["sweep"] = {"setting": {"min_score": params.recall_min_score, "margin": params.recall_margin}, "if": []}
     for cut, margin in ((0.2, 9.0), (0.3, 9.0), (0.4, 9.0), (0.5, 9.0), (0.2, 0.05), (0.2, 0.1), (0.2, 0.2)):
         got = shown = good = 0
         for entries in sweep:
@@ -202,15 +181,15 @@ def quality(users: int) -> None:
             got += any(scored) or any(kept_standing)
             shown += len(scored)
             good += sum(scored)
-        print(f"  if min_score were {cut}{f' and margin {margin}' if margin < 9 else ''}: recall {got / asked:.3f}, "
-              f"precision {good / max(1, shown):.3f}")
-    print(f"stale (invalidated) memories recalled: {stale} (with {len(stale_rows)} stale vectors left in the index)")
-    print(f"cross-user memories recalled: {cross}")
+        result["sweep"]["if"].append({"min_score": cut, "margin": margin if margin < 9 else None,
+                                      "recall": round(got / asked, 3), "precision": round(good / max(1, shown), 3)})
+    result["stale_recalled"] = {"count": stale, "stale_vectors_in_index": len(stale_rows)}
+    result["cross_user_recalled"] = cross
+    return result
 
 
 def load_users(count: int, per_user: int) -> list:
     """Users with `per_user` active memories each, written straight into the database and the index."""
-    from django.contrib.auth import get_user_model
     from django.utils import timezone
 
     from docmind.backends import get_embedder
@@ -224,7 +203,7 @@ def load_users(count: int, per_user: int) -> list:
     embedder, index = get_embedder(), get_memory_index()
     users = []
     for u in range(count):
-        user = get_user_model().objects.create_user(username=f"load{u}", password="x")
+        user = bench_user(f"load{u}", role=None, password="x")
         texts = [topics[i % len(topics)].format(f"{words[(i * 7 + u) % len(words)]}{i}") for i in range(per_user)]
         rows = UserMemory.objects.bulk_create([UserMemory(user=user, memory_type="fact", content=t,
                                                           created_at=timezone.now()) for t in texts])
@@ -235,7 +214,7 @@ def load_users(count: int, per_user: int) -> list:
     return users
 
 
-def latency(users: list, turns: int) -> None:
+def latency(users: list, turns: int) -> dict:
     from chat.pipeline import ChatPipeline
     from config_admin.conf import ai_config
     from config_admin.models import SysAiConfig
@@ -259,11 +238,8 @@ def latency(users: list, turns: int) -> None:
             started = time.perf_counter()  # the turn embedded this question already (answer cache, retrieval)
             recall_for_turn(user_id=user.pk, query=question, params=params)
             warm.append((time.perf_counter() - started) * 1000)
-    print(f"at 200 memories/user ({len(cold)} recalls): query embedding alone p50 {pct(embed_only, .5):.1f} ms "
-          f"p95 {pct(embed_only, .95):.1f} ms (baseline)")
-    print(f"  recall incl. query embedding: p50 {pct(cold, .5):.1f} ms, p95 {pct(cold, .95):.1f} ms")
-    print(f"  recall with the question already embedded by the turn: p50 {pct(warm, .5):.1f} ms, "
-          f"p95 {pct(warm, .95):.1f} ms")
+    result = {"recalls": len(cold), "query_embedding_alone_ms": p50_p95(embed_only),
+              "recall_with_query_embedding_ms": p50_p95(cold), "recall_question_already_embedded_ms": p50_p95(warm)}
     ingest_tiny_kb()
     SysAiConfig.objects.filter(key="cache.semantic.enabled").update(value="false")
     times: dict[bool, list[float]] = {True: [], False: []}
@@ -280,28 +256,32 @@ def latency(users: list, turns: int) -> None:
             if enabled:
                 stage.append(float(events[-1].data["timings_ms"]["memory"]))
     on, off = statistics.median(times[True]), statistics.median(times[False])
-    print(f"whole offline chat turn ({turns} each, interleaved): memory on p50 {on:.1f} ms, off p50 {off:.1f} ms, "
-          f"added {on - off:+.1f} ms; the turn's memory stage p50 {pct(stage, .5):.1f} ms, "
-          f"p95 {pct(stage, .95):.1f} ms")
+    result["whole_turn"] = {"turns_each": turns, "memory_on_p50_ms": round(on, 1), "memory_off_p50_ms": round(off, 1),
+                            "added_ms": round(on - off, 1), "memory_stage_ms": p50_p95(stage)}
+    return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--users", type=int, default=32)
     parser.add_argument("--load-users", type=int, default=4)
+    parser.add_argument("--memories", type=int, default=200, help="memories per user in the latency part")
     parser.add_argument("--turns", type=int, default=30)
-    args = parser.parse_args()
-    call_command("migrate", verbosity=0)
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.users, args.load_users, args.memories, args.turns = 2, 1, 5, 1
+    setup_django(unset=["DATABASE_URL"])  # SQLite: the figures are the memory store's, not a database server's
     cache = "Redis" if os.environ.get("REDIS_URL") else "in-process"
-    if os.environ.get("REDIS_URL"):  # a fresh database reuses user ids: drop hashes of earlier runs
+    if os.environ.get("REDIS_URL") and not args.smoke:  # a fresh database reuses user ids: drop earlier runs' hashes
         from memory.backends import get_memory_cache
 
         client = get_memory_cache()._client
         for key in client.scan_iter(get_memory_cache().key(0).rsplit(":", 1)[0] + ":*"):
             client.delete(key)
-    print(f"memory bench: {args.users} scripted users, {args.load_users} users × 200 memories, cache {cache}")
-    quality(args.users)
-    latency(load_users(args.load_users, 200), args.turns)
+    result = {"users": args.users, "load_users": args.load_users, "memories_per_user": args.memories,
+              "cache": cache, "quality": quality(args.users),
+              "latency": latency(load_users(args.load_users, args.memories), args.turns)}
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Hostile and normal files through the parser: time and peak memory of the worker process, old vs new path.
 
-Run: .venv/bin/python bench/parse_bench.py [--bomb-paragraphs 4000000] [--skip-baseline]
+Run: .venv/bin/python -m bench.parse_bench [--bomb-paragraphs 4000000] [--skip-baseline] [--out result.json]
+     [--smoke]   (--smoke: a small bomb through the isolated path only)
 
 "baseline" is what the worker did before parsing was bounded and isolated: the same extraction
 (parse_document with every bound lifted) in the worker's own process. "isolated" is the worker's path
@@ -17,8 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from bench.common import ROOT, arguments, write_json
 
 
 def _files(bomb_paragraphs: int) -> dict[str, tuple[bytes, str]]:
@@ -59,34 +59,33 @@ def _measure(mode: str, path: str, file_type: str) -> dict:
             "child_peak_rss_mb": round(child_kb / 1024) if mode == "isolated" else None, "outcome": outcome[:120]}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--bomb-paragraphs", type=int, default=4_000_000)
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--one", nargs=3, metavar=("MODE", "PATH", "TYPE"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.one:
         print(json.dumps(_measure(*args.one)))
         return
     import tempfile
 
     workdir = Path(tempfile.mkdtemp(prefix="docmind-parse-bench-"))
-    modes = ["isolated"] if args.skip_baseline else ["baseline", "isolated"]
-    print("| file | size | path | seconds | worker peak RSS | parser child peak RSS | outcome |")
-    print("|---|---|---|---|---|---|---|")
-    for index, (name, (data, file_type)) in enumerate(_files(args.bomb_paragraphs).items()):
+    modes = ["isolated"] if args.skip_baseline or args.smoke else ["baseline", "isolated"]
+    files = _files(1000 if args.smoke else args.bomb_paragraphs)
+    if args.smoke:
+        files = dict(list(files.items())[:1])
+    rows = []
+    for index, (name, (data, file_type)) in enumerate(files.items()):
         path = workdir / f"{index}.{file_type}"
         path.write_bytes(data)
         for mode in modes:
-            done = subprocess.run([sys.executable, __file__, "--one", mode, str(path), file_type],
-                                  capture_output=True, text=True, check=True)
+            # A fresh interpreter per measurement: its peak RSS is that of a worker that parsed only this file.
+            done = subprocess.run([sys.executable, "-m", "bench.parse_bench", "--one", mode, str(path), file_type],
+                                  capture_output=True, text=True, check=True, cwd=ROOT)
             row = json.loads(done.stdout.strip().splitlines()[-1])
-            print(f"| {name} | {len(data) / 1024:,.0f} KB | {mode} | {row['seconds']} | "
-                  f"{row['worker_peak_rss_mb']} MB | {_mb(row['child_peak_rss_mb'])} | {row['outcome']} |", flush=True)
-
-
-def _mb(value: int | None) -> str:
-    return "—" if value is None else f"{value} MB"
+            rows.append({"file": name, "kb": round(len(data) / 1024), "path": mode, **row})
+    write_json({"rows": rows}, args.out)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Retrieve latency p50/p95 at 1k/10k/100k child chunks (synthetic text, random vectors) and RSS at the largest size.
 
-Usage: .venv/bin/python bench/retrieval_latency.py [--sizes 1000 10000 100000] [--queries 40]
-       .venv/bin/python bench/retrieval_latency.py --startup 100000   # start-up to the first in-process search
-       .venv/bin/python bench/retrieval_latency.py --sizes 100000 --kbs 50   # filtered vs unfiltered
+Usage: .venv/bin/python -m bench.retrieval_latency [--sizes 1000 10000 100000] [--queries 40] [--out result.json]
+       .venv/bin/python -m bench.retrieval_latency --startup 100000   # start-up to the first in-process search
+       .venv/bin/python -m bench.retrieval_latency --sizes 100000 --kbs 50   # filtered vs unfiltered
+       .venv/bin/python -m bench.retrieval_latency --smoke   # 40 chunks, 2 queries, in this process
 With --kbs N the chunks are spread over N knowledge bases and every query runs twice in the same
 process, interleaved: for a user reading 5 of them (filtered) and for one reading all (unfiltered).
 Queries are taken from chunks of the 5 readable bases, so "recall" (the source chunk's document among
@@ -25,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from bench.common import ROOT, arguments, percentile, setup_django, write_json
+
 CHILDREN_PER_PARENT = 4
 PARENTS_PER_DOCUMENT = 5
 BATCH = 5000
@@ -91,9 +93,7 @@ def run_one(size: int, queries: int) -> dict:
     _setup()
     import numpy as np
     import psutil
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_reranker
     from docmind.indexes.stores import get_lexical_index, get_vector_store
@@ -123,11 +123,9 @@ def run_one(size: int, queries: int) -> dict:
         totals.append((time.perf_counter() - start) * 1000)
         for name, ms in evidence.timings_ms.items():
             stages.setdefault(name, []).append(ms)
-    ordered = sorted(totals)
     return {
         "children": size, "load_s": round(load_s, 1), "first_query_s": round(first_s, 1), "queries": queries,
-        "p50_ms": round(statistics.median(ordered), 1),
-        "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 1),
+        "p50_ms": round(statistics.median(totals), 1), "p95_ms": round(percentile(totals, 0.95), 1),
         "stage_p50_ms": {k: round(statistics.median(v), 1) for k, v in stages.items()},
         "rss_mb": round(psutil.Process().memory_info().rss / 2**20, 1),
     }
@@ -137,9 +135,7 @@ def run_kbs(size: int, kbs: int, queries: int, readable: int = 5) -> dict:
     """Filtered (a user reading `readable` of `kbs` bases) against unfiltered (all of them), in one process."""
     _setup()
     import numpy as np
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_reranker
     from docmind.indexes.stores import get_lexical_index, get_vector_store
@@ -184,33 +180,24 @@ def run_kbs(size: int, kbs: int, queries: int, readable: int = 5) -> dict:
                               and not Chunk.objects.filter(document_id=c.document_id, document__kb_id__in=mine)
                               .exists())
 
-    def pct(values: list[float], q: float) -> float:
-        ordered = sorted(values)
-        return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 1)
-
     return {"children": size, "kbs": kbs, "readable": readable, "queries": len(probes), "load_s": round(load_s, 1),
-            **{f"{name}_p50_ms": pct(v, 0.5) for name, v in times.items()},
-            **{f"{name}_p95_ms": pct(v, 0.95) for name, v in times.items()},
+            **{f"{name}_p50_ms": round(percentile(v, 0.5), 1) for name, v in times.items()},
+            **{f"{name}_p95_ms": round(percentile(v, 0.95), 1) for name, v in times.items()},
             "recall_filtered": round(hits["filtered"] / max(1, len(probes)), 3),
             "recall_unfiltered": round(hits["unfiltered"] / max(1, len(probes)), 3),
             "foreign_chunks_in_filtered": leaked}
 
 
-def _setup() -> None:
-    import django
-
-    os.environ["DJANGO_SETTINGS_MODULE"] = "docmind.settings"
-    sys.path.insert(0, str(ROOT))
-    django.setup()
+def _setup(*, migrate: bool = True) -> None:
+    """Django over the data dir the parent process made for this size (a fresh one: RSS is that size's alone)."""
+    setup_django(data_dir=os.environ.get("DOCMIND_DATA_DIR"), offline=False, migrate=migrate)
 
 
 def startup_build(size: int) -> dict:
     """Build `size` chunks, then read the in-process indexes from Milvus (what a start without a snapshot costs)."""
     _setup()
     import numpy as np
-    from django.core.management import call_command
 
-    call_command("migrate", verbosity=0)
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     _, build_s, _ = build(size, np.random.default_rng(7))
@@ -230,7 +217,7 @@ def startup_open(use_snapshot: bool) -> dict:
     import psutil
 
     since_start = lambda: time.time() - psutil.Process().create_time()  # noqa: E731
-    _setup()
+    _setup(migrate=False)
     import numpy as np
     from django.conf import settings
 
@@ -268,30 +255,29 @@ def startup_open(use_snapshot: bool) -> dict:
             "write_after_ms": write_after_ms, "found_write": 10**9 in dict(lexical.search("启动期间写入", k=10))}
 
 
-def startup(size: int) -> None:
+def _child(env: dict[str, str], *args: str) -> dict:
+    """One measurement in a fresh interpreter over `env`'s data dir; its last line of output is the JSON result."""
+    out = subprocess.run([sys.executable, "-m", "bench.retrieval_latency", *args], env=env, capture_output=True,
+                         text=True, cwd=ROOT)
+    if out.returncode != 0:
+        return {"failed": out.stderr[-2000:]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def startup(size: int) -> dict:
     with tempfile.TemporaryDirectory(prefix="docmind-bench-") as data_dir:
         env = {**os.environ, "DOCMIND_DATA_DIR": data_dir, "DOCMIND_INGEST_WORKER": "false"}
-
-        def child(*args: str) -> dict:
-            out = subprocess.run([sys.executable, __file__, *args], env=env, capture_output=True, text=True, cwd=ROOT)
-            if out.returncode != 0:
-                raise SystemExit(f"{args} failed:\n{out.stderr[-3000:]}")
-            return json.loads(out.stdout.strip().splitlines()[-1])
-
-        built = child("--startup-build", str(size))
-        print(f"{size} children built in {built['build_s']} s; reading both indexes from Milvus Lite took "
-              f"{built['full_load_in_build_s']} s")
-        for label, flag in (("snapshot", "--startup-snapshot"), ("snapshot", "--startup-snapshot"),
-                            ("no snapshot (full read)", "--startup-full")):
-            result = child(flag)
-            print(f"start-up, {label}: first in-process search {result['first_in_process_search_s']} s after the "
-                  f"process started (Django set-up {result['django_setup_s']} s, stores open "
-                  f"{result['stores_open_s']} s); a write during the load took {result['write_during_load_ms']} ms, "
-                  f"after it {result['write_after_ms']} ms; write found: {result['found_write']}")
+        built = _child(env, "--startup-build", str(size))
+        if "failed" in built:
+            raise SystemExit(f"--startup-build failed:\n{built['failed']}")
+        # Twice from the snapshot (the first also writes one after its writes), once reading Milvus in full.
+        starts = [{"snapshot": flag == "--startup-snapshot", **_child(env, flag)}
+                  for flag in ("--startup-snapshot", "--startup-snapshot", "--startup-full")]
+    return {"children": size, "build": built, "starts": starts}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--startup", type=int, metavar="N",
@@ -302,41 +288,34 @@ def main() -> None:
     parser.add_argument("--startup-build", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--startup-snapshot", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--startup-full", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.startup_build:
         print(json.dumps(startup_build(args.startup_build)))
         return
     if args.startup_snapshot or args.startup_full:
         print(json.dumps(startup_open(use_snapshot=args.startup_snapshot)))
         return
-    if args.startup:
-        startup(args.startup)
-        return
     if args.one:
         print(json.dumps(run_kbs(args.one, args.kbs, args.queries) if args.kbs else run_one(args.one, args.queries)))
         return
+    if args.smoke:  # in this process: the per-size child processes are what takes seconds
+        write_json({"sizes": [run_one(40, 2)]}, args.out)
+        return
+    if args.startup:
+        write_json({"startup": startup(args.startup)}, args.out)
+        return
+    results = []
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="docmind-bench-") as data_dir:
             env = {**os.environ, "DOCMIND_DATA_DIR": data_dir, "DOCMIND_INGEST_WORKER": "false"}
             extra = ["--kbs", str(args.kbs)] if args.kbs else []
-            out = subprocess.run([sys.executable, __file__, "--one", str(size), "--queries", str(args.queries), *extra],
-                                 env=env, capture_output=True, text=True, cwd=ROOT)
-            if out.returncode != 0:
-                print(f"{size}: failed\n{out.stderr[-2000:]}")
-                continue
-            result = json.loads(out.stdout.strip().splitlines()[-1])
-            if args.kbs:
-                print(f"{size:>7} children over {result['kbs']} KBs, user reads {result['readable']}: "
-                      f"filtered p50 {result['filtered_p50_ms']} / p95 {result['filtered_p95_ms']} ms, "
-                      f"unfiltered p50 {result['unfiltered_p50_ms']} / p95 {result['unfiltered_p95_ms']} ms "
-                      f"(p95 ratio {result['filtered_p95_ms'] / max(result['unfiltered_p95_ms'], 1e-9):.2f}); "
-                      f"recall filtered {result['recall_filtered']} vs unfiltered {result['recall_unfiltered']}; "
-                      f"foreign chunks {result['foreign_chunks_in_filtered']}; load {result['load_s']} s")
-                continue
-            print(f"{size:>7} children  p50 {result['p50_ms']:7.1f} ms  p95 {result['p95_ms']:7.1f} ms  "
-                  f"RSS {result['rss_mb']:7.1f} MB  (load {result['load_s']} s, "
-                  f"first query {result['first_query_s']} s)")
-            print(f"         stage p50: {result['stage_p50_ms']}")
+            result = {"children": size, **_child(env, "--one", str(size), "--queries", str(args.queries), *extra)}
+            if args.kbs and "failed" not in result:
+                result["filtered_p95_ratio"] = round(
+                    result["filtered_p95_ms"] / max(result["unfiltered_p95_ms"], 1e-9), 2)
+            results.append(result)
+            print(json.dumps(result), flush=True)  # progress: the largest size takes a while
+    write_json({"sizes": results}, args.out)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """Many small documents uploaded one by one through POST /api/kb/documents/, against the all-core embedder.
 
-Run (a throw-away data dir each time; writes JSON):
-  .venv/bin/python -u bench/small_docs_bench.py --docs 80 --json /tmp/small.json
-  .venv/bin/python -u bench/small_docs_bench.py --docs 500 --no-latency --json /tmp/small500.json
+Run (a throw-away data dir each time; writes JSON; --smoke: two documents, no latency round):
+  .venv/bin/python -u -m bench.small_docs_bench --docs 80 --out /tmp/small.json
+  .venv/bin/python -u -m bench.small_docs_bench --docs 500 --no-latency --out /tmp/small500.json
 
 The server's arrangement in one process: the ingestion worker thread (as `make run` starts it), an
 uploader thread posting short Chinese articles (bench/articles.py, 2–3 child chunks each) through the
@@ -17,34 +17,19 @@ stage's time is summed over the round (the stages overlap: they run in different
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import statistics
-import sys
-import tempfile
 import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-os.environ["DOCMIND_DATA_DIR"] = tempfile.mkdtemp(prefix="docmind-bench-")
-os.environ["DOCMIND_INGEST_WORKER"] = "false"  # the bench starts the worker itself, like the server does
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
-os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,localhost")
-
-import django  # noqa: E402
-
-django.setup()
-
-from articles import article  # noqa: E402
-from django.core.management import call_command  # noqa: E402
+from bench.articles import article
+from bench.common import arguments, percentile, setup_django, write_json
 
 QUERIES = ["年假需要提前几天申请", "差旅报销的期限是多少天", "会议室预订后多久不签到会被释放", "密码有什么要求",
            "供应商准入需要哪些材料", "客户投诉多久要响应", "内部推荐奖励多少钱", "忘记打卡怎么办"]
 PROBE_INTERVAL = 0.2
+_MISSING = object()
 
 
 class StageClock:
@@ -54,11 +39,13 @@ class StageClock:
         self.lock = threading.Lock()
         self.seconds: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
+        self.wrapped: list[tuple[object, str, object]] = []
 
     def wrap(self, owner, attr: str, name: str) -> None:
         inner = getattr(owner, attr, None)
         if inner is None or getattr(inner, "_bench_wrapped", False):
             return
+        self.wrapped.append((owner, attr, vars(owner).get(attr, _MISSING)))
 
         def timed(*args, **kwargs):
             start = time.perf_counter()
@@ -71,6 +58,15 @@ class StageClock:
 
         timed._bench_wrapped = True
         setattr(owner, attr, timed)
+
+    def restore(self) -> None:
+        """Put every wrapped attribute back (the process lives on after a smoke run)."""
+        for owner, attr, original in reversed(self.wrapped):
+            if original is _MISSING:
+                delattr(owner, attr)
+            else:
+                setattr(owner, attr, original)
+        self.wrapped.clear()
 
     def reset(self) -> None:
         with self.lock:
@@ -114,14 +110,9 @@ def instrument(clock: StageClock) -> None:
     clock.wrap(get_ingest_embedder(), "embed_passages", "embed")
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] if ordered else 0.0
-
-
 def _summary(values: list[float]) -> dict[str, float]:
     return {"queries": len(values), "p50_ms": round(statistics.median(values), 1) if values else 0.0,
-            "p95_ms": round(_percentile(values, 0.95), 1)}
+            "p95_ms": round(percentile(values, 0.95), 1) if values else 0.0}
 
 
 def _probe(retriever, *, until: Callable[[], bool], minimum: int) -> list[float]:
@@ -185,6 +176,8 @@ def _embedded_texts(ids: list[int]) -> list[str]:
 
 def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
     """Upload `seeds` one by one while the worker runs; returns when every document is ready or failed."""
+    from django.db.models import Count
+
     from kb.models import Document, DocumentStatus
 
     ids: list[int] = []
@@ -200,7 +193,7 @@ def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
         time.sleep(0.05)
     seconds = time.perf_counter() - start
     uploader.join()
-    statuses = dict(Document.objects.filter(pk__in=ids).values_list("status").annotate(n=django.db.models.Count("id"))
+    statuses = dict(Document.objects.filter(pk__in=ids).values_list("status").annotate(n=Count("id"))
                     .values_list("status", "n"))
     texts = _embedded_texts(ids)
     return {"documents": len(ids), "upload_errors": errors[:5], "statuses": statuses, "child_chunks": len(texts),
@@ -234,23 +227,21 @@ def parse_only(docs: int) -> dict:
     return {"documents": docs, "seconds": round(seconds, 2), "ms_per_document": round(1000 * seconds / docs, 1)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--docs", type=int, default=80)
     parser.add_argument("--seed", type=int, default=0, help="first article seed")
     parser.add_argument("--no-latency", action="store_true", help="skip the round with queries")
     parser.add_argument("--idle-queries", type=int, default=50)
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
-    parser.add_argument("--json", type=Path)
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.docs, args.warm_up, args.no_latency = 2, 1, True
     if args.parse_only:
-        figures = parse_only(args.docs)
-        print(f"parse stage: {figures}")
-        if args.json:
-            args.json.write_text(json.dumps({"parse_only": figures}, indent=2))
+        write_json({"parse_only": parse_only(args.docs)}, args.out)
         return
-    call_command("migrate", verbosity=0)
+    setup_django(offline=False)  # the bench starts the ingestion worker itself, as the server does
 
     from django.conf import settings
 
@@ -299,7 +290,7 @@ def main() -> None:
             idle_after = _probe(retriever, until=lambda: True, minimum=args.idle_queries)
             idle_all = idle + idle_after
             entry["queries"] = {"idle": _summary(idle_all), "during_ingestion": _summary(during),
-                                "p95_ratio": round(_percentile(during, 0.95) / _percentile(idle_all, 0.95), 2)}
+                                "p95_ratio": round(percentile(during, 0.95) / percentile(idle_all, 0.95), 2)}
         result[name] = entry
         print(f"{name}: {run['documents']} documents, {run['child_chunks']} child chunks in {run['seconds']} s "
               f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s; "
@@ -311,13 +302,15 @@ def main() -> None:
         for stage, figures in stages.items():
             print(f"  {stage:24s} {figures['seconds']:8.2f} s  {figures['calls']:5d} calls  "
                   f"{figures['ms_per_document']:7.1f} ms/document")
-        if args.json:  # after each round, so that a long run interrupted later keeps what it measured
-            args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+        # After each round, so that a long run interrupted later keeps what it measured.
+        write_json(result, args.out, echo=False)
     stop.set()
     from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
     worker.join(timeout=30)
+    clock.restore()
+    write_json(result, args.out)
 
 
 if __name__ == "__main__":

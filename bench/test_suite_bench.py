@@ -1,6 +1,7 @@
 """Wall time of the test suite (or part of it) at several xdist worker counts, as JSON.
 
-    .venv/bin/python bench/test_suite_bench.py --workers 2 3 [--seed 1] [--out bench-tests.json] [PATHS…]
+    .venv/bin/python -m bench.test_suite_bench --workers 2 3 [--seed 1] [--out bench-tests.json] [PATHS…]
+    .venv/bin/python -m bench.test_suite_bench --smoke   # one worker count, one small test module
 
 Each run is the command `make test` runs (`pytest -n N --dist loadgroup`), with one pytest-randomly seed for
 all of them so that every count runs the same order; the JSON holds, per count, the wall seconds, pytest's
@@ -10,15 +11,16 @@ machines are shared.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from bench.common import ROOT, arguments, write_json
+
 PYTHON = str(ROOT / ".venv" / "bin" / "python")
+# A module of plain functions without the database: pytest's own start-up is most of the run.
+SMOKE_PATH = "tests/test_schedule.py"
 
 
 def run(workers: str, seed: int, paths: list[str]) -> dict:
@@ -34,21 +36,19 @@ def run(workers: str, seed: int, paths: list[str]) -> dict:
             "slowest": slowest, "command": " ".join(command[1:])}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__,
+                                               formatter_class=argparse.RawDescriptionHelpFormatter))
     parser.add_argument("--workers", nargs="+", default=["2", "3"], help="xdist worker counts (or auto)")
     parser.add_argument("--seed", type=int, default=1, help="pytest-randomly seed shared by every run")
-    parser.add_argument("--out", default="-", help="JSON file (default: stdout)")
     parser.add_argument("paths", nargs="*", help="test paths (default: the whole suite)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.workers, args.paths = ["0"], args.paths or [SMOKE_PATH]
     results = [run(workers, args.seed, args.paths) for workers in args.workers]
-    text = json.dumps({"seed": args.seed, "paths": args.paths or ["tests"], "runs": results}, indent=2,
-                      ensure_ascii=False)
-    if args.out == "-":
-        print(text)
-    else:
-        Path(args.out).write_text(text + "\n")
-    sys.exit(max(r["exit"] for r in results))
+    write_json({"seed": args.seed, "paths": args.paths or ["tests"], "runs": results}, args.out)
+    if not args.smoke:
+        sys.exit(max(r["exit"] for r in results))
 
 
 if __name__ == "__main__":

@@ -2,31 +2,18 @@
 there must fail here rather than in the next fitting session."""
 from __future__ import annotations
 
-import importlib.util
-import sys
 from argparse import Namespace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench import fit_confidence as script
 from tests.chat.chat_helpers import BEARS_TITLE, HANDBOOK_TITLE, ingest_tiny_kb
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def _script():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("fit_confidence", BENCH / "fit_confidence.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_it_collects_replays_and_fits_a_tiny_set(seeded, monkeypatch):
     ingest_tiny_kb(empty_indexes_first=True)
-    script = _script()
     answerable = [{"question": "星河公司的年假有多少天？", "paragraph": HANDBOOK_TITLE, "answers": ["十五天"]},
                   {"question": "北极熊的皮肤是什么颜色？", "paragraph": BEARS_TITLE, "answers": ["黑色"]}]
     unanswerable = [{"question": "企鹅生活在哪个大洲？", "paragraph": "x", "answers": ["南极洲"]}]
@@ -35,7 +22,7 @@ def test_it_collects_replays_and_fits_a_tiny_set(seeded, monkeypatch):
     from chat.confidence import FEATURES, ConfidenceCalibrator
 
     run_before = ConfidenceCalibrator.run
-    records = script.collect(Namespace(holdout_every=10, sample=1.0))
+    records = script.collect(Namespace(holdout_every=10, sample=1.0, smoke=False))
 
     assert ConfidenceCalibrator.run is run_before  # the recording patch is undone
     assert {r["group"] for r in records} == {"answerable", "unanswerable"}
