@@ -93,6 +93,7 @@ def test_agentic_bench_runs(seeded, tiny_eval, tmp_path):
 
     assert result["two_article"]["pairs"] == 1
     assert result["per_route"]["routes"]["all"]["questions"] > 0
+    assert result["per_route"]["routes"]["all"]["gold_in_answer"] > 0
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
