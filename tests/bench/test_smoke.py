@@ -193,3 +193,14 @@ def test_parse_bench_runs(tmp_path):
     result = smoke("parse_bench", tmp_path)
 
     assert [row["path"] for row in result["rows"]] == ["isolated"]
+
+
+def test_report_renders_one_row_per_result_file(tmp_path, capsys):
+    for name, hit in (("before", 0.8), ("after", 0.9)):
+        (tmp_path / f"{name}.json").write_text(json.dumps({"report": {"single_turn": {"n": 9, "answer_hit": hit}}}))
+    importlib.import_module("bench.report").main([str(tmp_path / "before.json"), str(tmp_path / "after.json"),
+                                                  "--path", "report.single_turn"])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "| | n | answer_hit |"
+    assert lines[2:] == ["| before | 9 | 0.8 |", "| after | 9 | 0.9 |"]
