@@ -1,6 +1,8 @@
 """`/api/conversations/`: the caller's own conversations only; another user's id is a 404."""
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
@@ -12,12 +14,14 @@ from rest_framework.views import APIView
 
 from chat import selectors, services
 from chat.models import Conversation, Message
+from chat.pipeline import payloads
 from chat.serializers import (
     ConversationDetailSerializer,
     ConversationRenameSerializer,
     ConversationSerializer,
     FeedbackSerializer,
 )
+from kb.citation_links import CitationLinks
 
 
 class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin,
@@ -32,6 +36,13 @@ class ConversationViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixi
 
     def get_serializer_class(self) -> type:
         return ConversationDetailSerializer if self.action == "retrieve" else ConversationSerializer
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response = super().retrieve(request, *args, **kwargs)
+        # Each citation and source card links to the reader only where the caller may read the original now.
+        response.data["messages"] = payloads.messages_with_reader_links(response.data["messages"],
+                                                                       CitationLinks(request.user))
+        return response
 
     @extend_schema(request=ConversationRenameSerializer, responses=ConversationSerializer)
     def partial_update(self, request: Request, pk: str | None = None) -> Response:

@@ -49,6 +49,14 @@ def document_list(*, kb_ids: Collection[int], domain: str | None = None,
     return documents.order_by("-created_at", "-id")
 
 
+def documents_in(*, document_ids: Collection[int], kb_ids: Collection[int]) -> frozenset[int]:
+    """Those of `document_ids` that belong to one of the knowledge bases `kb_ids`."""
+    if not document_ids or not kb_ids:
+        return frozenset()
+    return frozenset(Document.objects.filter(pk__in=list(document_ids), kb_id__in=list(kb_ids))
+                     .values_list("pk", flat=True))
+
+
 def child_chunk_count(*, document: Document) -> int:
     return Chunk.objects.filter(document=document, level=ChunkLevel.CHILD).count()
 

@@ -21,6 +21,7 @@ from chat.types import Assessment, PathDecision, QueryClassification
 from config_admin.conf import ai_config
 from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable
 from docmind.telemetry import span
+from kb.citation_links import CitationLinks
 from kb.retrieval.types import Evidence
 
 log = logging.getLogger(__name__)
@@ -66,9 +67,17 @@ class ChatPipeline:
 
     def answer(self, turn: ChatTurn, *, cancel: threading.Event) -> Iterator[ChatEvent]:
         guard = StageGuard(cancel)
+        # Reader links are the asker's own (a view grant gets none): added as events leave, never to what is
+        # saved or cached, which askers of other levels read back.
+        links = CitationLinks(turn.user)
+        events = self._answer_guarded(turn, guard)
         try:
             with observe.turn_observed(turn):
-                yield from self._answer_guarded(turn, guard)
+                try:
+                    for event in events:
+                        yield payloads.with_reader_links(event, links)
+                finally:
+                    events.close()  # a client that leaves closes the turn inside its span, as `yield from` did
         finally:
             guard.settle()  # after the last event: stages abandoned on Stop end before the slot is freed
 

@@ -8,6 +8,7 @@ from chat import events
 from chat.events import ChatEvent
 from chat.types import PathDecision, QueryClassification
 from docmind.redact import without_paths
+from kb.citation_links import CitationLinks
 from kb.retrieval.types import Evidence, ScoredChunk
 
 SNIPPET_CHARS = 600
@@ -23,6 +24,29 @@ def chunk_card(chunk: ScoredChunk, *, chars: int = CARD_CHARS) -> dict[str, Any]
 def source_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
     """The `[n]` targets in prompt order: source n is the chunk the model saw as [n]."""
     return [{"index": i, **chunk_card(c, chars=SNIPPET_CHARS)} for i, c in enumerate(chunks, start=1)]
+
+
+def with_reader_links(event: ChatEvent, links: CitationLinks) -> ChatEvent:
+    """`start`'s source cards and `done`'s citations with the asker's `reader_url` (see kb.citation_links)."""
+    key = {events.START: "sources", events.DONE: "citations"}.get(event.type)
+    if key is None or key not in event.data:
+        return event
+    return ChatEvent(event.type, {**event.data, key: links.apply(event.data[key])})
+
+
+def messages_with_reader_links(messages: Iterable[Mapping[str, Any]], links: CitationLinks) -> list[dict[str, Any]]:
+    """Saved answers read back (citations, and the source cards in their log) with the reader's `reader_url`
+    as it is for this asker now: saved cards carry none, since a grant may have changed since."""
+    messages = [dict(m) for m in messages]
+    logs = [m.get("retrieval_log") if isinstance(m.get("retrieval_log"), Mapping) else {} for m in messages]
+    links.prefetch([card for m, log in zip(messages, logs, strict=True)
+                    for card in [*(m.get("citations") or []), *(log.get("sources") or [])]])
+    for message, log in zip(messages, logs, strict=True):
+        if isinstance(message.get("citations"), list):
+            message["citations"] = links.apply(message["citations"])
+        if isinstance(log.get("sources"), list):
+            message["retrieval_log"] = {**log, "sources": links.apply(log["sources"])}
+    return messages
 
 
 def understanding(classification: QueryClassification, ms: float) -> ChatEvent:

@@ -387,6 +387,11 @@
         card.addEventListener("click", (ev) => { if (!ev.target.closest("a")) window.open(href, "_blank", "noopener"); });
       }
       head.appendChild(title);
+      if (!href && !isWeb) {
+        const note = el("span", "source-note", _("passage only"));
+        note.title = _("Only this passage is shared with you, not the document.");
+        head.appendChild(note);
+      }
       const where = locationLabel(s.location);
       if (where) head.appendChild(el("span", "source-location", where));
       if (s.domain) head.appendChild(el("span", "source-domain", s.domain));
@@ -413,15 +418,13 @@
     return "";
   }
 
-  // A KB source opens the document reader at the cited passage (and page); a web source opens its page.
+  // A KB source opens the document reader at the cited passage when the server gives its link, which it does
+  // only for a document whose original this user may read (a view grant gets the snippet alone); a web source
+  // opens its page.
   function sourceHref(s) {
     if (s.source === "WEB") return s.url && /^https?:\/\//i.test(s.url) ? s.url : "";
-    if (s.document_id === undefined || s.document_id === null || !/^\d+$/.test(String(s.document_id))) return "";
-    const params = [];
-    if (s.location && Number.isInteger(s.location.page)) params.push("page=" + s.location.page);
-    if (/^\d+$/.test(String(s.chunk_id || ""))) params.push("chunk=" + s.chunk_id);
-    if (params.length && /^\d+$/.test(String(s.revision === undefined ? "" : s.revision))) params.push("rev=" + s.revision);
-    return "/documents/" + s.document_id + "/" + (params.length ? "?" + params.join("&") : "") + "#cited";
+    const link = String(s.reader_url || "");
+    return /^\/documents\/\d+\/(\?[\w=&]*)?#cited$/.test(link) ? link : "";
   }
 
   // Cards show text, not Markdown source: heading marks, emphasis and list bullets are dropped.

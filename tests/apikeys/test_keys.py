@@ -163,6 +163,25 @@ async def test_an_ask_key_chats_over_sse_within_its_bases_only(world):
     assert status == 401
 
 
+@pytest.mark.parametrize(("scope", "opens"), [("ask", False), ("read", True)])
+async def test_only_a_read_key_gets_citations_that_link_to_the_reader(world, scope, opens):
+    secret = await sync_to_async(_issue)(world, scope)
+    status, raw = await _sse(secret, {"message": HR_QUESTION})
+    assert status == 200
+    payloads = {}
+    for block in raw.split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if line.startswith(("event: ", "data: ")))
+        if lines.get("event") in ("start", "done"):
+            payloads[lines["event"]] = json.loads(lines["data"])
+    cards = [c for c in [*payloads["start"]["sources"], *payloads["done"]["citations"]] if c["source"] == "KB"]
+    assert cards and HR_MARKER in json.dumps(payloads["start"]["sources"], ensure_ascii=False)
+    links = {c["reader_url"] for c in cards}
+    if opens:
+        assert all(link and link.startswith(f"/documents/{world['hr_doc'].pk}/") for link in links)
+    else:
+        assert links == {None}
+
+
 async def test_a_key_continues_no_conversation_and_sees_no_memory_of_its_creator(world):
     from chat.models import Conversation
     from memory.services import memory_save

@@ -74,6 +74,8 @@ async def test_a_widget_key_asks_only_with_its_frames_ticket(world):
     other_ticket = _ticket(await sync_to_async(_frame)(other, INTRANET + "/"))
     status, raw = await _ask(secret, ticket)
     assert status == 200 and HR_MARKER in raw and '"citations"' in raw
+    # A visitor cites by title and snippet: nothing points at the reader, which is for signed-in readers.
+    assert '"reader_url":null' in raw and '"reader_url":"' not in raw
     assert (await _ask(secret, None))[0] == 401
     assert (await _ask(secret, other_ticket))[0] == 401
     assert (await _ask(secret, ticket[:-2] + "xx"))[0] == 401

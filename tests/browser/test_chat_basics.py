@@ -184,3 +184,33 @@ def test_the_page_follows_the_browser_language_and_the_switch_changes_it(server,
     expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
     answer = _ask(page)
     expect(answer.locator(".copy-btn")).to_have_text("复制")
+
+
+VIEWER = {"username": "viewer", "password": "viewer-pass-123"}
+VIEWER_SETUP = """
+from django.contrib.auth import get_user_model
+from kb.models import KbAccess, KnowledgeBase
+from kb.services import kb_grant
+viewer = get_user_model().objects.create_user(username="%(username)s", password="%(password)s")
+kb_grant(kb=KnowledgeBase.objects.default(), user=viewer, access=KbAccess.VIEW)
+print("viewer ok")
+"""
+
+
+def test_a_view_grant_sees_the_cited_passage_without_a_link_to_the_document(server, browser):
+    import subprocess
+
+    from playwright.sync_api import expect
+
+    from tests.browser.live_server import PYTHON
+
+    made = subprocess.run([PYTHON, "manage.py", "shell", "-c", VIEWER_SETUP % VIEWER], cwd=server.root,
+                          env=server.env(), capture_output=True, text=True, timeout=300)
+    assert "viewer ok" in made.stdout, made.stderr
+    page = _sign_in(browser.new_context(locale="zh-CN"), server, VIEWER["username"], VIEWER["password"])
+    card = _ask(page).locator('.source-card[data-index="1"]')
+    expect(card).to_contain_text(HANDBOOK_TITLE)
+    expect(card.locator(".source-snippet")).to_contain_text("十五天")
+    expect(card.locator("a")).to_have_count(0)
+    expect(card.locator(".source-note")).to_have_text("仅限片段")
+    assert "openable" not in (card.get_attribute("class") or "")

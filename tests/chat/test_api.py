@@ -26,7 +26,8 @@ def test_list_shows_only_the_callers_conversations(member_client, alices, other_
 def test_detail_includes_messages(member_client, alices):
     body = member_client.get(f"/api/conversations/{alices.pk}/").json()
     assert [m["role"] for m in body["messages"]] == ["user", "assistant"]
-    assert body["messages"][1]["citations"] == [{"index": 1}]
+    # Read back with the caller's reader link: none for a citation that names no document.
+    assert body["messages"][1]["citations"] == [{"index": 1, "reader_url": None}]
 
 
 @pytest.mark.parametrize("method", ["get", "delete", "patch"])

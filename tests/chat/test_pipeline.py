@@ -49,7 +49,9 @@ def test_a_knowledge_question_streams_in_order_cites_and_is_saved(member, kb):
     assert [(m.role, m.status) for m in saved] == [("user", "complete"), ("assistant", "complete")]
     assert saved[0].content == QUESTION and saved[1].pk == done.data["message_id"]
     assert saved[1].retrieval_log["route"]["mode"] and saved[1].retrieval_log["kb_chunks"]
-    assert saved[1].citations == done.data["citations"]
+    # Saved as cited; the reader link is the asker's own, added as the event leaves and when read back.
+    assert saved[1].citations == [{k: v for k, v in c.items() if k != "reader_url"} for c in done.data["citations"]]
+    assert done.data["citations"][0]["reader_url"].startswith(f"/documents/{done.data['citations'][0]['document_id']}/")
 
 
 def test_a_follow_up_stays_in_the_conversation(member, kb):

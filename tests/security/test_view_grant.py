@@ -196,3 +196,84 @@ async def test_the_websocket_chat_answers_a_view_grant_but_reads_no_document_who
     assert MARKER in await _ws_ask(vera, {"message": QUESTION})
     refused = await _ws_ask(vera, {"message": "总结这个文档", "document_id": world["doc"].pk})
     assert '"document_not_found"' in refused and MARKER not in refused
+
+
+# Citations: a view grant gets the snippet and its place with no link (the reader answers it 404); a read grant
+# gets a link that opens the reader at the passage. Every card must carry the field, so a payload without links
+# for anyone cannot pass.
+
+def _cards(start: dict, done: dict) -> list[dict]:
+    cards = [c for c in [*start["sources"], *done["citations"]] if c.get("source") == "KB"]
+    assert cards and all("reader_url" in c for c in cards)
+    return cards
+
+
+def _check_links(world, user, cards: list[dict], *, opens: bool) -> None:
+    doc = world["doc"]
+    if not opens:
+        assert all(c["reader_url"] is None for c in cards)
+        return
+    assert all(c["reader_url"].startswith(f"/documents/{doc.pk}/") for c in cards)
+    browser = Client()
+    browser.force_login(user)
+    page = browser.get(cards[0]["reader_url"].split("#")[0])
+    assert page.status_code == 200 and MARKER in _text(page)
+
+
+def _start_and_done(events: list[dict]) -> tuple[dict, dict]:
+    by_type = {e["type"]: e["data"] for e in events}
+    return by_type["start"], by_type["done"]
+
+
+@pytest.mark.parametrize(("name", "opens"), [("vera", False), ("rita", True)])
+def test_chat_citations_link_to_the_reader_only_for_a_read_grant(world, name, opens):
+    user = world["users"][name]
+    events, _ = _ask(user, QUESTION)
+    start, done = _start_and_done([e.to_ws() for e in events])
+    cards = _cards(start, done)
+    assert any(MARKER in c.get("content", "") for c in start["sources"])  # the snippet itself is given
+    _check_links(world, user, cards, opens=opens)
+
+
+def _sse_events(raw: str) -> list[dict]:
+    events = []
+    for block in raw.split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if line.startswith(("event: ", "data: ")))
+        if "event" in lines:
+            events.append({"type": lines["event"], "data": json.loads(lines["data"])})
+    return events
+
+
+@pytest.mark.parametrize(("name", "opens"), [("vera", False), ("rita", True)])
+async def test_sse_citations_link_to_the_reader_only_for_a_read_grant(world, name, opens):
+    user = world["users"][name]
+    token, _ = await sync_to_async(Token.objects.get_or_create)(user=user)
+    response = await AsyncClient().post("/api/chat/", json.dumps({"message": QUESTION}),
+                                        content_type="application/json",
+                                        headers={"Authorization": f"Token {token.key}"})
+    raw = b"".join([c async for c in response.streaming_content]).decode()
+    start, done = _start_and_done(_sse_events(raw))
+    await sync_to_async(_check_links)(world, user, _cards(start, done), opens=opens)
+
+
+@pytest.mark.parametrize(("name", "opens"), [("vera", False), ("rita", True)])
+async def test_websocket_citations_link_to_the_reader_only_for_a_read_grant(world, name, opens):
+    from tests.security.test_kb_isolation import _ws_ask
+
+    user = world["users"][name]
+    start, done = _start_and_done(json.loads(await _ws_ask(user, {"message": QUESTION})))
+    await sync_to_async(_check_links)(world, user, _cards(start, done), opens=opens)
+
+
+def test_a_conversation_read_back_links_as_the_grant_is_now(world):
+    rita, hr = world["users"]["rita"], world["hr"]
+    events, _ = _ask(rita, QUESTION)
+    conversation_id = next(e for e in events if e.type == "done").data["conversation_id"]
+
+    def read_back() -> list[dict]:
+        answer = _api(rita).get(f"/api/conversations/{conversation_id}/").json()["messages"][-1]
+        return _cards({"sources": answer["retrieval_log"]["sources"]}, {"citations": answer["citations"]})
+
+    _check_links(world, rita, read_back(), opens=True)
+    services.kb_grant(kb=hr, user=rita, access=KbAccess.VIEW)  # the saved answer outlives the read grant
+    _check_links(world, rita, read_back(), opens=False)
