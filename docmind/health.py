@@ -8,6 +8,10 @@ write probes fail too and make the state `down`). A remote model is probed by li
 (`GET …/models`, free of charge) under a short timeout, the result kept for LLM_PROBE_TTL_SECONDS: when it
 does not answer, every answer times out, so the state is `degraded` (offline answers need no model).
 
+When directory sign-in is on (DOCMIND_LDAP_URI), the directory is probed by a bind as the service account
+(sso.directory_probe: bounded, its answer kept briefly); one that does not take it is `degraded`, since local
+accounts still sign in.
+
 Only staff see the details (backends, vendors, model names, sandbox): anyone else, anonymous load
 balancers included, gets the state alone with the same status code.
 """
@@ -30,7 +34,7 @@ from django.http import JsonResponse
 log = logging.getLogger(__name__)
 
 CORE = ("database", "vector_store")
-OPTIONAL = ("cache", "data_dir", "llm")
+OPTIONAL = ("cache", "data_dir", "llm", "directory")
 # The model probe: a health check must answer quickly, and a monitor polling every few seconds must not
 # turn into a request stream against the model's API.
 LLM_PROBE_TIMEOUT_SECONDS = 3.0
@@ -176,6 +180,15 @@ def _probe_llm(base: str) -> dict[str, Any]:
     return {"ok": True, "reachable": True}
 
 
+def _directory() -> dict[str, Any]:
+    config = getattr(settings, "DOCMIND_LDAP", None)
+    if config is None:
+        return {"enabled": False}
+    from sso.directory_probe import directory_status
+
+    return {"enabled": True, **directory_status(config)}
+
+
 def _sandbox() -> dict[str, Any]:
     from docmind.sandbox import runner_status
 
@@ -193,9 +206,11 @@ def healthz(request) -> JsonResponse:
         "data_dir": _check_data_dir(),
     }
     body["llm"] = _llm_mode() if body["database"]["ok"] else {"mode": "unknown"}
+    body["directory"] = _directory()
     body["sandbox"] = _sandbox()
     down = [name for name in CORE if not body[name]["ok"]]
-    degraded = [name for name in OPTIONAL if not body[name].get("ok", True)]  # llm: only a remote one has "ok"
+    # llm and directory: only a remote model and a configured directory have "ok"
+    degraded = [name for name in OPTIONAL if not body[name].get("ok", True)]
     body["status"] = "down" if down else "degraded" if degraded else "ok"
     body["failing"] = down + degraded
     if not _is_staff(request):
