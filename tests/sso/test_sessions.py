@@ -61,6 +61,15 @@ def test_the_sessions_page_lists_and_ends_sessions(member):
     assert not _is_signed_in(phone) and _is_signed_in(laptop)
 
 
+@pytest.mark.parametrize("path", ["/account/sessions/", "/memories/"])
+def test_the_sessions_and_memories_pages_share_one_header(member, path):
+    page = _signed_in("alice", "pw-alice").get(path).content.decode()
+    header = page[page.index('<header class="mem-head">'):page.index("</header>")]
+    assert page.count('<header class="mem-head">') == 1
+    assert '<a class="brand" href="/">' in header and '<a class="mem-back" href="/">' in header
+    assert "Back to the chat" in header and 'class="lang-switch"' in header
+
+
 def test_signing_out_forgets_the_session(member):
     client = _signed_in("alice", "pw-alice")
     assert UserSession.objects.filter(user=member).count() == 1
