@@ -35,8 +35,8 @@ def with_reader_links(event: ChatEvent, links: CitationLinks) -> ChatEvent:
 
 
 def messages_with_reader_links(messages: Iterable[Mapping[str, Any]], links: CitationLinks) -> list[dict[str, Any]]:
-    """Saved answers read back (citations, and the source cards in their log) with the reader's `reader_url`
-    as it is for this asker now: saved cards carry none, since a grant may have changed since."""
+    """Saved answers read back (citations, and the source cards in their log) with `reader_url` as it is for this
+    asker now: saved cards carry none, since a grant may have changed since they were saved."""
     messages = [dict(m) for m in messages]
     logs = [m.get("retrieval_log") if isinstance(m.get("retrieval_log"), Mapping) else {} for m in messages]
     links.prefetch([card for m, log in zip(messages, logs, strict=True)
