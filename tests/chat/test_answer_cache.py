@@ -7,6 +7,9 @@ from django.core.cache import caches
 
 from chat.answer_cache import CachedAnswer, SemanticAnswerCache
 
+# The cache is Redis in the MariaDB + Redis run: these run there too (tests/scope.py).
+pytestmark = pytest.mark.services
+
 
 class BagOfCharsEmbedder:
     """Deterministic query vectors: near-identical texts get near-identical vectors."""
