@@ -22,8 +22,8 @@ def on_server_start() -> None:
 
 
 def _warm_up_indexes() -> None:
-    """Start loading the in-process search indexes (Milvus Lite) now rather than on the first question; until
-    they are ready Milvus answers searches, and writes never wait for them."""
+    """Start loading the in-process search indexes (Milvus Lite) and the bilingual dictionary now rather than on
+    the first question; until the indexes are ready Milvus answers searches, and writes never wait for them."""
     import threading
 
     def work() -> None:
@@ -34,6 +34,12 @@ def _warm_up_indexes() -> None:
             get_lexical_index().warm_up()
         except Exception:  # a store that cannot open is reported by /healthz and the first request
             log.exception("search indexes not warmed up")
+        try:
+            from docmind.bilingual import get_lexicon
+
+            get_lexicon()  # about a second of parsing that the first cross-language question would pay
+        except Exception:  # without it a cross-language question loads it itself (or searches untranslated)
+            log.exception("bilingual dictionary not loaded")
 
     threading.Thread(target=work, name="docmind-warm-up", daemon=True).start()
 
