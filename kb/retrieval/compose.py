@@ -20,6 +20,7 @@ from kb.retrieval.mmr import clamp_lambda
 from kb.retrieval.params import RetrievalParams
 from kb.retrieval.pipeline import OneShotRetriever, build_finisher
 from kb.retrieval.ports import WebSearcher
+from kb.retrieval.translate import QueryTranslator
 
 
 def retrieval_params(snapshot: Mapping[str, Any], *, top_k: int | None = None) -> RetrievalParams:
@@ -81,7 +82,8 @@ def build_one_shot_retriever(snapshot: Mapping[str, Any], *, kb_ids: Collection[
     # Pool threads outlive requests: around each branch, drop the thread's DB connection (CONN_MAX_AGE=0),
     # so an idle pool holds none and a server-side close (MySQL wait_timeout) is never met.
     return OneShotRetriever(searcher=get_searcher().scoped(kb_ids), embedder=embedder, reranker=get_reranker(),
-                            params=params, web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections)
+                            params=params, web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections,
+                            translator=query_translator())
 
 
 def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
@@ -92,7 +94,15 @@ def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
 
     return HybridSearch(searcher=get_searcher().scoped(kb_ids), embed_query=embed_query, candidate_k=params.candidate_k,
                         vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
-                        on_worker_thread=close_old_connections)
+                        on_worker_thread=close_old_connections, translator=query_translator())
+
+
+def query_translator() -> QueryTranslator:
+    """Dictionary translation for the BM25 leg (searched only when the vector candidates show documents in the
+    other language than the question)."""
+    from docmind.bilingual import LazyLexicon
+
+    return QueryTranslator(lexicon=LazyLexicon())
 
 
 def build_evidence_finisher(params: RetrievalParams, *, kb_ids: Collection[int],

@@ -4,14 +4,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Executor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 
 import numpy as np
 
+from docmind.language import is_chinese
 from docmind.telemetry import record_span
 from kb.retrieval.gather import HybridGatherer
 from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.rrf import RrfFuser
+from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator
 from kb.retrieval.types import ScoredChunk
 
 
@@ -33,15 +36,20 @@ class HybridSearch:
 
     def __init__(self, *, searcher: ChunkSearcher, embed_query: Callable[[str], np.ndarray], candidate_k: int,
                  vector_weight: float = 1.0, bm25_weight: float = 1.0, rrf_k: int = 60,
-                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
+                 executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None,
+                 translator: QueryTranslator | None = None) -> None:
+        """`translator`: BM25 also searches the question's dictionary translation; its hits in the other
+        language than the question's are a third list, weighted TRANSLATED_SHARE of BM25's."""
         if candidate_k <= 0:
             raise ValueError("candidate_k must be positive")
         self._searcher = searcher
+        self._translator = translator
         self._embed_query = embed_query
         self._candidate_k = candidate_k
         self._executor = executor
         self._on_worker_thread = on_worker_thread
-        self._fuser = RrfFuser(weights={"vector": vector_weight, "bm25": bm25_weight}, rrf_k=rrf_k)
+        self._fuser = RrfFuser(weights={"vector": vector_weight, "bm25": bm25_weight,
+                                        "bm25_translated": bm25_weight * TRANSLATED_SHARE}, rrf_k=rrf_k)
 
     def run(self, *, query: str, candidate_k: int | None = None, domains: Sequence[str] | None = None,
             document_ids: Sequence[int] | None = None) -> HybridResult:
@@ -50,10 +58,42 @@ class HybridSearch:
                                   candidate_k=candidate_k or self._candidate_k, executor=self._executor,
                                   on_worker_thread=self._on_worker_thread)
         gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
+        lists = {"vector": gathered.vector, "bm25": gathered.lexical}
+        notes = list(gathered.notes)
+        timings = dict(gathered.timings_ms)
+        if self._translator is not None:
+            start = time.perf_counter()
+            translated = self._translated(query, candidate_k or self._candidate_k, domains, document_ids, notes)
+            if translated:
+                lists["bm25_translated"] = translated
+                timings["bm25_translated"] = round((time.perf_counter() - start) * 1000, 2)
+                record_span("retrieval.bm25_translated", start)
         start = time.perf_counter()
-        fused = self._fuser.run(lists={"vector": gathered.vector, "bm25": gathered.lexical})
+        fused = self._fuser.run(lists=lists)
         record_span("retrieval.rrf", start)
         return HybridResult(chunks=tuple(fused), vector_count=len(gathered.vector),
                             lexical_count=len(gathered.lexical), query_vector=gathered.query_vector,
-                            timings_ms={**gathered.timings_ms, "rrf": round((time.perf_counter() - start) * 1000, 2)},
-                            notes=gathered.notes)
+                            timings_ms={**timings, "rrf": round((time.perf_counter() - start) * 1000, 2)},
+                            notes=tuple(notes))
+
+    def _translated(self, query: str, k: int, domains: Sequence[str] | None, document_ids: Sequence[int] | None,
+                    notes: list[str]) -> tuple[ScoredChunk, ...]:
+        """BM25 hits of the translated question that are in the other language than the question: a hit in the
+        question's own language only holds a loan word, and BM25 of the question's words already ranks it. So a
+        knowledge base without documents in the other language gets nothing here. Scored as their own stage
+        (not "bm25": the confidence reads a BM25 hit of the question's own words as agreement, which a
+        translation's hit is not)."""
+        try:
+            translation = self._translator.run(query=query)
+            if translation is None:
+                return ()
+            hits = self._searcher.lexical_search(translation.text, k=k, domains=domains, document_ids=document_ids)
+        except Exception as exc:  # the translation only adds candidates; without it the search still stands
+            notes.append(f"translated bm25 failed: {exc.__class__.__name__}: {exc}")
+            return ()
+        chinese = is_chinese(query)
+        kept = tuple(replace(c, stage_scores=MappingProxyType({})).with_score("bm25_translated", c.score)
+                     for c in hits if is_chinese(c.searchable_text) != chinese)
+        if kept:
+            notes.append(f"bm25 also searched the translation: {translation.text}")
+        return kept

@@ -19,6 +19,7 @@ from kb.retrieval.params import RetrievalParams
 from kb.retrieval.parents import ParentExpander
 from kb.retrieval.ports import ChunkSearcher, ParentLookup, VectorLookup, WebSearcher
 from kb.retrieval.rerank import RerankStage
+from kb.retrieval.translate import QueryTranslator
 from kb.retrieval.types import Evidence
 
 
@@ -47,7 +48,8 @@ def build_finisher(*, params: RetrievalParams, searcher: VectorLookup | ParentLo
 class OneShotRetriever:
     def __init__(self, *, searcher: SearchBackend, embedder: Embedder, reranker: Reranker,
                  params: RetrievalParams | None = None, web: WebSearcher | None = None,
-                 hyde: HydeExpander | None = None, on_worker_thread: Callable[[], None] | None = None) -> None:
+                 hyde: HydeExpander | None = None, on_worker_thread: Callable[[], None] | None = None,
+                 translator: QueryTranslator | None = None) -> None:
         self._searcher = searcher
         self._embedder = embedder
         self._reranker = reranker
@@ -58,7 +60,7 @@ class OneShotRetriever:
         self._hybrid = HybridSearch(searcher=searcher, embed_query=self._embed_query,
                                     candidate_k=self._params.candidate_k, vector_weight=self._params.vector_weight,
                                     bm25_weight=self._params.bm25_weight, rrf_k=self._params.rrf_k,
-                                    on_worker_thread=on_worker_thread)
+                                    on_worker_thread=on_worker_thread, translator=translator)
 
     @property
     def params(self) -> RetrievalParams:

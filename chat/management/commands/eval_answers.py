@@ -52,6 +52,9 @@ class Command(BaseCommand):
         self.stdout.write(f"ingesting {len(files)} documents from {docs}…")
         ids = ingest_files(files, domain=options["domain"])
         offline = not os.environ.get("OPENAI_API_KEY")
+        from docmind.bilingual import get_lexicon
+
+        get_lexicon()  # loaded before the first question, as a server's start-up does, so no answer pays for it
         self.stdout.write(f"asking {len(questions)} questions ({'offline' if offline else 'with the model'})")
         names, overrides = {v: k for k, v in ids.items()}, self._overrides(options["set"])
         asker = Asker(user=eval_user("eval-answers"), names_by_id=names, overrides=overrides)

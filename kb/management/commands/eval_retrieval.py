@@ -39,6 +39,9 @@ class Command(BaseCommand):
         questions = questions[: options["limit"]] if options["limit"] else questions
         doc_ids = self._ingest(paragraphs, options["domain"])
         retriever = self._retriever(options)
+        from docmind.bilingual import get_lexicon
+
+        get_lexicon()  # loaded before the first question, as a server's start-up does, so no latency includes it
         self.stdout.write(f"asking {len(questions)} questions over {len(set(doc_ids))} documents "
                           f"(top_k {retriever.params.top_k}, reranker {options['reranker']})")
         outcomes = [self._ask(retriever, q.text, options["domain"]) for q in questions]
@@ -71,7 +74,7 @@ class Command(BaseCommand):
         from config_admin.registry import spec
         from docmind.backends import get_embedder, get_reranker
         from docmind.rerank import IdentityReranker, LocalReranker
-        from kb.retrieval.compose import retrieval_params
+        from kb.retrieval.compose import query_translator, retrieval_params
         from kb.retrieval.pipeline import OneShotRetriever
         from kb.search import get_searcher
 
@@ -89,7 +92,7 @@ class Command(BaseCommand):
 
         # The evaluation documents go to the default knowledge base: search exactly that one.
         return OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(),
-                                reranker=reranker, params=params)
+                                reranker=reranker, params=params, translator=query_translator())
 
     @staticmethod
     def _ask(retriever: Any, question: str, domain: str) -> Outcome:

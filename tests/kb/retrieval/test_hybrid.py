@@ -55,3 +55,72 @@ def test_one_failing_retriever_is_a_note_and_both_failing_raise(searcher):
     searcher.fail_lexical = True
     with pytest.raises(RetrievalFailed):
         _search(searcher).run(query="苹果")
+
+
+def _mixed_base() -> FakeSearcher:
+    s = FakeSearcher()
+    s.add("zh", "年假为五天", unit(1, 0, 0))
+    s.add("en", "Annual leave: 10 days", unit(0.8, 0.6, 0))
+    return s
+
+
+def _translator(**kwargs):
+    from docmind.bilingual import BilingualLexicon
+    from kb.retrieval.translate import QueryTranslator
+
+    return QueryTranslator(lexicon=BilingualLexicon([("年假", ("annual leave",))]), **kwargs)
+
+
+def test_bm25_also_searches_the_translation_when_the_base_holds_the_other_language():
+    searcher = _mixed_base()
+    search = HybridSearch(searcher=searcher, embed_query=FakeEmbedder({"年假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=5, translator=_translator())
+    result = search.run(query="年假几天")
+    english = next(c for c in result.chunks if c.chunk_id == "en")
+    # Its own stage: a translation's hit is not the question's words matching (no "bm25" agreement).
+    assert "bm25_translated" in english.stage_scores and "bm25" not in english.stage_scores
+    assert any("translation: annual leave" in note for note in result.notes)
+    assert "bm25_translated" in result.timings_ms
+
+
+def test_a_translated_hit_counts_less_than_the_same_rank_in_bm25_of_the_questions_words():
+    from kb.retrieval.translate import TRANSLATED_SHARE
+
+    assert 0 < TRANSLATED_SHARE < 1
+    searcher = _mixed_base()
+    search = HybridSearch(searcher=searcher, embed_query=FakeEmbedder({"年假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=5, vector_weight=0.0, translator=_translator())
+    scores = {c.chunk_id: c.score for c in search.run(query="年假几天").chunks}
+    assert scores["en"] == pytest.approx(TRANSLATED_SHARE * scores["zh"])
+
+
+def test_a_base_in_the_questions_language_gets_nothing_from_the_translation():
+    # A Chinese chunk holding the English words still is not a translated hit: BM25 of the question ranks it.
+    s = FakeSearcher()
+    s.add("loan", "年假 annual leave 五天", unit(1, 0, 0))
+    s.add("other", "病假须提交证明", unit(0, 1, 0))
+    embed = FakeEmbedder({"年假几天": unit(1, 0, 0)}).embed_query
+    plain = HybridSearch(searcher=s, embed_query=embed, candidate_k=5).run(query="年假几天")
+    translated = HybridSearch(searcher=s, embed_query=embed, candidate_k=5, translator=_translator()).run(
+        query="年假几天")
+    assert translated.chunks == plain.chunks
+    assert not any("translation" in note for note in translated.notes)
+
+
+def test_a_failing_translated_search_is_a_note_and_the_search_stands():
+    searcher = _mixed_base()
+
+    class Broken:
+        def english_for(self, word: str) -> tuple[str, ...]:
+            raise OSError("dictionary unreadable")
+
+        def chinese_for(self, phrase: str) -> tuple[str, ...]:
+            raise OSError("dictionary unreadable")
+
+    from kb.retrieval.translate import QueryTranslator
+
+    search = HybridSearch(searcher=searcher, embed_query=FakeEmbedder({"年假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=5, translator=QueryTranslator(lexicon=Broken()))
+    result = search.run(query="年假几天")
+    assert [c.chunk_id for c in result.chunks][0] == "zh"
+    assert any(note.startswith("translated bm25 failed: OSError") for note in result.notes)
