@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx2
 import numpy as np
 
+from docmind.bilingual import MAX_TRANSLATED_TERMS, TRANSLATIONS_PER_TERM, Lexicon, translate_terms, translated_coverage
 from docmind.evidence import ScoredChunk
 from docmind.language import is_chinese
 from docmind.text import coverage, salient_terms
@@ -64,19 +65,23 @@ class LocalReranker:
     name = "local"
 
     def __init__(self, *, cos_floor: float = 0.78, cos_ceiling: float = 0.92, cosine_weight: float = 0.5,
-                 cross_language_shift: float = CROSS_LANGUAGE_SHIFT) -> None:
+                 cross_language_shift: float = CROSS_LANGUAGE_SHIFT, lexicon: Lexicon | None = None) -> None:
+        """`lexicon`: a chunk in the other language than the question is covered by the question's dictionary
+        translation (docmind.bilingual) instead of its own words, which it cannot contain."""
         if not cos_floor < cos_ceiling:
             raise ValueError("cos_floor must be below cos_ceiling")
         if not 0 <= cosine_weight <= 1:
             raise ValueError("cosine_weight must be in [0, 1]")
         self._floor, self._ceiling, self._w = cos_floor, cos_ceiling, cosine_weight
         self._cross_shift = cross_language_shift
+        self._lexicon = lexicon
 
     def rerank(self, query: str, chunks: Sequence[ScoredChunk], *, query_vector: np.ndarray | None = None,
                chunk_vectors: Mapping[str, np.ndarray] | None = None) -> list[float]:
         terms = salient_terms(query, names=[c.document_title for c in chunks])
         vectors = chunk_vectors or {}
         chinese = is_chinese(query)
+        translated = None
         scores: list[float] = []
         for chunk in chunks:
             cov = coverage(terms, chunk.searchable_text) if terms else None
@@ -93,6 +98,11 @@ class LocalReranker:
                 # (codes, numbers, names). The cosine of a translation pair sits below that of a same-language
                 # pair saying the same, so it is read on a scale shifted by that gap (`cross_language_shift`).
                 cos = self._cosine(query_vector, vectors.get(chunk.chunk_id), shift=self._cross_shift)
+                if self._lexicon is not None:
+                    if translated is None:  # once per call, and only when a chunk is in the other language
+                        translated = translate_terms(query, self._lexicon, per_term=TRANSLATIONS_PER_TERM,
+                                                     max_terms=MAX_TRANSLATED_TERMS)
+                    cov = max(cov, translated_coverage(translated, chunk.searchable_text))
                 scores.append(max(cos, self._w * cos + (1 - self._w) * cov))
             else:
                 scores.append(self._w * cos + (1 - self._w) * cov)
@@ -190,4 +200,6 @@ def build_reranker(endpoint: ServiceEndpoint) -> Reranker:
     if endpoint.enabled:
         log.info("rerank: HTTP endpoint, model %s", endpoint.model)
         return HttpReranker(url=endpoint.url or "", api_key=endpoint.api_key, model=endpoint.model)
-    return LocalReranker()
+    from docmind.bilingual import LazyLexicon
+
+    return LocalReranker(lexicon=LazyLexicon())

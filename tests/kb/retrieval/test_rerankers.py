@@ -159,3 +159,36 @@ def test_local_reranker_lets_the_embedding_speak_for_a_chunk_in_another_language
         "产假多少天？", [english, chinese], query_vector=unit(1, 0, 0), chunk_vectors=vectors)
     assert scores[0] > scores[1]
     assert scores[0] == pytest.approx(float(np.dot(unit(1, 0, 0), unit(1, 0.2, 0))), abs=1e-6)
+
+
+def _lexicon():
+    from docmind.bilingual import BilingualLexicon
+
+    return BilingualLexicon([("产假", ("maternity leave",)), ("病假", ("sick leave",))])
+
+
+def test_a_chunk_in_another_language_is_covered_by_the_questions_dictionary_translation():
+    # Equal cosines: the English chunk holding the translation of 产假 passes the one that does not.
+    on_topic = chunk("on", "Employees receive 158 days of maternity leave.")
+    off_topic = chunk("off", "Employees receive 12 days of paid sick time.")
+    vectors = {"on": unit(1, 0.5, 0), "off": unit(1, 0.5, 0)}
+    args = ("产假多少天？", [on_topic, off_topic])
+    kwargs = {"query_vector": unit(1, 0, 0), "chunk_vectors": vectors}
+    without = LocalReranker(cos_floor=0.0, cos_ceiling=1.0, cross_language_shift=0.0).rerank(*args, **kwargs)
+    translated = LocalReranker(cos_floor=0.0, cos_ceiling=1.0, cross_language_shift=0.0,
+                               lexicon=_lexicon()).rerank(*args, **kwargs)
+    assert without[0] == pytest.approx(without[1])
+    assert translated[0] > translated[1] == pytest.approx(without[1])
+
+
+def test_the_local_reranker_consults_no_dictionary_for_chunks_in_the_questions_language():
+    class Refusing:
+        def english_for(self, word: str) -> tuple[str, ...]:
+            raise AssertionError("looked up")
+
+        def chinese_for(self, phrase: str) -> tuple[str, ...]:
+            raise AssertionError("looked up")
+
+    chunks = [chunk("a", "产假为158天"), chunk("b", "病假为12天")]
+    plain = LocalReranker().rerank("产假多少天？", chunks)
+    assert LocalReranker(lexicon=Refusing()).rerank("产假多少天？", chunks) == plain
