@@ -173,6 +173,10 @@ just still yet very there's what's it's i'm don't doesn't isn't can't take takes
 # first). Chosen a priori, not fitted: three covers a word's usual synonyms (password → 密码 / 口令 / 暗号)
 # while the rarer senses after them mostly add noise.
 TRANSLATIONS_PER_TERM = 3
+# What a match of a translation counts against a match of the question's own word, in BM25's fusion and in the
+# reranker's coverage: a dictionary translation is a guess among a word's senses. Set a priori at one half,
+# not fitted (bench/README.md, "Cross-language: dictionary translation").
+TRANSLATION_WEIGHT = 0.5
 MAX_TRANSLATED_TERMS = 8
 # Phrases of up to this many words are looked up whole before their words ("annual leave" → 年假, not 年 + 走).
 MAX_PHRASE_WORDS = 3
@@ -293,6 +297,14 @@ def translated_coverage(terms: Sequence[TranslatedTerm], text: str) -> float:
         return 0.0
     haystack = text.lower()
     return sum(any(_contains(haystack, t) for t in term.targets) for term in terms) / len(terms)
+
+
+def source_coverage(terms: Sequence[TranslatedTerm], text: str) -> float:
+    """Share of the translated words and phrases that `text` contains as the question wrote them."""
+    if not terms:
+        return 0.0
+    haystack = text.lower()
+    return sum(_contains(haystack, term.source) for term in terms) / len(terms)
 
 
 def _contains(haystack: str, target: str) -> bool:

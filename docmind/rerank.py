@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 import httpx2
 import numpy as np
 
-from docmind.bilingual import MAX_TRANSLATED_TERMS, TRANSLATIONS_PER_TERM, Lexicon, translate_terms, translated_coverage
+from docmind.bilingual import (
+    MAX_TRANSLATED_TERMS,
+    TRANSLATION_WEIGHT,
+    TRANSLATIONS_PER_TERM,
+    Lexicon,
+    translate_terms,
+    translated_coverage,
+)
 from docmind.evidence import ScoredChunk
 from docmind.language import is_chinese
 from docmind.text import coverage, salient_terms
@@ -102,7 +109,9 @@ class LocalReranker:
                     if translated is None:  # once per call, and only when a chunk is in the other language
                         translated = translate_terms(query, self._lexicon, per_term=TRANSLATIONS_PER_TERM,
                                                      max_terms=MAX_TRANSLATED_TERMS)
-                    cov = max(cov, translated_coverage(translated, chunk.searchable_text))
+                    # Below a match of the question's own words (TRANSLATION_WEIGHT): a translation matching a
+                    # common word ("days") must not lift other-language text over same-language evidence.
+                    cov = max(cov, TRANSLATION_WEIGHT * translated_coverage(translated, chunk.searchable_text))
                 scores.append(max(cos, self._w * cos + (1 - self._w) * cov))
             else:
                 scores.append(self._w * cos + (1 - self._w) * cov)

@@ -9,6 +9,7 @@ from types import MappingProxyType
 
 import numpy as np
 
+from docmind.bilingual import source_coverage, translated_coverage
 from docmind.language import is_chinese
 from docmind.telemetry import record_span
 from kb.retrieval.gather import HybridGatherer
@@ -39,7 +40,8 @@ class HybridSearch:
                  executor: Executor | None = None, on_worker_thread: Callable[[], None] | None = None,
                  translator: QueryTranslator | None = None) -> None:
         """`translator`: BM25 also searches the question's dictionary translation; its hits in the other
-        language than the question's are a third list, weighted TRANSLATED_SHARE of BM25's."""
+        language than the question's are a third list, weighted TRANSLATED_SHARE of BM25's, when they match
+        more of the question than its own words do (`_translated`)."""
         if candidate_k <= 0:
             raise ValueError("candidate_k must be positive")
         self._searcher = searcher
@@ -63,7 +65,8 @@ class HybridSearch:
         timings = dict(gathered.timings_ms)
         if self._translator is not None:
             start = time.perf_counter()
-            translated = self._translated(query, candidate_k or self._candidate_k, domains, document_ids, notes)
+            translated = self._translated(query, gathered.lexical, candidate_k or self._candidate_k, domains,
+                                          document_ids, notes)
             if translated:
                 lists["bm25_translated"] = translated
                 timings["bm25_translated"] = round((time.perf_counter() - start) * 1000, 2)
@@ -76,13 +79,17 @@ class HybridSearch:
                             timings_ms={**timings, "rrf": round((time.perf_counter() - start) * 1000, 2)},
                             notes=tuple(notes))
 
-    def _translated(self, query: str, k: int, domains: Sequence[str] | None, document_ids: Sequence[int] | None,
-                    notes: list[str]) -> tuple[ScoredChunk, ...]:
-        """BM25 hits of the translated question that are in the other language than the question: a hit in the
-        question's own language only holds a loan word, and BM25 of the question's words already ranks it. So a
-        knowledge base without documents in the other language gets nothing here. Scored as their own stage
-        (not "bm25": the confidence reads a BM25 hit of the question's own words as agreement, which a
-        translation's hit is not)."""
+    def _translated(self, query: str, lexical: Sequence[ScoredChunk], k: int, domains: Sequence[str] | None,
+                    document_ids: Sequence[int] | None, notes: list[str]) -> tuple[ScoredChunk, ...]:
+        """BM25 hits of the translated question in the other language than the question, kept only when one of
+        them holds translations of more of the question's translated words than any BM25 hit of the question's
+        own words holds those words: a question its own words match as well is asked in the language of its
+        answer, and a translation would only bring in text that shares a common word (几天 → "days"). A hit in
+        the question's own language only holds a loan word, so a knowledge base without documents in the other
+        language gets nothing here (documents do not record their language; this search is the check). Scored
+        as their own stage, not "bm25": the confidence reads a BM25 hit of the question's own words as
+        agreement, which a translation's hit is not.
+        """
         try:
             translation = self._translator.run(query=query)
             if translation is None:
@@ -92,8 +99,10 @@ class HybridSearch:
             notes.append(f"translated bm25 failed: {exc.__class__.__name__}: {exc}")
             return ()
         chinese = is_chinese(query)
-        kept = tuple(replace(c, stage_scores=MappingProxyType({})).with_score("bm25_translated", c.score)
-                     for c in hits if is_chinese(c.searchable_text) != chinese)
-        if kept:
-            notes.append(f"bm25 also searched the translation: {translation.text}")
-        return kept
+        kept = [c for c in hits if is_chinese(c.searchable_text) != chinese]
+        own_best = max((source_coverage(translation.terms, c.searchable_text) for c in lexical), default=0.0)
+        if not kept or max(translated_coverage(translation.terms, c.searchable_text) for c in kept) <= own_best:
+            return ()
+        notes.append(f"bm25 also searched the translation: {translation.text}")
+        return tuple(replace(c, stage_scores=MappingProxyType({})).with_score("bm25_translated", c.score)
+                     for c in kept)

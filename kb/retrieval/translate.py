@@ -3,12 +3,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from docmind.bilingual import MAX_TRANSLATED_TERMS, TRANSLATIONS_PER_TERM, Lexicon, TranslatedTerm, translate_terms
+from docmind.bilingual import (
+    MAX_TRANSLATED_TERMS,
+    TRANSLATION_WEIGHT,
+    TRANSLATIONS_PER_TERM,
+    Lexicon,
+    TranslatedTerm,
+    translate_terms,
+)
 
-# The translated BM25 list's RRF weight as a share of the BM25 list's: a dictionary translation is a guess
-# among the word's senses, so its hits count less than hits of the question's own words. Set a priori at
-# one half, not fitted (bench/README.md, "Cross-language: dictionary translation").
-TRANSLATED_SHARE = 0.5
+# The translated BM25 list's RRF weight as a share of the BM25 list's.
+TRANSLATED_SHARE = TRANSLATION_WEIGHT
 
 
 @dataclass(frozen=True)

@@ -61,3 +61,11 @@ def test_translated_coverage_counts_english_translations_as_whole_words_or_plura
     assert translated_coverage(terms, "Credit cards need a PIN.") == 1.0
     assert translated_coverage(terms, "Spin the card.") == 0.0
     assert translated_coverage((), "anything") == 0.0
+
+
+def test_source_coverage_counts_the_questions_own_words_in_a_text():
+    from docmind.bilingual import TranslatedTerm, source_coverage
+
+    terms = (TranslatedTerm("年假", ("annual leave",)), TranslatedTerm("信用卡", ("credit card",)))
+    assert source_coverage(terms, "年假为5天") == 0.5
+    assert source_coverage(terms, "Annual leave") == 0.0

@@ -59,7 +59,7 @@ def test_one_failing_retriever_is_a_note_and_both_failing_raise(searcher):
 
 def _mixed_base() -> FakeSearcher:
     s = FakeSearcher()
-    s.add("zh", "年假为五天", unit(1, 0, 0))
+    s.add("zh", "假期为五天", unit(1, 0, 0))
     s.add("en", "Annual leave: 10 days", unit(0.8, 0.6, 0))
     return s
 
@@ -105,6 +105,18 @@ def test_a_base_in_the_questions_language_gets_nothing_from_the_translation():
         query="年假几天")
     assert translated.chunks == plain.chunks
     assert not any("translation" in note for note in translated.notes)
+
+
+def test_the_translation_is_dropped_when_the_questions_own_words_match_better():
+    # The question's words match the Chinese chunk on more characters than the translation matches the English.
+    s = FakeSearcher()
+    s.add("zh", "年假几天都可以", unit(1, 0, 0))
+    s.add("en", "leave", unit(0.8, 0.6, 0))
+    search = HybridSearch(searcher=s, embed_query=FakeEmbedder({"年假几天都": unit(1, 0, 0)}).embed_query,
+                          candidate_k=5, translator=_translator())
+    result = search.run(query="年假几天都")
+    assert all("bm25_translated" not in c.stage_scores for c in result.chunks)
+    assert not any("translation" in note for note in result.notes)
 
 
 def test_a_failing_translated_search_is_a_note_and_the_search_stands():
