@@ -68,6 +68,13 @@ def _idf() -> tuple[dict[str, float], float]:
     return table.idf_freq, float(table.median_idf)
 
 
+def rarity(word: str) -> float:
+    """How rare `word` is in text at large: its idf in jieba's bundled table over the median (most of jieba's
+    vocabulary is rare), capped at 1.5; a word the table does not know (a name, a code) counts as rare (1.2)."""
+    idf, median = _idf()
+    return min(1.5, idf.get(word, median * 1.2) / median)
+
+
 @lru_cache(maxsize=4096)
 def _cut_for_search(text: str) -> tuple[str, ...]:
     return tuple(_jieba().cut_for_search(text))
@@ -119,16 +126,14 @@ def salient_terms(query: str, names: Iterable[str] = ()) -> tuple[Term, ...]:
     seen: dict[str, Term] = {}
     rest = query.lower()
     for name in names_in(query, names):
-        rarity = min(1.5, idf.get(name, median * 1.2) / median)
-        seen[name] = Term(name, round(min(len(name), 4) * rarity, 4), True)
+        seen[name] = Term(name, round(min(len(name), 4) * rarity(name), 4), True)
         rest = rest.replace(name, " ")
     for token in tokens(rest):
         if token.startswith("哪"):  # 哪款 / 哪种 / 哪年…: interrogatives jieba does not know
             continue
         if len(token) == 1 and not token.isascii():
             continue  # single CJK characters are too unspecific to count as evidence of a match
-        rarity = min(1.5, idf.get(token, median * 1.2) / median)
-        weight = min(len(token), 4) * rarity
+        weight = min(len(token), 4) * rarity(token)
         seen.setdefault(token, Term(token, round(weight, 4), idf.get(token, math.inf) >= RARE_IDF_SHARE * median))
     terms = list(seen.values())
     # cut_for_search yields 泡泡 and 泡泡堂: keep only the longest so a hit is not counted twice.

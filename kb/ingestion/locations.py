@@ -3,11 +3,14 @@ and where in it a cited passage is, for a chunk that runs over more than one pag
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from docmind.text import rarity, words
 from kb.ingestion.parsers.base import Location
 
 # A chunk of ~1,000 characters covers some 30 lines of a page; more boxes than this say nothing more.
@@ -86,31 +89,42 @@ def public_location(location: Mapping[str, Any] | None) -> dict[str, Any] | None
     return None if location is None else {k: v for k, v in location.items() if k != "parts"}
 
 
-def rank_quotes(quotes: Iterable[str], question: str, text: str) -> list[str]:
+@dataclass(frozen=True)
+class Quote:
+    """A sentence of the answer citing a chunk, with the character pairs it is compared on."""
+
+    text: str
+    pairs: frozenset[str]
+
+    @property
+    def judgeable(self) -> bool:
+        """Long enough to tell where it comes from: fewer than three pairs match by chance."""
+        return len(self.pairs) >= 3
+
+
+def rank_quotes(quotes: Iterable[str], question: str, text: str) -> list[Quote]:
     """The sentences citing a chunk, the one that answers the question first: by the question's character
-    pairs each shares, a pair counting less the more often it recurs in the chunk's `text` ("进行一次" in a
-    list of schedules says little; the subject's name says which line is meant). Ties keep answer order."""
+    pairs each shares, a pair counting more the rarer the question's word it lies in is in the language
+    (the subject's name says which line is meant, "进行一次" does not) and less the more often it recurs in the
+    chunk's `text` (a phrase every line of a list repeats tells none of them apart). Ties keep answer order."""
     counts = Counter(_pair_list(text))
-    asked = _pairs(question)
+    asked = _question_pairs(question)
+    ranked = [Quote(quote, frozenset(_pairs(_REFS.sub("", quote)))) for quote in quotes]
 
-    def weight(quote: str) -> float:
-        return sum(1 / max(1, counts[pair]) for pair in _pairs(_REFS.sub("", quote)) & asked)
+    def weight(quote: Quote) -> float:
+        return sum(asked[pair] / max(1, counts[pair]) for pair in quote.pairs & asked.keys())
 
-    return sorted(quotes, key=weight, reverse=True)
+    return sorted(ranked, key=weight, reverse=True)
 
 
-def quoted_from(text: str, quotes: Iterable[str]) -> bool:
+def quoted_from(text: str, quotes: Iterable[Quote]) -> bool:
     """Whether the first of `quotes` long enough to judge (or none at all) comes from `text`: half of its
     character pairs are there."""
-    have = _pairs(text)
-    for quote in quotes:
-        wanted = _pairs(_REFS.sub("", quote))
-        if len(wanted) >= 3:
-            return len(wanted & have) / len(wanted) >= 0.5
-    return True
+    first = next((quote for quote in quotes if quote.judgeable), None)
+    return first is None or len(first.pairs & _pairs(text)) / len(first.pairs) >= 0.5
 
 
-def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[str]) -> dict[str, Any] | None:
+def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterable[Quote]) -> dict[str, Any] | None:
     """The location of the part of a chunk (`text`, the chunk's own text) that the answer's sentences citing
     it come from: the page holding at least half of a quote's character pairs (the most of them), trying the
     quotes in the order given (rank_quotes'). Else the chunk's own (first) page."""
@@ -121,14 +135,26 @@ def cited_location(location: Mapping[str, Any] | None, text: str, quotes: Iterab
     shift = max(0, len(text) - parts[-1]["end"])
     texts = [_pairs(text[shift + p["start"]:shift + p["end"]]) for p in parts]
     for quote in quotes:
-        wanted = _pairs(_REFS.sub("", quote))
-        if len(wanted) < 3:
+        if not quote.judgeable:
             continue
-        share, part = max(((len(wanted & have) / len(wanted), part) for part, have in zip(parts, texts, strict=True)),
-                          key=lambda pair: pair[0])
+        share, part = max(((len(quote.pairs & have) / len(quote.pairs), part)
+                           for part, have in zip(parts, texts, strict=True)), key=lambda pair: pair[0])
         if share >= 0.5:
             return {"page": part["page"], "boxes": part["boxes"]}
     return public_location(location)
+
+
+def _question_pairs(question: str) -> dict[str, float]:
+    """The question's character pairs, each with the rarity of the word it lies in; a pair that straddles two
+    words takes the commoner one's, since it says no more than that word does."""
+    chars: list[tuple[str, float]] = []
+    for word in words(question.lower()):
+        weight = rarity(word)
+        chars.extend((char, weight) for char in _NOISE.sub("", word))
+    pairs: dict[str, float] = {}
+    for (a, wa), (b, wb) in itertools.pairwise(chars):
+        pairs[a + b] = max(pairs.get(a + b, 0.0), min(wa, wb))
+    return pairs
 
 
 def _pair_list(text: str) -> list[str]:

@@ -12,6 +12,7 @@ from docmind.text import (
     char_bigrams,
     keywords,
     names_in,
+    rarity,
     salient_terms,
     tokens,
     words,
@@ -57,6 +58,11 @@ def test_words_segment_every_character_once():
     text = "泡泡堂是哪款游戏"
     assert words(text) == ["泡泡堂", "是", "哪款", "游戏"]
     assert "".join(words(text)) == text
+
+
+def test_a_name_is_rarer_than_a_common_verb_and_an_unknown_word_counts_as_rare():
+    assert rarity("进行") < rarity("一次") < rarity("报销") < rarity("差旅") <= 1.5
+    assert rarity("泡泡堂xyz") == pytest.approx(1.2)
 
 
 def test_salient_terms_keep_the_longest_word_and_drop_interrogatives():

@@ -2,7 +2,7 @@
 import pytest
 from django.core.files.base import ContentFile
 
-from kb.ingestion.locations import SpanLocator, cited_location, public_location, rank_quotes
+from kb.ingestion.locations import SpanLocator, cited_location, public_location, quoted_from, rank_quotes
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from tests.kb.ingestion.files import two_column_pdf, xlsx_bytes
 
@@ -22,24 +22,62 @@ def test_a_chunk_is_located_on_its_first_page_with_the_boxes_of_its_lines_there(
     assert locate(24, 26) == NEXT_PAGE
 
 
+def _cited(location, text, quotes, question=""):
+    return cited_location(location, text, rank_quotes(quotes, question, text))
+
+
 def test_a_quote_names_the_page_it_comes_from_in_a_chunk_that_runs_over_two():
     text = "第一页的内容：访客须登记。\n样品寄送每5天进行一次。"
     split = text.index("样品")
     location = SpanLocator([(0, split, LINE_1), (split, len(text), NEXT_PAGE)]).locate(0, len(text))
-    assert cited_location(location, text, ["样品寄送每5天进行一次。[1]"]) == NEXT_PAGE
-    assert cited_location(location, text, ["- 访客须登记 [1]"]) == LINE_1
+    assert _cited(location, text, ["样品寄送每5天进行一次。[1]"]) == NEXT_PAGE
+    assert _cited(location, text, ["- 访客须登记 [1]"]) == LINE_1
     # Several sentences cite the chunk: the one answering the question decides the page.
     quotes = ["访客须登记 [1]", "样品寄送每5天进行一次。[1]"]
-    assert cited_location(location, text, rank_quotes(quotes, "样品多久寄送一次？", text)) == NEXT_PAGE
-    assert cited_location(location, text, rank_quotes(quotes, "访客要登记吗？", text)) == LINE_1
+    assert _cited(location, text, quotes, "样品多久寄送一次？") == NEXT_PAGE
+    assert _cited(location, text, quotes, "访客要登记吗？") == LINE_1
     # A sentence that matches no page by half or more keeps the chunk's first page.
-    assert cited_location(location, text, ["完全无关的一句话[1]"]) == public_location(location)
+    assert _cited(location, text, ["完全无关的一句话[1]"]) == public_location(location)
+
+
+ROW_1 = {"page": 2, "boxes": [[50, 96, 500, 118]]}
+ROW_2 = {"page": 2, "boxes": [[50, 118, 500, 140]]}
+
+
+def test_a_chunk_spanning_two_pages_cites_the_page_of_the_table_row_it_quotes():
+    # Page 1 ends with a schedule sentence; page 2 opens with a table whose rows share its predicate only
+    # through the question ("…多久进行一次？"), each phrase occurring once in the chunk.
+    page_1 = "库存盘点每15天进行一次。本规定适用于全体员工。\n\n"
+    row_1, row_2 = "| 访客登记 | 30天 | 质量管理部 |", "| 印章使用 | 15天 | 行政部 |"
+    text = page_1 + "| 事项 | 周期 | 负责部门 |\n|---|---|---|\n" + row_1 + "\n" + row_2
+    first, second = text.index(row_1), text.index(row_2)
+    spans = [(0, len(page_1) - 2, LINE_1), (len(page_1), first - 1, ROW_1), (first, first + len(row_1), ROW_1),
+             (second, len(text), ROW_2)]
+    location = SpanLocator(spans).locate(0, len(text))
+    assert location["page"] == 1
+    # The offline answer quotes in document order: the page-1 sentence first, then the rows it took.
+    quotes = ["- 库存盘点每15天进行一次。[1]", "- 访客登记 | 30天 | 质量管理部 | 印章使用 | 15天 | 行政部 | [1]"]
+    rows = {"page": 2, "boxes": ROW_1["boxes"] + ROW_2["boxes"]}
+    assert _cited(location, text, quotes, "访客登记多久进行一次？") == rows
+    assert _cited(location, text, quotes, "库存盘点多久进行一次？")["page"] == 1
 
 
 def test_the_quote_naming_the_questions_subject_outranks_one_sharing_only_common_words():
     text = "库存盘点每15天进行一次。数据备份每30天进行一次。| 访客登记 | 30天 |"
     quotes = ["库存盘点每15天进行一次。[1]", "| 访客登记 | 30天 | [1]"]
-    assert rank_quotes(quotes, "访客登记多久进行一次？", text)[0] == quotes[1]
+    assert rank_quotes(quotes, "访客登记多久进行一次？", text)[0].text == quotes[1]
+    # Also where the common words occur once, as often as the subject: the rarer words decide.
+    once = "库存盘点每15天进行一次。| 差旅报销 | 500天 |"
+    quotes = ["库存盘点每15天进行一次。[1]", "| 差旅报销 | 500天 | [1]"]
+    assert rank_quotes(quotes, "差旅报销多久进行一次？", once)[0].text == quotes[1]
+    assert rank_quotes(quotes, "库存盘点多久进行一次？", once)[0].text == quotes[0]
+
+
+def test_only_a_quote_long_enough_to_judge_decides_whether_it_comes_from_a_text():
+    quotes = rank_quotes(["是。[1]", "样品寄送每5天进行一次。[1]"], "", "")
+    assert quoted_from("样品寄送每5天进行一次。", quotes)
+    assert not quoted_from("访客须在前台登记。", quotes)
+    assert quoted_from("访客须在前台登记。", rank_quotes(["是。[1]"], "", ""))
 
 
 def test_rows_of_one_sheet_merge_into_their_first_and_last():
