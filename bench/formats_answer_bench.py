@@ -156,18 +156,9 @@ def two_column_pdf(facts: Facts, rng: random.Random, name: str) -> Doc:
 
 
 def _text_image(lines: list[str], rng: random.Random):
-    from PIL import Image, ImageDraw, ImageFont
+    from tests.kb.ingestion.files import text_image
 
-    from tests.kb.ingestion.files import CJK_FONT
-
-    size = rng.choice([34, 40, 46])
-    font = ImageFont.truetype(CJK_FONT, size)
-    image = Image.new("L", (max(1200, size * max(len(x) for x in lines) + 120), int(size * 2.4) * len(lines) + 80),
-                      255)
-    draw = ImageDraw.Draw(image)
-    for index, line in enumerate(lines):
-        draw.text((40, 40 + int(size * 2.4) * index), line, font=font, fill=0)
-    return image
+    return text_image(lines, size=rng.choice([34, 40, 46]))
 
 
 def scanned_pdf(facts: Facts, rng: random.Random, name: str) -> Doc:
