@@ -49,6 +49,12 @@ try:
     RERANK_ENDPOINT = env.service_endpoint("DOCMIND_RERANK", "gte-rerank")
     WEB_SEARCH_ENDPOINT = env.service_endpoint("DOCMIND_WEB_SEARCH")
     MAX_UPLOAD_BYTES = env.env_int("DOCMIND_MAX_UPLOAD_MB", 50, minimum=1) * 1024 * 1024
+    # A zip upload is one upload (at most MAX_UPLOAD_BYTES); unpacked it may hold at most this many entries and
+    # this many bytes in all, by default four upload limits: past either bound the archive is refused whole
+    # before anything is stored (a zip bomb declares sizes the reader would otherwise discover too late).
+    MAX_ARCHIVE_ENTRIES = env.env_int("DOCMIND_MAX_ARCHIVE_ENTRIES", 1000, minimum=1)
+    MAX_ARCHIVE_UNPACKED_BYTES = env.env_int("DOCMIND_MAX_ARCHIVE_UNPACKED_MB", 4 * MAX_UPLOAD_BYTES // 2**20,
+                                             minimum=1) * 1024 * 1024
     INGEST_WORKER = env.env_bool("DOCMIND_INGEST_WORKER", True)
     # Evaluation runs: a low-priority task worker thread in each server process (false: `manage.py db_worker
     # --queue-name eval` elsewhere, which needs a Milvus server: a Milvus Lite file opens in one process only).

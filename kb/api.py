@@ -1,4 +1,4 @@
-"""Document API: list, upload (202, ingested in the background), detail, move, delete."""
+"""Document API: list, upload of a file or a zip archive (202, ingested in the background), detail, move, delete."""
 from __future__ import annotations
 
 from django.http import Http404
@@ -12,11 +12,17 @@ from rest_framework.response import Response
 
 from docmind.errors import error_response
 from docmind.roles import IsKbEditorOrReadOnly
-from kb import maintenance, selectors, services
+from kb import archive_upload, maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
 from kb.kbs_api import editable_kb, visible_kb
 from kb.models import DocumentStatus
-from kb.serializers import DocumentMoveSerializer, DocumentSerializer, DocumentUploadSerializer
+from kb.serializers import (
+    ArchiveResultSerializer,
+    ArchiveUploadSerializer,
+    DocumentMoveSerializer,
+    DocumentSerializer,
+    DocumentUploadSerializer,
+)
 
 
 class DocumentListView(GenericAPIView):
@@ -73,6 +79,39 @@ class DocumentListView(GenericAPIView):
         document = selectors.document_list(kb_ids=[kb.pk]).get(pk=document.pk)
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(DocumentSerializer(document).data, status=code)
+
+
+class DocumentArchiveView(GenericAPIView):
+    """POST a zip archive: one document per supported file inside it, each queued like a single upload."""
+
+    permission_classes = [IsKbEditorOrReadOnly]
+    parser_classes = [MultiPartParser, FormParser]
+    serializer_class = ArchiveUploadSerializer
+
+    @extend_schema(operation_id="kb_documents_archive_create", request={"multipart/form-data": ArchiveUploadSerializer},
+                   responses={202: OpenApiResponse(ArchiveResultSerializer, "the archive was read: the files queued "
+                                                   "for ingestion, and each entry refused with its reason"),
+                              400: error_response("not a readable zip, damaged, or past a bound (size, unpacked size, "
+                                                  "entry count); nothing was stored"),
+                              403: error_response("the caller may read but not edit the knowledge base"),
+                              404: error_response("a `kb` the caller cannot read")})
+    def post(self, request: Request) -> Response:
+        form = ArchiveUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        kb_id = form.validated_data.get("kb")
+        kb = visible_kb(request.user, kb_id) if kb_id is not None else kb_default()
+        if kb.pk not in editable_kb_ids(request.user):
+            raise PermissionDenied("uploading into this knowledge base needs edit access")
+        try:
+            outcome = archive_upload.documents_create_from_archive(
+                archive=form.validated_data["file"], domain=form.validated_data.get("domain") or None,
+                user=request.user, kb=kb)
+        except (archive_upload.ArchiveError, services.IngestError) as exc:
+            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        documents = selectors.document_list(kb_ids=[kb.pk]).in_bulk([d.pk for _, d in outcome.accepted])
+        body = {"accepted": [{"path": path, "document": documents[d.pk]} for path, d in outcome.accepted],
+                "refused": outcome.refused}
+        return Response(ArchiveResultSerializer(body).data, status=status.HTTP_202_ACCEPTED)
 
 
 class DocumentDetailView(GenericAPIView):

@@ -55,3 +55,33 @@ class DocumentMoveSerializer(serializers.Serializer):
         if not attrs.get("kb") and not attrs.get("domain"):
             raise serializers.ValidationError("give kb, domain or both")
         return attrs
+
+
+class ArchiveUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(allow_empty_file=True, help_text="a zip archive of documents",
+                                 error_messages={"required": "a file is required",
+                                                 "invalid": "file must be an uploaded file"})
+    domain = NameField(required=False, allow_blank=True, max_length=64, pattern=DOMAIN_PATTERN,
+                       help_text="knowledge domain of every document in the archive")
+    kb = serializers.IntegerField(required=False, min_value=1,
+                                  help_text="knowledge-base id; the default one when absent")
+
+
+class ArchiveAcceptedSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="the file's path inside the archive (the document's title keeps it)")
+    document = DocumentSerializer()
+
+
+class ArchiveRefusedSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="the entry's path inside the archive")
+    code = serializers.ChoiceField(choices=["unsupported", "empty", "too_large", "duplicate", "unsafe_path",
+                                            "symlink", "encrypted", "nested_archive", "system_file",
+                                            "unsupported_compression", "invalid"])
+    reason = serializers.CharField()
+    document = serializers.IntegerField(source="document_id", allow_null=True,
+                                        help_text="a duplicate: the document already holding this content")
+
+
+class ArchiveResultSerializer(serializers.Serializer):
+    accepted = ArchiveAcceptedSerializer(many=True, help_text="queued for ingestion, one document per file")
+    refused = ArchiveRefusedSerializer(many=True, help_text="entries not stored, each with its reason")

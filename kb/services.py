@@ -29,7 +29,12 @@ _DOMAIN_RE = re.compile(DOMAIN_PATTERN)
 
 
 class IngestError(ValueError):
-    """Input the knowledge base refuses (empty, unsupported, too large…); the message is shown to the user."""
+    """Input the knowledge base refuses (empty, unsupported, too large…); the message is shown to the user,
+    `code` (unsupported, empty, too_large, duplicate, invalid) lets a program tell the kinds apart."""
+
+    def __init__(self, message: str, *, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def kb_version_bump() -> None:
@@ -54,7 +59,8 @@ def _file_type(name: str) -> str:
     suffix = Path(name).suffix.lower().lstrip(".")
     if suffix not in SUPPORTED_TYPES:
         shown = f".{suffix}" if suffix else "files without an extension"
-        raise IngestError(f"unsupported file type {shown}; supported: {', '.join('.' + t for t in SUPPORTED_TYPES)}")
+        raise IngestError(f"unsupported file type {shown}; supported: {', '.join('.' + t for t in SUPPORTED_TYPES)}",
+                          code="unsupported")
     return suffix
 
 
@@ -87,9 +93,10 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     domain = _validate_domain(domain)
     size = uploaded_file.size or 0
     if size == 0:
-        raise IngestError("the file is empty")
+        raise IngestError("the file is empty", code="empty")
     if size > settings.MAX_UPLOAD_BYTES:
-        raise IngestError(f"the file is {size / 2**20:.1f} MB; the limit is {settings.MAX_UPLOAD_BYTES / 2**20:.0f} MB")
+        raise IngestError(f"the file is {size / 2**20:.1f} MB; the limit is {settings.MAX_UPLOAD_BYTES / 2**20:.0f} MB",
+                          code="too_large")
     title = (title or "").strip()[:255] or Path(name).stem[:255] or "untitled"
     checksum = _checksum(uploaded_file)
 
@@ -129,7 +136,7 @@ def _refuse_if_stored_where_readable(*, checksum: str, kb: KnowledgeBase, user) 
     other = others.select_related("kb").order_by("id").first()
     if other is not None:
         raise IngestError(f"this file is already stored in the knowledge base “{other.kb.name}” "
-                          f"as “{other.title}”")
+                          f"as “{other.title}”", code="duplicate")
 
 
 def _existing(document: Document, uploaded_file: File, name: str) -> Document:

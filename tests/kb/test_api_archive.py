@@ -1,0 +1,86 @@
+"""POST /api/kb/documents/archive/: one document per file of a zip, refusals listed, bad archives a 400."""
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from kb import services
+from kb.models import Document
+from tests.kb.zips import make_zip, with_raw_name
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/kb/documents/archive/"
+
+
+def post_zip(client, archive: bytes, name="docs.zip", **extra):
+    return client.post(URL, {"file": SimpleUploadedFile(name, archive), **extra}, format="multipart")
+
+
+def test_a_mixed_archive_queues_its_documents_and_lists_each_refusal(editor_client, kb_index):
+    archive = make_zip({"hr/假期/年假.md": "# 年假\n员工每年十五天年假。".encode(),
+                        "faq.txt": "报销：经理审批。".encode(), "copy.txt": "报销：经理审批。".encode(),
+                        "tool.exe": b"MZ", "blank.txt": b"",
+                        "../escape.txt": b"outside", "inner.zip": make_zip({"a.txt": b"a"})})
+    response = post_zip(editor_client, archive, domain="hr")
+    assert response.status_code == 202
+    body = response.json()
+    accepted = {item["path"]: item["document"] for item in body["accepted"]}
+    assert set(accepted) == {"hr/假期/年假.md", "faq.txt"}
+    assert accepted["hr/假期/年假.md"]["title"] == "hr/假期/年假"
+    assert {d["status"] for d in accepted.values()} == {"pending"} and accepted["faq.txt"]["domain"] == "hr"
+    refused = {item["path"]: item for item in body["refused"]}
+    assert {path: item["code"] for path, item in refused.items()} == {
+        "copy.txt": "duplicate", "tool.exe": "unsupported", "blank.txt": "empty", "../escape.txt": "unsafe_path",
+        "inner.zip": "nested_archive"}
+    assert refused["copy.txt"]["document"] == accepted["faq.txt"]["id"]
+    assert "unsupported file type .exe" in refused["tool.exe"]["reason"]
+    assert Document.objects.count() == 2
+
+
+def test_an_entry_over_the_upload_limit_is_refused_alone(editor_client, kb_index, settings):
+    settings.MAX_UPLOAD_BYTES = 1000
+    body = post_zip(editor_client, make_zip({"big.txt": b"word " * 300, "small.txt": b"a short text"})).json()
+    assert [item["path"] for item in body["accepted"]] == ["small.txt"]
+    assert [(item["path"], item["code"]) for item in body["refused"]] == [("big.txt", "too_large")]
+
+
+def test_gbk_names_from_chinese_windows_become_readable_titles(editor_client, kb_index):
+    raw = "报销制度.txt".encode("gbk")
+    placeholder = "N" * (len(raw) - 4) + ".txt"
+    archive = with_raw_name(make_zip({placeholder: "报销制度正文。".encode()}), placeholder, raw)
+    body = post_zip(editor_client, archive).json()
+    assert [item["document"]["title"] for item in body["accepted"]] == ["报销制度"]
+
+
+@pytest.mark.parametrize(("limits", "archive", "message"), [
+    ({"MAX_ARCHIVE_ENTRIES": 2}, make_zip({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"}), "3 entries"),
+    ({"MAX_ARCHIVE_UNPACKED_BYTES": 50_000}, make_zip({"a.txt": b"0" * 30_000, "b.txt": b"1" * 30_000}),
+     "unpacks to"),
+    ({"MAX_UPLOAD_BYTES": 100}, make_zip({"a.txt": b"some text " * 40}, ), "the archive is"),
+    ({}, b"PK\x03\x04 this is not really a zip", "not a readable zip"),
+])
+def test_an_archive_past_a_bound_or_corrupt_is_a_400_and_stores_nothing(editor_client, kb_index, settings,
+                                                                          tmp_path, limits, archive, message):
+    for name, value in limits.items():
+        setattr(settings, name, value)
+    response = post_zip(editor_client, archive)
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+    assert not Document.objects.exists()
+    assert not any(path.is_file() for path in (tmp_path / "media").rglob("*"))
+
+
+def test_a_damaged_entry_after_good_ones_stores_nothing(editor_client, kb_index):
+    archive = bytearray(make_zip({"a.txt": b"first document " * 20, "b.txt": b"second document " * 20}))
+    second = archive.find(b"PK\x03\x04", 4)
+    archive[second + 30 + len("b.txt") + 5] ^= 0xFF
+    response = post_zip(editor_client, bytes(archive))
+    assert response.status_code == 400 and "damaged" in response.json()["error"]
+    assert not Document.objects.exists()
+
+
+def test_uploading_an_archive_needs_edit_access_to_the_base(member_client, editor_client, kb_editor, kb_index):
+    archive = make_zip({"a.txt": b"some text"})
+    assert post_zip(member_client, archive).status_code == 403
+    hidden = services.kb_create(name="hidden")
+    assert post_zip(editor_client, archive, kb=hidden.pk).status_code == 404
+    assert not Document.objects.exists()
