@@ -309,6 +309,8 @@ MEDIA_ROOT = DATA_DIR / "media"
 MEDIA_URL = "media/"
 DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+# A folder chosen in the admin arrives as one request with a file per document: bounded like an archive.
+DATA_UPLOAD_MAX_NUMBER_FILES = MAX_ARCHIVE_ENTRIES
 FILE_UPLOAD_PERMISSIONS = 0o600
 FILE_UPLOAD_DIRECTORY_PERMISSIONS = 0o700
 

@@ -213,7 +213,8 @@ class DocumentAdmin(admin.ModelAdmin):
         form = MultiUploadForm(request.POST or None, request.FILES or None, user=request.user)
         if request.method == "POST" and form.is_valid():
             report_upload(request, upload_files(files=form.cleaned_data["files"], domain=form.cleaned_data["domain"],
-                                                user=request.user, kb=form.cleaned_data["kb"]))
+                                                user=request.user, kb=form.cleaned_data["kb"],
+                                                paths=form.cleaned_data["paths"]))
             return HttpResponseRedirect(changelist)
         context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form,
                    "title": _("Upload documents"), "media": self.media, **_upload_context(form)}
@@ -340,7 +341,8 @@ def _upload_context(form: MultiUploadForm) -> dict:
     known |= set(Document.objects.filter(kb_id__in=readable).values_list("domain", flat=True).distinct())
     return {"upload_form": form, "domains": sorted(known | {services.DEFAULT_DOMAIN}),
             "supported_types": ", ".join(f".{t}" for t in SUPPORTED_TYPES),
-            "max_upload_mb": settings.MAX_UPLOAD_BYTES // 2**20}
+            "max_upload_mb": settings.MAX_UPLOAD_BYTES // 2**20, "max_archive_entries": settings.MAX_ARCHIVE_ENTRIES,
+            "max_archive_mb": settings.MAX_ARCHIVE_UNPACKED_BYTES // 2**20}
 
 
 @admin.register(Chunk)

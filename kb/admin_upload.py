@@ -1,7 +1,10 @@
-"""The document admin's multi-file upload: each file goes through document_create; one bad file never stops the rest."""
+"""The document admin's multi-file upload (files, a folder, zip archives): each file goes through document_create;
+one bad file never stops the rest."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from django import forms
 from django.contrib import messages
@@ -9,7 +12,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from kb import services
+from kb import archive_upload, services
 from kb.models import KnowledgeBase
 
 
@@ -37,6 +40,9 @@ class MultiUploadForm(forms.Form):
     domain = forms.CharField(label=_("Domain"), max_length=64, initial=services.DEFAULT_DOMAIN,
                              widget=forms.TextInput(attrs={"list": "dm-domains", "id": "dm-upload-domain"}))
     kb = forms.ModelChoiceField(label=_("Knowledge base"), queryset=KnowledgeBase.objects.none(), required=False)
+    # A folder's files keep their path inside it (the browser sends base names only): a JSON list of paths in
+    # the order of `files`, filled in by admin-upload.js; empty for files chosen one by one.
+    paths = forms.CharField(required=False, widget=forms.HiddenInput(attrs={"id": "dm-upload-paths"}))
 
     def __init__(self, *args, user=None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -49,6 +55,18 @@ class MultiUploadForm(forms.Form):
         first = editable.first()
         self.fields["kb"].initial = first.pk if first is not None else None
         self._editable = {kb.pk for kb in editable}
+
+    def clean_paths(self) -> list[str]:
+        raw = self.cleaned_data.get("paths") or ""
+        if not raw:
+            return []
+        try:
+            paths = json.loads(raw)
+        except ValueError:
+            paths = None
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise forms.ValidationError(_("The folder paths could not be read; choose the folder again."))
+        return paths
 
     def clean_kb(self) -> KnowledgeBase:
         from kb.access import kb_default
@@ -66,18 +84,40 @@ class UploadOutcome:
     refused: list[tuple[str, str]] = field(default_factory=list)
 
 
-def upload_files(*, files, domain: str, user, kb: KnowledgeBase) -> UploadOutcome:
-    """Queue every acceptable file; the refused ones are listed with the service's reason."""
+def upload_files(*, files, domain: str, user, kb: KnowledgeBase, paths: list[str] | None = None) -> UploadOutcome:
+    """Queue every acceptable file (a zip archive: every file inside it); the refused ones are listed with the
+    service's reason. `paths`, when given, are the files' paths inside a chosen folder, kept in the titles."""
     outcome = UploadOutcome()
-    for upload in files:
+    paths = paths or []
+    for index, upload in enumerate(files):
+        path = paths[index] if index < len(paths) and paths[index] else upload.name
+        if PurePosixPath(upload.name).suffix.lower() == ".zip":
+            _upload_archive(outcome, archive=upload, path=path, domain=domain, user=user, kb=kb)
+            continue
         try:
-            document, created = services.document_create(uploaded_file=upload, domain=domain or None, user=user,
-                                                         kb=kb)
+            title = archive_upload.path_title(path) if path != upload.name else None
+            document, created = services.document_create(uploaded_file=upload, title=title, domain=domain or None,
+                                                         user=user, kb=kb)
         except services.IngestError as exc:
-            outcome.refused.append((upload.name, str(exc)))
+            outcome.refused.append((path, str(exc)))
             continue
         (outcome.created if created else outcome.existing).append(document.title)
     return outcome
+
+
+def _upload_archive(outcome: UploadOutcome, *, archive, path: str, domain: str, user, kb: KnowledgeBase) -> None:
+    try:
+        batch = archive_upload.documents_create_from_archive(archive=archive, domain=domain or None, user=user,
+                                                             kb=kb)
+    except (archive_upload.ArchiveError, services.IngestError) as exc:
+        outcome.refused.append((path, str(exc)))
+        return
+    outcome.created.extend(document.title for _, document in batch.accepted)
+    for refusal in batch.refused:
+        if refusal.code == "duplicate" and refusal.document_id is not None:
+            outcome.existing.append(refusal.path)
+        else:
+            outcome.refused.append((f"{path}: {refusal.path}", refusal.reason))
 
 
 def report_upload(request: HttpRequest, outcome: UploadOutcome) -> None:

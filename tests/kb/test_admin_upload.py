@@ -1,0 +1,64 @@
+"""The admin's upload of zip archives and folders: the same services as the API, every refusal reported."""
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from kb.models import Document
+from tests.kb.zips import make_zip
+
+pytestmark = pytest.mark.django_db
+
+UPLOAD_URL = "/admin/kb/document/upload/"
+
+
+@pytest.fixture(autouse=True)
+def english(client):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def test_a_zip_dropped_in_the_admin_becomes_its_documents_and_its_refusals_are_named(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    archive = make_zip({"政策/报销.md": "# 报销\n经理审批。".encode(), "tool.exe": b"MZ"})
+    response = client.post(UPLOAD_URL, {"files": [SimpleUploadedFile("policies.zip", archive)], "domain": "team"},
+                           follow=True)
+    assert list(Document.objects.values_list("title", "domain")) == [("政策/报销", "team")]
+    messages = _messages(response)
+    assert any("Accepted 1 file(s)" in m for m in messages)
+    assert any(m.startswith("policies.zip: tool.exe was not accepted: unsupported file type") for m in messages)
+
+
+def test_a_corrupt_zip_is_reported_and_the_other_files_still_upload(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    files = [SimpleUploadedFile("broken.zip", b"PK\x03\x04 not a zip"), SimpleUploadedFile("a.txt", "正文。".encode())]
+    response = client.post(UPLOAD_URL, {"files": files, "domain": "team"}, follow=True)
+    assert list(Document.objects.values_list("title", flat=True)) == ["a"]
+    assert any(m.startswith("broken.zip was not accepted: the file is not a readable zip") for m in _messages(response))
+
+
+def test_a_folders_files_keep_their_paths_in_the_titles(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    files = [SimpleUploadedFile("leave.md", "# 年假\n十五天。".encode()),
+             SimpleUploadedFile("a.txt", "正文。".encode())]
+    client.post(UPLOAD_URL, {"files": files, "domain": "team", "paths": json.dumps(["hr/假期/leave.md", "a.txt"])})
+    assert sorted(Document.objects.values_list("title", flat=True)) == ["a", "hr/假期/leave"]
+
+
+def test_unreadable_folder_paths_ask_again_and_store_nothing(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    response = client.post(UPLOAD_URL, {"files": [SimpleUploadedFile("a.txt", b"text")], "domain": "team",
+                                        "paths": "{not json"})
+    assert response.status_code == 200 and response.context["upload_form"].errors["paths"]
+    assert not Document.objects.exists()
+
+
+def test_the_upload_zone_offers_a_folder_and_names_the_archive_bounds(client, admin_user, kb_index, settings):
+    settings.MAX_ARCHIVE_ENTRIES = 321
+    client.force_login(admin_user)
+    page = client.get(UPLOAD_URL).content.decode()
+    assert 'id="dm-upload-folder" webkitdirectory' in page and 'id="dm-upload-paths"' in page
+    assert "at most 321 entries" in page
