@@ -76,3 +76,29 @@ def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(serve
     assert page.evaluate("window.__samePage") is True  # no reload happened
     page.screenshot(path=str(tmp_path / "admin-documents.png"), full_page=True)
     assert errors == []
+
+
+def test_a_chosen_folder_uploads_with_its_paths_in_the_titles(server, browser, tmp_path):
+    from playwright.sync_api import expect
+
+    folder = tmp_path / "政策"
+    (folder / "hr").mkdir(parents=True)
+    (folder / "hr" / "年假.md").write_text("# 年假\n员工每年十五天年假，可分次休。", encoding="utf-8")
+    (folder / "expenses.txt").write_text("Expenses are approved by the manager, then paid by finance.")
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/admin/login/?next=/admin/kb/document/upload/")
+    page.fill("#id_username", STAFF["username"])
+    page.fill("#id_password", STAFF["password"])
+    page.click("input[type=submit]")
+    page.wait_for_selector("#dm-upload-folder")
+    page.set_input_files("#dm-upload-folder", str(folder))
+    expect(page.locator("#dm-upload-list li")).to_have_count(2)
+    expect(page.locator("#dm-upload-list")).to_contain_text("政策/hr/年假.md")
+    page.click("#dm-upload input[type=submit]")
+    message = page.locator(".messagelist")
+    expect(message).to_contain_text("Accepted 2 file(s) for indexing")
+    expect(message).to_contain_text("政策/hr/年假")
+    expect(message).to_contain_text("政策/expenses")
+    assert errors == []
