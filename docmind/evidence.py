@@ -10,6 +10,9 @@ from typing import Any
 
 from docmind.tokens import estimate_tokens, pack_greedily
 
+# The longest passage of a source card: the citation snippet, all an asker gets of a base it may ask but not read.
+SNIPPET_CHARS = 600
+
 
 class Source(StrEnum):
     KB = "KB"
@@ -54,6 +57,12 @@ class ScoredChunk:
         scores = dict(self.stage_scores)
         scores[stage] = score
         return replace(self, score=score, stage_scores=MappingProxyType(scores))
+
+    def snippet(self) -> str:
+        """The passage that matched (the child's own text, not the parent it was expanded to), cut to the source
+        card's length: what an asker who may not read the original receives of this evidence."""
+        own = self.child_content if self.child_content is not None else self.content
+        return own[:SNIPPET_CHARS]
 
     @property
     def searchable_text(self) -> str:

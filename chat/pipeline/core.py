@@ -70,7 +70,7 @@ class ChatPipeline:
         # Reader links are the asker's own (a view grant gets none): added as events leave, never to what is
         # saved or cached, which askers of other levels read back.
         links = CitationLinks(turn.user)
-        events = self._answer_guarded(turn, guard)
+        events = self._answer_guarded(turn, guard, links)
         try:
             with observe.turn_observed(turn):
                 try:
@@ -81,9 +81,9 @@ class ChatPipeline:
         finally:
             guard.settle()  # after the last event: stages abandoned on Stop end before the slot is freed
 
-    def _answer_guarded(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
+    def _answer_guarded(self, turn: ChatTurn, guard: StageGuard, links: CitationLinks) -> Iterator[ChatEvent]:
         try:
-            yield from self._answer(turn, guard)
+            yield from self._answer(turn, guard, links)
         except (TurnCancelled, LlmCancelled):
             # Stop is a normal end of a turn: one line, no traceback.
             log.info("chat turn cancelled by the client (conversation %s)", turn.conversation.pk)
@@ -100,7 +100,7 @@ class ChatPipeline:
             log.exception("chat turn failed")
             yield self._failed(turn, "internal")
 
-    def _answer(self, turn: ChatTurn, guard: StageGuard) -> Iterator[ChatEvent]:
+    def _answer(self, turn: ChatTurn, guard: StageGuard, links: CitationLinks) -> Iterator[ChatEvent]:
         stages = self._stages_factory(turn.snapshot, kb_ids=turn.kb_ids)
         record = turn.record
         classification: QueryClassification = self._timed(turn, "understanding", lambda: guard.call(
@@ -133,13 +133,14 @@ class ChatPipeline:
         if probe.vector is not None:
             observe.cache_lookup(probe.hit is not None)
         if probe.hit is not None:
-            yield from self._replay(turn, stages, decision, probe.hit, guard)
+            yield from self._replay(turn, stages, decision, probe.hit, guard, links)
             return
         with span("chat.retrieval", {"docmind.route": decision.mode.value}):
             evidence = yield from steps.retrieve(stages, turn, classification, decision, guard)
         guard.check()
         record.evidence = evidence
-        yield payloads.retrieval(evidence)
+        # The evidence is the asker's to see only as far as it may read each original (see kb.citation_links).
+        yield payloads.retrieval(evidence, links=links)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)
         assessment = steps.assess(stages, classification, decision, evidence)
@@ -181,13 +182,13 @@ class ChatPipeline:
         yield done
 
     def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
-                guard: StageGuard) -> Iterator[ChatEvent]:
+                guard: StageGuard, links: CitationLinks) -> Iterator[ChatEvent]:
         """A semantic-cache hit streams the same events, with the cached evidence and answer."""
         evidence = steps.cached_evidence(hit)
         turn.record.evidence = evidence
         turn.record.cached_question = hit.question
         turn.record.sources = hit.sources
-        yield payloads.retrieval(evidence, cached=True)
+        yield payloads.retrieval(evidence, links=links, cached=True)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)
         yield payloads.start(extractive=hit.extractive, model=hit.model, sources=hit.sources,

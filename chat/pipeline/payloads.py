@@ -7,11 +7,11 @@ from typing import Any
 from chat import events
 from chat.events import ChatEvent
 from chat.types import PathDecision, QueryClassification
+from docmind.evidence import SNIPPET_CHARS
 from docmind.redact import without_paths
-from kb.citation_links import CitationLinks
+from kb.citation_links import SNIPPET, CitationLinks
 from kb.retrieval.types import Evidence, ScoredChunk
 
-SNIPPET_CHARS = 600
 CARD_CHARS = 1200
 
 
@@ -26,6 +26,14 @@ def source_cards(chunks: Iterable[ScoredChunk]) -> list[dict[str, Any]]:
     return [{"index": i, **chunk_card(c, chars=SNIPPET_CHARS)} for i, c in enumerate(chunks, start=1)]
 
 
+def evidence_cards(chunks: Iterable[ScoredChunk], links: CitationLinks) -> list[dict[str, Any]]:
+    """Evidence as the trace shows it to this asker: up to CARD_CHARS of each chunk where it may read the
+    original, else the chunk's snippet (see kb.citation_links)."""
+    chunks = list(chunks)
+    links.prefetch_evidence(chunks)
+    return [{**chunk.as_dict(), "content": links.quote(chunk, chars=CARD_CHARS)} for chunk in chunks]
+
+
 def with_reader_links(event: ChatEvent, links: CitationLinks) -> ChatEvent:
     """`start`'s source cards and `done`'s citations with the asker's `reader_url` (see kb.citation_links)."""
     key = {events.START: "sources", events.DONE: "citations"}.get(event.type)
@@ -36,7 +44,8 @@ def with_reader_links(event: ChatEvent, links: CitationLinks) -> ChatEvent:
 
 def messages_with_reader_links(messages: Iterable[Mapping[str, Any]], links: CitationLinks) -> list[dict[str, Any]]:
     """Saved answers read back (citations, and the source cards in their log) with `reader_url` as it is for this
-    asker now: saved cards carry none, since a grant may have changed since they were saved."""
+    asker now: saved cards carry none, since a grant may have changed since they were saved. The saved evidence
+    likewise gives its text only where the asker may read the original now, else its snippet."""
     messages = [dict(m) for m in messages]
     logs = [m.get("retrieval_log") if isinstance(m.get("retrieval_log"), Mapping) else {} for m in messages]
     links.prefetch([card for m, log in zip(messages, logs, strict=True)
@@ -44,8 +53,16 @@ def messages_with_reader_links(messages: Iterable[Mapping[str, Any]], links: Cit
     for message, log in zip(messages, logs, strict=True):
         if isinstance(message.get("citations"), list):
             message["citations"] = links.apply(message["citations"])
+        if not log:
+            continue
+        log = dict(log)
         if isinstance(log.get("sources"), list):
-            message["retrieval_log"] = {**log, "sources": links.apply(log["sources"])}
+            log["sources"] = links.apply(log["sources"])
+        # The saved evidence as this asker may receive it now: its snippet only where it may not read the original.
+        for key in ("kb_chunks", "web_chunks"):
+            if isinstance(log.get(key), list):
+                log[key] = links.quote_saved(log[key])
+        message["retrieval_log"] = log
     return messages
 
 
@@ -63,10 +80,11 @@ def meta_routing(scope: str) -> ChatEvent:
                                       "fallbackNote": ""})
 
 
-def retrieval(evidence: Evidence, *, cached: bool = False) -> ChatEvent:
+def retrieval(evidence: Evidence, *, links: CitationLinks, cached: bool = False) -> ChatEvent:
+    """The turn's evidence for the asker's trace: `links` says which originals the asker may read."""
     return ChatEvent(events.RETRIEVAL, {
-        "kb_chunks": [chunk_card(c) for c in evidence.kb_chunks],
-        "web_chunks": [chunk_card(c) for c in evidence.web_chunks],
+        "kb_chunks": evidence_cards(evidence.kb_chunks, links),
+        "web_chunks": evidence_cards(evidence.web_chunks, links),
         "noEvidence": evidence.needs_fallback,
         "timings_ms": dict(evidence.timings_ms),
         # Stage notes quote backend errors, which may name server files: members get them without paths.
@@ -131,9 +149,10 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
 
 
 def evidence_log(evidence: Evidence) -> dict[str, Any]:
-    """KB and web evidence kept apart, so "answered from the web only" is visible afterwards."""
+    """KB and web evidence kept apart, so "answered from the web only" is visible afterwards. Each KB card keeps
+    its snippet beside its text: a conversation is read back as its owner's grant is then, not as it was."""
     return {
-        "kb_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.kb_chunks],
+        "kb_chunks": [{**chunk_card(c, chars=SNIPPET_CHARS), SNIPPET: c.snippet()} for c in evidence.kb_chunks],
         "web_chunks": [chunk_card(c, chars=SNIPPET_CHARS) for c in evidence.web_chunks],
         "grade": evidence.grade.as_dict(),
         "retrieval_timings_ms": dict(evidence.timings_ms),

@@ -313,7 +313,9 @@ def cache_store(stages: TurnStages, turn: ChatTurn, classification: QueryClassif
         user_id=turn.user.pk, kb_version=turn.record.kb_version, scope=scope, probe=probe,
         answer=CachedAnswer(
             question=turn.question, answer=turn.answer, classification=classification.as_dict(),
-            chunks=[c.as_dict() for c in evidence.chunks], grade=evidence.grade.as_dict(), sources=sources,
+            # The child's own text too: a replay gives an asker who may not read the original only that snippet.
+            chunks=[{**c.as_dict(), "child_content": c.child_content} for c in evidence.chunks],
+            grade=evidence.grade.as_dict(), sources=sources,
             report=report, model=stages.main_model, extractive=stages.extractive,
             low_confidence=bool(prompt.low_confidence)),
     )
@@ -323,7 +325,7 @@ def cached_evidence(hit: CachedAnswer) -> Evidence:
     chunks = tuple(ScoredChunk(chunk_id=c["chunk_id"], content=c["content"], score=float(c["score"]),
                                source=Source(c["source"]), document_id=c["document_id"],
                                document_title=c["document_title"], domain=c["domain"], url=c.get("url"),
-                               location=c.get("location"))
+                               location=c.get("location"), child_content=c.get("child_content"))
                    for c in hit.chunks)
     g = hit.grade
     grade = GradeResult(grade=Grade(g["grade"]), rerank_top1=float(g["rerankTop1"]),

@@ -61,6 +61,7 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
                    kb: list[int] | None = None) -> dict[str, Any]:
     """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
     from config_admin.conf import ai_config
+    from kb.citation_links import CitationLinks
     from kb.search import get_searcher
 
     _require(user)
@@ -74,8 +75,12 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
     if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_TOP_K:
         raise ToolInputError(f"top_k must be between 1 and {MAX_TOP_K}")
     hits = get_searcher().scoped(scope).lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
+    # A hit of a base the caller may only ask is answered with its snippet, as a source card shows it.
+    links = CitationLinks(user)
+    links.prefetch_evidence(hits)
     return {"chunks": [{"chunk_id": c.chunk_id, "document_id": c.document_id, "document_title": c.document_title,
-                        "domain": c.domain, "content": c.content, "score": round(float(c.score), 4)} for c in hits]}
+                        "domain": c.domain, "content": links.quote(c), "score": round(float(c.score), 4)}
+                       for c in hits]}
 
 
 def list_documents(user: Any, *, domain: str | None = None, status: str | None = "ready",

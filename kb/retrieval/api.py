@@ -96,13 +96,15 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
 
     The REST view and the MCP server's search tool both come here, so they validate and answer
     alike; raises RetrieveInputError (first problem as text, all of them by field) and Http404 for a
-    knowledge base the user cannot ask (a view grant is enough: the evidence is citation snippets).
+    knowledge base the user cannot ask (a view grant is enough: a chunk of a base the user may not read is
+    answered with its snippet only, as a source card shows it).
     """
     from django.http import Http404
 
     from config_admin.conf import ai_config
     from docmind.errors import first_error
     from kb.access import KbNotFound, requested_kb_ids
+    from kb.citation_links import CitationLinks
     from kb.retrieval.compose import build_one_shot_retriever
 
     snapshot = ai_config.snapshot()
@@ -118,8 +120,10 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     except KbNotFound:
         raise Http404("no such knowledge base") from None
     evidence = build_one_shot_retriever(snapshot, kb_ids=kb_ids, top_k=top_k).run(query=query, top_k=top_k)
+    links = CitationLinks(user)
+    links.prefetch_evidence(evidence.chunks)
     return {
-        "chunks": [_chunk_json(c.as_dict()) for c in evidence.chunks],
+        "chunks": [_chunk_json({**c.as_dict(), "content": links.quote(c)}) for c in evidence.chunks],
         "grade": evidence.grade.as_dict(),
         "timings_ms": dict(evidence.timings_ms),
     }

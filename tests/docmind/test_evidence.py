@@ -1,7 +1,7 @@
 """docmind.evidence: the evidence budget measures evidence as the prompt renders it."""
 import pytest
 
-from docmind.evidence import BLOCK_SEPARATOR, EvidenceBudget, ScoredChunk, Source, evidence_block
+from docmind.evidence import BLOCK_SEPARATOR, SNIPPET_CHARS, EvidenceBudget, ScoredChunk, Source, evidence_block
 from docmind.tokens import estimate_tokens
 
 
@@ -38,3 +38,12 @@ def test_a_ceiling_lowers_the_budget_and_never_raises_it():
 def test_the_budget_must_be_positive(tokens):
     with pytest.raises(ValueError):
         EvidenceBudget(tokens)
+
+
+@pytest.mark.parametrize(("content", "child", "expected"), [
+    ("父段落开头。子段落。父段落结尾。", "子段落。", "子段落。"),  # expanded: the child's own text, not the parent
+    ("子段落。", None, "子段落。"),  # not expanded: the chunk is the child
+    ("长" * 2000, "短" * 900, "短" * SNIPPET_CHARS),  # never longer than a source card's snippet
+])
+def test_a_snippet_is_the_matched_child_cut_to_a_source_cards_length(content, child, expected):
+    assert _chunk(1, content, child_content=child).snippet() == expected

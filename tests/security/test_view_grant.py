@@ -21,6 +21,7 @@ from rest_framework.test import APIClient
 
 from chat.pipeline import ChatPipeline
 from docmind.backends import reset_backends
+from docmind.evidence import SNIPPET_CHARS
 from docmind.mcp import tools
 from kb import access, services
 from kb.models import KbAccess
@@ -277,3 +278,150 @@ def test_a_conversation_read_back_links_as_the_grant_is_now(world):
     _check_links(world, rita, read_back(), opens=True)
     services.kb_grant(kb=hr, user=rita, access=KbAccess.VIEW)  # the saved answer outlives the read grant
     _check_links(world, rita, read_back(), opens=False)
+
+
+# Evidence text: a view grant gets of each chunk no more than a source card's snippet of the passage that matched
+# (the child's own text), a read grant the longer text it always got. The document below has one parent of several
+# children: the drill password and the spare password sit in neighbouring children of that parent, so only text
+# beyond a single child carries both — which the read grant must get and the view grant never.
+
+SNIP, FAR = "SNIPMARKQX", "FARMARKQX"
+DRILL_QUESTION = "消防演练的集合口令是什么？"
+_TOPICS = ("叉车作业", "货架检查", "消防通道", "夜间值班", "访客登记", "温湿度记录", "危险品存放", "包装回收",
+           "月度盘点")
+
+
+def _rule(number: int, topic: str) -> str:
+    return (f"仓库守则第{number}条讲的是{topic}：负责这一项的同事每天早上先核对上一班留下的记录，再按清单逐项检查现场"
+            "情况，包括地面、照明、标识和应急器材是否齐全可用，发现问题当场拍照并写进交接本，下班前由主管签字确认后归档保存。")
+
+
+@pytest.fixture
+def drill(world):
+    from kb.ingestion.worker import process_pending_documents
+    from kb.models import Chunk, ChunkLevel
+
+    text = "".join([_rule(1, _TOPICS[0]), f"消防演练的集合口令是{SNIP}，" + _rule(2, _TOPICS[1]),
+                    f"备用口令是{FAR}，" + _rule(3, _TOPICS[2]),
+                    *(_rule(n, topic) for n, topic in enumerate(_TOPICS[3:], start=4))])
+    doc, _ = services.document_ingest_text(title="仓库守则", text=text, domain="policy", kb=world["hr"])
+    process_pending_documents()
+    children = list(Chunk.objects.filter(level=ChunkLevel.CHILD).values_list("content", flat=True))
+    parents = list(Chunk.objects.filter(document=doc, level=ChunkLevel.PARENT).values_list("content", flat=True))
+    # The premise: no child holds both passwords, the parent does.
+    assert not any(SNIP in c and FAR in c for c in children) and any(SNIP in p and FAR in p for p in parents)
+    return {**world, "drill": doc, "children": children}
+
+
+def _assert_snippets_only(cards: list[dict], children: list[str]) -> None:
+    kb_cards = [c for c in cards if c.get("source", "KB") == "KB"]
+    assert kb_cards
+    for card in kb_cards:
+        assert len(card["content"]) <= SNIPPET_CHARS and any(card["content"] in child for child in children), card
+        assert not (SNIP in card["content"] and FAR in card["content"])
+        assert "snippet" not in card
+
+
+def _assert_parent_text(cards: list[dict]) -> None:
+    assert any(SNIP in c["content"] and FAR in c["content"] for c in cards), cards
+
+
+def _check_evidence(drill, name: str, cards: list[dict]) -> None:
+    if name == "vera":
+        _assert_snippets_only(cards, drill["children"])
+    else:
+        _assert_parent_text(cards)
+
+
+def _retrieval(events: list[dict]) -> dict:
+    return next(e["data"] for e in events if e["type"] == "retrieval")
+
+
+@pytest.mark.parametrize("name", ["vera", "rita"])
+def test_the_chat_trace_gives_a_view_grant_only_snippets(drill, name):
+    events, _ = _ask(drill["users"][name], DRILL_QUESTION)
+    trace = _retrieval([e.to_ws() for e in events])
+    _check_evidence(drill, name, trace["kb_chunks"])
+
+
+@pytest.mark.parametrize("name", ["vera", "rita"])
+async def test_the_sse_trace_gives_a_view_grant_only_snippets(drill, name):
+    user = drill["users"][name]
+    token, _ = await sync_to_async(Token.objects.get_or_create)(user=user)
+    response = await AsyncClient().post("/api/chat/", json.dumps({"message": DRILL_QUESTION}),
+                                        content_type="application/json",
+                                        headers={"Authorization": f"Token {token.key}"})
+    raw = b"".join([c async for c in response.streaming_content]).decode()
+    _check_evidence(drill, name, _retrieval(_sse_events(raw))["kb_chunks"])
+
+
+@pytest.mark.parametrize("name", ["vera", "rita"])
+async def test_the_websocket_trace_gives_a_view_grant_only_snippets(drill, name):
+    from tests.security.test_kb_isolation import _ws_ask
+
+    events = json.loads(await _ws_ask(drill["users"][name], {"message": DRILL_QUESTION}))
+    _check_evidence(drill, name, _retrieval(events)["kb_chunks"])
+
+
+@pytest.mark.parametrize("name", ["vera", "rita"])
+def test_retrieve_and_mcp_search_give_a_view_grant_only_snippets(drill, name):
+    user, hr = drill["users"][name], drill["hr"]
+    response = _api(user).post("/api/kb/retrieve/", {"query": DRILL_QUESTION, "kb": [hr.pk]}, format="json")
+    assert response.status_code == 200
+    _check_evidence(drill, name, response.json()["chunks"])
+    _check_evidence(drill, name, tools.search_kb(user, query=DRILL_QUESTION, kb=[hr.pk])["chunks"])
+    hits = tools.keyword_search(user, query=SNIP, kb=[hr.pk])["chunks"]
+    assert any(SNIP in c["content"] for c in hits)
+    # Keyword hits are children already: both grants get them, never longer than a snippet for a view grant.
+    if name == "vera":
+        _assert_snippets_only(hits, drill["children"])
+
+
+def test_a_replayed_cached_answer_gives_a_view_grant_only_snippets(drill):
+    vera = drill["users"]["vera"]
+    _ask(vera, DRILL_QUESTION)
+    events, _ = _ask(vera, DRILL_QUESTION)
+    trace = _retrieval([e.to_ws() for e in events])
+    assert trace["cached"] is True  # the premise: the second asking replays the first answer
+    _assert_snippets_only(trace["kb_chunks"], drill["children"])
+
+
+def test_a_conversation_read_back_gives_the_trace_as_the_grant_is_now(drill):
+    rita, hr = drill["users"]["rita"], drill["hr"]
+    events, _ = _ask(rita, DRILL_QUESTION)
+    conversation_id = next(e for e in events if e.type == "done").data["conversation_id"]
+
+    def saved_evidence() -> list[dict]:
+        return _api(rita).get(f"/api/conversations/{conversation_id}/").json()["messages"][-1]["retrieval_log"][
+            "kb_chunks"]
+
+    read = saved_evidence()
+    _assert_parent_text(read)
+    assert all("snippet" not in c for c in read)
+    services.kb_grant(kb=hr, user=rita, access=KbAccess.VIEW)
+    _assert_snippets_only(saved_evidence(), drill["children"])
+
+
+def test_an_ask_key_gets_only_snippets_and_a_read_key_the_text(drill):
+    from apikeys.services import key_create
+    from docmind.roles import KB_EDITOR, user_set_role
+
+    hr, eddie = drill["hr"], drill["users"]["ralph"]
+    user_set_role(user=eddie, role=KB_EDITOR)
+    services.kb_grant(kb=hr, user=eddie, access=KbAccess.EDIT)
+    ask = key_create(creator=eddie, name="ask", kb_ids=[hr.pk], scope="ask").secret
+    read = key_create(creator=eddie, name="read", kb_ids=[hr.pk], scope="read").secret
+
+    async def sse(secret: str) -> list[dict]:
+        response = await AsyncClient().post("/api/chat/", json.dumps({"message": DRILL_QUESTION}),
+                                            content_type="application/json",
+                                            headers={"Authorization": f"Bearer {secret}"})
+        return _sse_events(b"".join([c async for c in response.streaming_content]).decode())
+
+    from asgiref.sync import async_to_sync
+
+    _assert_snippets_only(_retrieval(async_to_sync(sse)(ask))["kb_chunks"], drill["children"])
+    _assert_parent_text(_retrieval(async_to_sync(sse)(read))["kb_chunks"])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {read}")
+    _assert_parent_text(client.post("/api/kb/retrieve/", {"query": DRILL_QUESTION}, format="json").json()["chunks"])
