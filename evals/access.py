@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.translation import gettext as _
 from rest_framework.exceptions import PermissionDenied
 
 from evals.models import EvalRun, EvalSet
@@ -18,14 +19,14 @@ from kb.access import editable_kb_ids, readable_kb_ids
 def _check(user: Any, kb_id: int) -> None:
     if kb_id not in editable_kb_ids(user):
         if kb_id in readable_kb_ids(user):
-            raise PermissionDenied("only staff and editors of this knowledge base may evaluate it")
-        raise Http404("no such evaluation set")
+            raise PermissionDenied(_("Only staff and editors of this knowledge base may evaluate it."))
+        raise Http404(_("No such evaluation set."))
 
 
 def editable_set(user: Any, pk: Any) -> EvalSet:
     eval_set = EvalSet.objects.select_related("kb").filter(pk=pk).first() if str(pk).isdigit() else None
     if eval_set is None:
-        raise Http404("no such evaluation set")
+        raise Http404(_("No such evaluation set."))
     _check(user, eval_set.kb_id)
     return eval_set
 
@@ -34,7 +35,7 @@ def editable_run(user: Any, pk: Any) -> EvalRun:
     run = EvalRun.objects.select_related("eval_set", "eval_set__kb").filter(pk=pk).first() \
         if str(pk).isdigit() else None
     if run is None:
-        raise Http404("no such evaluation run")
+        raise Http404(_("No such evaluation run."))
     _check(user, run.eval_set.kb_id)
     return run
 

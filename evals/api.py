@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.db.models import Count
 from django.http import Http404, HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
@@ -61,8 +62,8 @@ def eval_error(exc: services.EvalError) -> Response:
 def _kb_for(user, pk: int) -> KnowledgeBase:
     if pk not in editable_kb_ids(user):
         if pk in readable_kb_ids(user):
-            raise PermissionDenied("only staff and editors of this knowledge base may evaluate it")
-        raise Http404("no such knowledge base")
+            raise PermissionDenied(_("Only staff and editors of this knowledge base may evaluate it."))
+        raise Http404(_("No such knowledge base."))
     return KnowledgeBase.objects.get(pk=pk)
 
 
@@ -70,7 +71,7 @@ def _query_int(raw: str, name: str) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ValidationError({name: ["must be a whole number"]}) from None
+        raise ValidationError({name: [_("Must be a whole number.")]}) from None
 
 
 def _counted(queryset):
@@ -165,14 +166,14 @@ class ItemFromAnswerView(APIView):
                               404: error_response("no such answer of the caller's, or no such set")})
     def post(self, request: Request) -> Response:
         if not editable_kb_ids(request.user):
-            raise PermissionDenied("only staff and editors of a knowledge base may add to evaluation sets")
+            raise PermissionDenied(_("Only staff and editors of a knowledge base may add to evaluation sets."))
         form = ItemFromAnswer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
             answer = answer_get(user=request.user, message_id=data["message"])
         except Message.DoesNotExist:
-            raise Http404("no such answer") from None
+            raise Http404(_("No such answer.")) from None
         eval_set = access.editable_set(request.user, data["set"]) if data["set"] is not None else None
         log = answer.retrieval_log if isinstance(answer.retrieval_log, dict) else {}
         cited = [c.get("document_id") for c in answer.citations if isinstance(c, dict)] \
@@ -196,7 +197,7 @@ class SetItemView(APIView):
         eval_set = access.editable_set(request.user, pk)
         item = eval_set.items.filter(pk=item_id).first()
         if item is None:
-            raise Http404("no such item")
+            raise Http404(_("No such item."))
         return item
 
     @extend_schema(operation_id="eval_set_items_partial_update", request=ItemSerializer(partial=True),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -35,12 +36,12 @@ class DocumentListView(GenericAPIView):
     def get_queryset(self):
         status_filter = self.request.query_params.get("status") or None
         if status_filter and status_filter not in DocumentStatus.values:
-            raise ValidationError({"status": [f"one of {', '.join(DocumentStatus.values)}"]})
+            raise ValidationError({"status": [_("One of %(values)s.") % {"values": ", ".join(DocumentStatus.values)}]})
         readable = readable_kb_ids(self.request.user)
         raw_kb = self.request.query_params.get("kb")
         if raw_kb:
             if not raw_kb.isdigit() or int(raw_kb) not in readable:
-                raise Http404("no such knowledge base")
+                raise Http404(_("No such knowledge base."))
             readable = frozenset({int(raw_kb)})
         return selectors.document_list(kb_ids=readable, domain=self.request.query_params.get("domain") or None,
                                        status=status_filter)
@@ -69,7 +70,7 @@ class DocumentListView(GenericAPIView):
         kb = visible_kb(request.user, kb_id) if kb_id is not None else kb_default()
         if kb.pk not in editable_kb_ids(request.user):
             # Visible (else the line above answered 404), so saying "not allowed" reveals nothing.
-            raise PermissionDenied("uploading into this knowledge base needs edit access")
+            raise PermissionDenied(_("Uploading into this knowledge base needs edit access."))
         try:
             document, created = services.document_create(
                 uploaded_file=form.validated_data["file"], title=form.validated_data.get("title") or None,
@@ -132,7 +133,7 @@ class DocumentDetailView(GenericAPIView):
         """Move the document to another knowledge base and/or domain (edit access to both bases)."""
         document = self.get_object()
         if document.kb_id not in editable_kb_ids(request.user):
-            raise PermissionDenied("moving documents of this knowledge base needs edit access")
+            raise PermissionDenied(_("Moving documents of this knowledge base needs edit access."))
         form = DocumentMoveSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         # The target base is checked before anything moves, and the domain (validated by its move) goes
@@ -151,6 +152,6 @@ class DocumentDetailView(GenericAPIView):
     def delete(self, request: Request, pk: int) -> Response:
         document = self.get_object()
         if document.kb_id not in editable_kb_ids(request.user):
-            raise PermissionDenied("deleting from this knowledge base needs edit access")
+            raise PermissionDenied(_("Deleting from this knowledge base needs edit access."))
         services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -84,21 +84,21 @@ class GrantWrite(serializers.Serializer):
 
     def validate(self, data):
         if ("user" in data) == ("group" in data):
-            raise serializers.ValidationError("give exactly one of user or group")
+            raise serializers.ValidationError(_("Give a grant to a user or to a group, not both or neither."))
         return data
 
 
 def readable_kb(user, pk: int) -> KnowledgeBase:
     """The knowledge base `pk` if `user` may read it; Http404 otherwise (unknown or not readable alike)."""
     if pk not in access.readable_kb_ids(user):
-        raise Http404("no such knowledge base")
+        raise Http404(_("No such knowledge base."))
     return KnowledgeBase.objects.get(pk=pk)
 
 
 def visible_kb(user, pk: int) -> KnowledgeBase:
     """The knowledge base `pk` if `user` may at least ask it (a view grant); Http404 otherwise."""
     if pk not in access.askable_kb_ids(user):
-        raise Http404("no such knowledge base")
+        raise Http404(_("No such knowledge base."))
     return KnowledgeBase.objects.get(pk=pk)
 
 
@@ -106,7 +106,7 @@ def editable_kb(user, pk: int) -> KnowledgeBase:
     # 404 for a base the caller cannot see at all, 403 for one it sees (a view grant too) but may not change.
     kb = visible_kb(user, pk)
     if kb.pk not in access.editable_kb_ids(user):
-        raise PermissionDenied("you may read this knowledge base but not change it")
+        raise PermissionDenied(_("You may read this knowledge base but not change it."))
     return kb
 
 
@@ -135,7 +135,7 @@ class KnowledgeBaseListView(APIView):
     @extend_schema(request=KnowledgeBaseWrite, responses={201: KnowledgeBaseSerializer, 409: _NAME_TAKEN})
     def post(self, request: Request) -> Response:
         if not access.can_create_kb(request.user):
-            raise PermissionDenied("only administrators and knowledge-base editors may create knowledge bases")
+            raise PermissionDenied(_("Only administrators and knowledge-base editors may create knowledge bases."))
         form = KnowledgeBaseWrite(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -203,7 +203,7 @@ class KnowledgeBaseGrantsView(APIView):
     def delete(self, request: Request, pk: int) -> Response:
         kb = editable_kb(request.user, pk)
         if not services.kb_revoke(kb=kb, **self._holder(request, request.data)):
-            return Response({"error": "no such grant"}, status=status.HTTP_404_NOT_FOUND)
+            return Response({"error": _("No such grant.")}, status=status.HTTP_404_NOT_FOUND)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     def _holder(self, request: Request, data: Any) -> dict:
@@ -213,11 +213,11 @@ class KnowledgeBaseGrantsView(APIView):
         if "user" in data:
             user = get_user_model().objects.filter(username=data["user"]).first()
             if user is None:
-                raise NotFound("no such user")
+                raise NotFound(_("No such user."))
             return {"user": user}
         group = Group.objects.filter(name=data["group"]).first()
         if group is None:
-            raise NotFound("no such group")
+            raise NotFound(_("No such group."))
         return {"group": group}
 
 
@@ -231,6 +231,6 @@ class KnowledgeBaseGrantView(APIView):
         kb = editable_kb(request.user, pk)
         grant = kb.grants.select_related("user", "group").filter(pk=grant_id).first()
         if grant is None:
-            raise NotFound("no such grant")
+            raise NotFound(_("No such grant."))
         services.kb_revoke(kb=kb, user=grant.user, group=grant.group)
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,6 +1,7 @@
 """JSON shapes of documents and the upload form (no business logic: services validate)."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 
 from docmind.fields import NameField
@@ -53,7 +54,7 @@ class DocumentMoveSerializer(serializers.Serializer):
 
     def validate(self, attrs: dict) -> dict:
         if not attrs.get("kb") and not attrs.get("domain"):
-            raise serializers.ValidationError("give kb, domain or both")
+            raise serializers.ValidationError(_("Give a knowledge base, a domain or both."))
         return attrs
 
 

@@ -75,3 +75,42 @@ def test_the_login_lockout_pages_of_the_admin_are_in_chinese_for_a_chinese_brows
     page = client.get("/admin/axes/accessattempt/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "登录尝试" in page and "失败登录次数" in page
     assert "access attempts" not in page.lower()
+
+
+# API errors are in the caller's language: a knowledge-base id the caller cannot read, on the chat, the document and
+# knowledge-base APIs and the evaluation API, and an evaluation run that does not exist.
+_MISSING = 987654
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("accept", "base", "run"), [
+    ("zh-CN,zh;q=0.9", "找不到这个知识库。", "找不到这次评测运行。"),
+    ("en-US,en;q=0.9", "No such knowledge base.", "No such evaluation run."),
+])
+def test_api_errors_follow_the_callers_language(admin_user, accept, base, run):
+    from rest_framework.test import APIClient
+
+    client = APIClient(HTTP_ACCEPT_LANGUAGE=accept)
+    client.force_authenticate(user=admin_user)
+    chat = client.post("/api/chat/", {"message": "你好", "kb": [_MISSING]}, format="json")
+    documents = client.get(f"/api/kb/documents/?kb={_MISSING}")
+    retrieve = client.post("/api/kb/retrieve/", {"query": "年假", "kb": [_MISSING]}, format="json")
+    kb = client.get(f"/api/kbs/{_MISSING}/")
+    evaluation = client.get(f"/api/eval/runs/{_MISSING}/")
+    for response, message in ((chat, base), (documents, base), (retrieve, base), (kb, base), (evaluation, run)):
+        assert response.status_code == 404 and response.json()["error"] == message, response.content
+
+
+# Every literal message given to gettext in these apps is in the Chinese catalogue: one that is missing is shown in
+# English on a Chinese page or API answer, and no test of a page may happen to reach it.
+_GETTEXT_CALL = re.compile(r"""\b(?:_|gettext|gettext_lazy|N_)\(\s*"((?:[^"\\]|\\.)+)"\s*[),%]""")
+
+
+@pytest.mark.parametrize("app", ["kb", "evals", "chat", "apikeys"])
+def test_every_gettext_message_of_the_api_apps_is_in_the_catalogue(app):
+    po = polib.pofile(str(ROOT / "locale" / "zh_Hans" / "LC_MESSAGES" / "django.po"))
+    known = {e.msgid for e in po if e.msgstr or e.msgstr_plural}
+    missing = sorted({m.encode().decode("unicode_escape") if "\\" in m else m
+                      for path in (ROOT / app).rglob("*.py") if "migrations" not in path.parts
+                      for m in _GETTEXT_CALL.findall(path.read_text())} - known)
+    assert missing == []

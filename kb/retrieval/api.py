@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.parsers import JSONParser
@@ -118,7 +119,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     try:
         kb_ids = requested_kb_ids(user, form.validated_data.get("kb"), ask=True)
     except KbNotFound:
-        raise Http404("no such knowledge base") from None
+        raise Http404(_("No such knowledge base.")) from None
     evidence = build_one_shot_retriever(snapshot, kb_ids=kb_ids, top_k=top_k).run(query=query, top_k=top_k)
     links = CitationLinks(user)
     links.prefetch_evidence(evidence.chunks)
