@@ -16,6 +16,13 @@ from apikeys.tickets import TICKET_HEADER
 KEYWORD = "Bearer"
 
 
+def _scoped_method(method: str) -> str:
+    """The method whose key scopes apply: HEAD is a GET without its body (Django answers it with the GET
+    handler), so a key that may GET may HEAD."""
+    method = (method or "").lower()
+    return "get" if method == "head" else method
+
+
 class ApiKeyAuthentication(BaseAuthentication):
     def authenticate(self, request: Any) -> tuple[Any, Any] | None:
         parts = get_authorization_header(request).split()
@@ -29,7 +36,7 @@ class ApiKeyAuthentication(BaseAuthentication):
         except services.KeyInvalid:
             raise exceptions.AuthenticationFailed("Invalid, expired or revoked API key.") from None
         view = (getattr(request, "parser_context", None) or {}).get("view")
-        accepted = getattr(view, "api_key_scopes", {}).get(request.method.lower(), ())
+        accepted = getattr(view, "api_key_scopes", {}).get(_scoped_method(request.method), ())
         if key.scope not in accepted:
             raise exceptions.PermissionDenied("This API key cannot be used here.")
         return user, key

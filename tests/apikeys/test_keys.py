@@ -248,3 +248,17 @@ def test_the_admin_lists_keys_without_secrets_and_revokes_them(world, admin_user
     browser.post("/admin/apikeys/apikey/", {"action": "revoke", "_selected_action": [row.pk]})
     row.refresh_from_db()
     assert row.revoked_at is not None
+
+
+def test_a_key_may_head_wherever_it_may_get_and_nowhere_else(world):
+    key = _api(key=_issue(world, "read"))
+    hr, fin = world["hr"], world["fin"]
+    for path, status in (("/api/kb/documents/", 200), (f"/api/kb/documents/{world['hr_doc'].pk}/", 200),
+                         (f"/api/kb/documents/{world['hr_doc'].pk}/file/", 200), (f"/api/kbs/{hr.pk}/", 200),
+                         (f"/api/kbs/{fin.pk}/", 404), ("/api/keys/", 403), ("/api/conversations/", 403)):
+        assert key.get(path).status_code == status, path
+        head = key.head(path)
+        body = b"".join(head.streaming_content) if head.streaming else head.content
+        assert head.status_code == status and body == b"", path
+    ask = _api(key=_issue(world, "ask"))
+    assert ask.get("/api/kb/documents/").status_code == ask.head("/api/kb/documents/").status_code == 403
