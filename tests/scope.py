@@ -45,11 +45,14 @@ def pytest_collection_modifyitems(config, items) -> None:
 
 
 @pytest.fixture(autouse=True)
-def a_test_outside_the_services_scope_touches_no_cache(request, monkeypatch):
+def a_test_outside_the_services_scope_touches_no_cache(request):
     """Fail a test that `DOCMIND_TEST_SCOPE=services` would leave out but that reads or writes a Django cache.
 
     Only the test's own thread is watched: a thread an earlier test left running may touch a cache at any time,
-    and a test whose cache use happens on threads it starts is not caught (it still runs in the embedded suite)."""
+    and a test whose cache use happens on threads it starts is not caught (it still runs in the embedded suite).
+    The patch is made by hand, not with `monkeypatch`: an autouse fixture that asked for `monkeypatch` would set it
+    up before the database fixtures, and so undo a test's own patches only after the database rollback they may
+    break."""
     if uses_services(request.node):
         yield
         return
@@ -64,9 +67,11 @@ def a_test_outside_the_services_scope_touches_no_cache(request, monkeypatch):
             touched.append(alias)
         return getitem(handler, alias)
 
-    monkeypatch.setattr(CacheHandler, "__getitem__", watched)
-    yield
-    monkeypatch.undo()
+    CacheHandler.__getitem__ = watched
+    try:
+        yield
+    finally:
+        CacheHandler.__getitem__ = getitem
     if touched:
         pytest.fail(f"this test uses the cache ({', '.join(sorted(set(touched)))}) but neither the database nor the "
                     "`services` mark, so the MariaDB + Redis run would leave it out: mark it "

@@ -3,9 +3,11 @@ import logging
 
 import pytest
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.core.files.base import ContentFile
 
 from chat.pipeline.payloads import retrieval
+from kb.citation_links import CitationLinks
 from kb.ingestion import worker
 from kb.models import Document, DocumentStatus
 from kb.retrieval.types import Evidence, Grade, GradeResult
@@ -50,5 +52,5 @@ def test_the_retrieval_event_trace_has_no_server_paths():
                         web_compensation_needed=False)
     evidence = Evidence(chunks=(), grade=grade, trace=(
         "vector retriever failed: VectorStoreError: cannot open the vector store at /srv/data/milvus.db: busy",))
-    assert retrieval(evidence).data["trace"] == [
+    assert retrieval(evidence, links=CitationLinks(AnonymousUser())).data["trace"] == [
         "vector retriever failed: VectorStoreError: cannot open the vector store at <server path>: busy"]
