@@ -19,14 +19,25 @@ FILES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, migrated_data_dir):
+def _server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("admin-browser-data"))
     live.prepare(staff=STAFF, template=migrated_data_dir)
     live.start()
     yield live
     live.stop()
+
+
+# One server per test: each counts the documents on the list page, so neither may see the other's uploads,
+# whichever order they run in.
+@pytest.fixture
+def server(tmp_path_factory, migrated_data_dir):
+    yield from _server(tmp_path_factory, migrated_data_dir)
+
+
+@pytest.fixture
+def folder_server(tmp_path_factory, migrated_data_dir):
+    yield from _server(tmp_path_factory, migrated_data_dir)
 
 
 def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(server, browser, tmp_path):
@@ -78,7 +89,7 @@ def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(serve
     assert errors == []
 
 
-def test_a_chosen_folder_uploads_with_its_paths_in_the_titles(server, browser, tmp_path):
+def test_a_chosen_folder_uploads_with_its_paths_in_the_titles(folder_server, browser, tmp_path):
     from playwright.sync_api import expect
 
     folder = tmp_path / "政策"
@@ -88,7 +99,7 @@ def test_a_chosen_folder_uploads_with_its_paths_in_the_titles(server, browser, t
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.goto(server.url + "/admin/login/?next=/admin/kb/document/upload/")
+    page.goto(folder_server.url + "/admin/login/?next=/admin/kb/document/upload/")
     page.fill("#id_username", STAFF["username"])
     page.fill("#id_password", STAFF["password"])
     page.click("input[type=submit]")
