@@ -1,20 +1,28 @@
-"""Fit the calibrated confidence (chat/confidence.py) on the CMRC 2018 trial set.
+"""Fit the calibrated confidence (chat/confidence.py) on the tuning halves of the evaluation sets.
 
-Run after bench/conversation_bench.py has built its data dir (same --data-dir, same --holdout-every):
-  .venv/bin/python -m bench.fit_confidence --data-dir /tmp/bench-conv [--sample 0.5] [--out fit.json]
+Two kinds of set, each collected once into a record file, then fitted together:
+  CMRC 2018 trial, after bench/conversation_bench.py has built its data dir (same --data-dir, --holdout-every):
+    .venv/bin/python -m bench.fit_confidence --data-dir /tmp/bench-conv --cache cmrc.json
+  an evaluation set of JSON lines as `manage.py eval_answers` reads them (eval/corpus/questions.jsonl), its
+  documents ingested into a data dir of its own:
+    .venv/bin/python -m bench.fit_confidence --questions eval/corpus/questions.jsonl --data-dir /tmp/fit-corpus \
+      --cache corpus.json --with cmrc.json --out fit.json
 
-Every answerable and held-back question goes through ChatPipeline (offline); the evidence features the
-pipeline stored with the answer are the inputs, "the answer contains a gold answer" the label. Prints the
-weights of the two logistic regressions of chat/confidence.py (Newton's method, small L2): "answerable"
-(answerable against held-back questions) and "right" (among answerable questions, the answer contains the
-gold answer); the AUROC on the even and odd halves when fitted on the other half; and for candidate
-abstention thresholds the share of each group that P(answerable) would flag.
+Every question goes through ChatPipeline (offline, abstention off); the evidence features the calibrator saw
+are the inputs, "the answer contains a gold answer" the label. CMRC's halves are every other question of each
+group (even: tune); an evaluation set's are its `split` field. The weights of the two logistic regressions of
+chat/confidence.py (Newton's method, small L2) — "answerable" (answerable against unanswerable questions) and
+"right" (among answerable questions, the answer contains a gold answer) — are fitted on every set's tuning half
+and measured on each set's check half: AUROC, the share of each group flagged at candidate thresholds, and how
+often answers in each confidence band are right.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -70,12 +78,12 @@ def replay(record: dict) -> dict[str, float]:
     return features
 
 
-def collect(args) -> list[dict]:
-    """Ask every sampled question once (abstention off) and record what the calibrator saw: the question it
-    assessed, the evidence chunks, the grade and the written answer."""
+@contextmanager
+def recording(seen: dict) -> Iterator[None]:
+    """While inside, every assessment of the calibrator writes into `seen` the question it assessed, the
+    evidence chunks, the grade and the written answer."""
     from chat.confidence import ConfidenceCalibrator
 
-    seen: dict = {}
     run, on_answer = ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer
 
     # The wrappers pass every other argument through unchanged: a new keyword of the calibrator (as
@@ -92,9 +100,20 @@ def collect(args) -> list[dict]:
 
     ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer = recording_run, recording_on_answer
     try:
-        return _ask_all(args, seen)
+        yield
     finally:
         ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer = run, on_answer
+
+
+# Nothing abstains while collecting (an abstention would label itself wrong) and nothing is cached.
+NO_ABSTENTION = {"answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}
+
+
+def collect(args) -> list[dict]:
+    """Ask every sampled CMRC question once and record what the calibrator saw."""
+    seen: dict = {}
+    with recording(seen):
+        return _ask_all(args, seen)
 
 
 def _ask_all(args, seen: dict) -> list[dict]:
@@ -108,13 +127,12 @@ def _ask_all(args, seen: dict) -> list[dict]:
     else:
         _, answerable, unanswerable, _ = load(args.holdout_every)
     user = bench_user("bench-fit")
-    # Nothing abstains while fitting (an abstention would label itself wrong) and nothing is cached.
-    pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids, snapshot=
-        {**snap, "answer.abstain_below": 0.0, "answer.confidence_medium": 0.0, "cache.semantic.enabled": False}))
+    pipeline = ChatPipeline(stages_factory=lambda snap, kb_ids: build_stages(kb_ids=kb_ids,
+                                                                              snapshot={**snap, **NO_ABSTENTION}))
     records = []
     for group, questions in (("answerable", sample(answerable, args.sample)),
                              ("unanswerable", sample(unanswerable, args.sample))):
-        for q in questions:
+        for position, q in enumerate(questions):
             seen.clear()
             done = None
             for event in pipeline.run(user=user, message=q["question"], cancel=threading.Event()):
@@ -122,10 +140,82 @@ def _ask_all(args, seen: dict) -> list[dict]:
                     done = event.data
             if done is None or not seen.get("chunks"):
                 continue
-            records.append({"group": group, "asked": q["question"], "question": seen["question"],
+            records.append({"set": "cmrc", "half": "tune" if position % 2 == 0 else "check", "group": group,
+                            "asked": q["question"], "question": seen["question"],
                             "hit": any(a in done["answer"] for a in q["answers"]), "chunks": seen["chunks"],
                             "grade": seen["grade"], "answer": seen.get("answer", "")})
     return records
+
+
+def collect_set(path: Path, *, smoke: bool = False) -> list[dict]:
+    """Ask an evaluation set (its documents ingested from docs/ beside it, as `manage.py eval_answers` does) and
+    record what the calibrator saw for each question's own turn; statements assess no evidence and are left out."""
+    from chat.evaluation.runner import Asker, eval_user, ingest_files
+    from chat.evaluation.scoring import STATEMENT, load_questions, score
+
+    questions = [q for q in load_questions([path]) if q.category != STATEMENT]
+    if smoke:
+        questions = questions[:SMOKE_QUESTIONS * 2]
+    docs = path.parent / "docs"
+    ids = ingest_files(sorted(p for p in docs.iterdir() if p.is_file()), domain="fit-confidence")
+    seen: dict = {}
+
+    class RecordingAsker(Asker):
+        def _events(self, message, conversation_id):  # only the last turn asked (the question itself) is kept
+            seen.clear()
+            return super()._events(message, conversation_id)
+
+    asker = RecordingAsker(user=eval_user("bench-fit-set"), names_by_id={v: k for k, v in ids.items()},
+                           overrides=NO_ABSTENTION)
+    records = []
+    with recording(seen):
+        for q in questions:
+            outcome = asker.ask(q)
+            if outcome.error or not seen.get("chunks"):
+                continue
+            records.append({"set": path.stem, "half": q.split or "tune", "category": q.category,
+                            "group": "answerable" if q.answerable else "unanswerable", "asked": q.question,
+                            "question": seen["question"], "hit": score(q, outcome).hit if q.answerable else False,
+                            "chunks": seen["chunks"], "grade": seen["grade"], "answer": seen.get("answer", "")})
+    return records
+
+
+def _with_halves(records: list[dict]) -> list[dict]:
+    """Records of an older cache, which named neither set nor half: CMRC's, halved by position in each group."""
+    position = {"answerable": 0, "unanswerable": 0}
+    for r in records:
+        if "half" not in r:
+            r["set"], r["half"] = "cmrc", "tune" if position[r["group"]] % 2 == 0 else "check"
+            position[r["group"]] += 1
+    return records
+
+
+def prob(w: np.ndarray, m: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
+
+
+def measure(rows: list[dict], w_ans: np.ndarray, w_right: np.ndarray, *, medium_from: float,
+            high_from: float) -> dict:
+    """What the fitted weights do on `rows`: AUROC of the score for a right answer (all, and within answerable
+    questions), of P(answerable) for answerable questions, the share of each group P(answerable) flags at
+    candidate thresholds, and the share right of the answerable questions in each band of the score."""
+    hit = np.array([bool(r["hit"]) for r in rows])
+    ans = np.array([r["group"] == "answerable" for r in rows])
+    p_ans = prob(w_ans, np.array([[r["features"][f] for f in ANSWERABLE_FEATURES] for r in rows]))
+    score = p_ans * prob(w_right, np.array([[r["features"][f] for f in RIGHT_FEATURES] for r in rows]))
+    bands = np.where(score >= high_from, "high", np.where(score >= medium_from, "medium", "low"))
+    return {
+        "n": len(rows), "answerable": int(ans.sum()),
+        "auroc_hit": round(auroc(list(score), list(hit)), 4),
+        "auroc_hit_given_answerable": round(auroc(list(score[ans]), list(hit[ans])), 4) if ans.any() else None,
+        "auroc_answerable": round(auroc(list(p_ans), list(ans)), 4) if ans.any() and (~ans).any() else None,
+        "flagged_below": {f"{t:.2f}": {"unanswerable": round(float(np.mean(p_ans[~ans] < t)), 3) if (~ans).any()
+                                       else None,
+                                       "answerable": round(float(np.mean(p_ans[ans] < t)), 3)}
+                          for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)},
+        "right_per_band": {band: {"n": int((bands[ans] == band).sum()),
+                                  "right": round(float(hit[ans][bands[ans] == band].mean()), 3)
+                                  if (bands[ans] == band).any() else None} for band in ("high", "medium", "low")}}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -133,63 +223,49 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-conv"))
     parser.add_argument("--holdout-every", type=int, default=10)
     parser.add_argument("--sample", type=float, default=1.0)
-    parser.add_argument("--cache", type=Path, default=None, help="reuse/write the collected features here")
+    parser.add_argument("--questions", type=Path, default=None,
+                        help="collect this evaluation set (JSON lines, documents in docs/ beside it) instead of CMRC")
+    parser.add_argument("--cache", type=Path, default=None, help="reuse/write the collected records here")
+    parser.add_argument("--with", dest="also", type=Path, nargs="*", default=[],
+                        help="record files of other sets (their --cache) to fit together with")
     args = parser.parse_args(argv)
     if args.smoke:  # over what `conversation_bench --smoke` ingested
         args.holdout_every = 2
-    setup_django(data_dir=args.data_dir, offline=False, migrate=False)
+    setup_django(data_dir=args.data_dir, offline=False, migrate=args.questions is not None)
     from chat.confidence import FEATURES
+    from config_admin.registry import spec
 
     if args.cache and args.cache.exists():
         records = json.loads(args.cache.read_text())
     else:
-        records = collect(args)
+        records = collect_set(args.questions, smoke=args.smoke) if args.questions else collect(args)
         if args.cache:
             args.cache.write_text(json.dumps(records, ensure_ascii=False))
+    for path in args.also:
+        records = records + json.loads(path.read_text())
     # Features are recomputed from the recorded inputs with the current code, so a changed signal is
     # tried without asking the questions again.
-    rows = [{"group": r["group"], "hit": r["hit"], "features": replay(r)} for r in records]
-    hit = np.array([float(r["hit"]) for r in rows])
-    answerable = np.array([float(r["group"] == "answerable") for r in rows])
+    rows = [{**r, "features": replay(r)} for r in _with_halves(records)]
+    tune = [r for r in rows if r["half"] == "tune"]
 
-    def matrix(names: tuple[str, ...]) -> np.ndarray:
-        return np.array([[r["features"][f] for f in names] for r in rows])
+    def matrix(part: list[dict], names: tuple[str, ...]) -> np.ndarray:
+        return np.array([[r["features"][f] for f in names] for r in part])
 
-    def prob(w: np.ndarray, m: np.ndarray) -> np.ndarray:
-        return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
-
-    xa, xr = matrix(ANSWERABLE_FEATURES), matrix(RIGHT_FEATURES)
-    # Halves by position within each group (every other question, as `--sample 0.5` picks them): the weights
-    # are fitted on the even half and every figure below is measured on the odd half, never in sample.
-    position = np.zeros(len(rows), dtype=int)
-    for group in ("answerable", "unanswerable"):
-        members = [i for i, r in enumerate(rows) if r["group"] == group]
-        position[members] = np.arange(len(members))
-
-    def fitted(train: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return fit(xa[train], answerable[train]), fit(xr[train & (answerable > 0)], hit[train & (answerable > 0)])
-
-    even, odd = position % 2 == 0, position % 2 == 1
-    w_ans, w_right = fitted(even)
-    result: dict = {"records": len(rows), "fitted_on_even_half": {}, "halves": {}, "odd_half_flagged_below": {}}
+    answerable_tune = [r for r in tune if r["group"] == "answerable"]
+    w_ans = fit(matrix(tune, ANSWERABLE_FEATURES), np.array([float(r["group"] == "answerable") for r in tune]))
+    w_right = fit(matrix(answerable_tune, RIGHT_FEATURES), np.array([float(r["hit"]) for r in answerable_tune]))
+    result: dict = {"records": len(rows), "fitted_on_tune_halves": {}, "sets": {}}
     for name, names, w in (("ANSWERABLE_WEIGHTS", ANSWERABLE_FEATURES, w_ans),
                            ("RIGHT_WEIGHTS", RIGHT_FEATURES, w_right)):
         weights = dict.fromkeys(FEATURES, 0.0) | {f: round(float(v), 2) for f, v in zip(names, w[:-1], strict=True)}
-        result["fitted_on_even_half"][name] = {**weights, "bias": round(float(w[-1]), 2)}
-    for label, train, test in (("even -> odd", even, odd), ("odd -> even", odd, even)):
-        wa, wr = fitted(train)
-        p_ans = prob(wa, xa[test])
-        score = p_ans * prob(wr, xr[test])
-        ans = answerable[test] > 0
-        result["halves"][label] = {
-            "auroc_hit": round(auroc(list(score), list(hit[test] > 0)), 4),
-            "auroc_hit_given_answerable": round(auroc(list(score[ans]), list(hit[test][ans] > 0)), 4),
-            "auroc_answerable": round(auroc(list(p_ans), list(ans)), 4)}
-    p_ans = prob(w_ans, xa[odd])
-    for t in (0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
-        result["odd_half_flagged_below"][f"{t:.2f}"] = {
-            "unanswerable": round(float(np.mean(p_ans[answerable[odd] == 0] < t)), 3),
-            "answerable": round(float(np.mean(p_ans[answerable[odd] > 0] < t)), 3)}
+        result["fitted_on_tune_halves"][name] = {**weights, "bias": round(float(w[-1]), 2)}
+    bands = {"medium_from": spec("answer.confidence_medium").default,
+             "high_from": spec("answer.confidence_high").default}
+    for set_name in sorted({r["set"] for r in rows}):
+        result["sets"][set_name] = {half: measure([r for r in rows if r["set"] == set_name and r["half"] == half],
+                                                  w_ans, w_right, **bands)
+                                    for half in ("tune", "check")
+                                    if any(r["set"] == set_name and r["half"] == half for r in rows)}
     write_json(result, args.out)
 
 
