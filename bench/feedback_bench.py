@@ -38,7 +38,7 @@ def users():
 
 def curated(pairs: int, turns: int) -> dict:
     from chat.pipeline import ChatPipeline
-    from chat.pipeline.steps import curated_probe
+    from chat.pipeline.curated_answers import curated_probe
     from chat.pipeline.turn import ChatTurn
     from chat.services import conversation_start, message_add_question
     from chat.types import QueryClassification

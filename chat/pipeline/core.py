@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy
 from chat.answer_cache import CachedAnswer
 from chat.events import ChatEvent, error_event
 from chat.models import MessageStatus
-from chat.pipeline import observe, payloads, steps
+from chat.pipeline import answering, caching, curated_answers, gathering, memories, observe, payloads, trust
 from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
@@ -113,52 +113,52 @@ class ChatPipeline:
             yield from self._meta_answer(turn, stages, classification, guard)
             return
         with span("chat.routing"):
-            decision = steps.route(stages, classification, turn.document_id)
+            decision = gathering.route(stages, classification, turn.document_id)
         record.route = decision
         yield payloads.routing(decision)
         with span("chat.curated"):
-            curated = guard.call(lambda: steps.curated_probe(turn, classification), name="curated")
+            curated = guard.call(lambda: curated_answers.curated_probe(turn, classification), name="curated")
         if curated is not None:
             yield from self._curated(turn, stages, curated, guard)
             return
 
         memory = self._timed(turn, "memory", lambda: guard.call(
-            lambda: steps.recall_memories(stages, turn, classification), name="memory"))
+            lambda: memories.recall_memories(stages, turn, classification), name="memory"))
         # An answer made with other memories of the user is not reused.
         # Nor one made with another set of readable knowledge bases (a revoked grant changes the set).
         cache_scope = ((f"doc{turn.document_id}" if turn.document_id else "kb") + ":"
                        + ",".join(map(str, sorted(turn.kb_ids))) + memory.cache_tag)
         with span("chat.cache.lookup"):
-            probe = guard.call(lambda: steps.cache_probe(stages, turn, classification, cache_scope), name="cache")
+            probe = guard.call(lambda: caching.cache_probe(stages, turn, classification, cache_scope), name="cache")
         if probe.vector is not None:
             observe.cache_lookup(probe.hit is not None)
         if probe.hit is not None:
             yield from self._replay(turn, stages, decision, probe.hit, guard, links)
             return
         with span("chat.retrieval", {"docmind.route": decision.mode.value}):
-            evidence = yield from steps.retrieve(stages, turn, classification, decision, guard)
+            evidence = yield from gathering.retrieve(stages, turn, classification, decision, guard)
         guard.check()
         record.evidence = evidence
         # The evidence is the asker's to see only as far as it may read each original (see kb.citation_links).
         yield payloads.retrieval(evidence, links=links)
         yield payloads.rerank(evidence)
         yield payloads.grader(evidence)
-        assessment = steps.assess(stages, classification, decision, evidence)
+        assessment = trust.assess(stages, classification, decision, evidence)
         record.assessment = assessment
         if assessment.no_evidence:
             yield from self._abstain(turn, stages, evidence, assessment, guard)
             return
 
-        shape = steps.answer_shape(classification, decision)
+        shape = answering.answer_shape(classification, decision)
         prompt = self._timed(turn, "prompt", lambda: guard.call(
-            lambda: steps.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
+            lambda: answering.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
         record.prompt = prompt
-        sources = steps.with_revisions(payloads.source_cards(prompt.chunks))
+        sources = answering.with_revisions(payloads.source_cards(prompt.chunks))
         record.sources, record.extractive = sources, stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=assessment.low_confidence, mode=decision.mode.value)
         question = classification.rewritten or turn.question
-        sides = steps.comparison_sides(shape, question)
+        sides = answering.comparison_sides(shape, question)
         try:
             yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question,
                                                                          shape=shape, sides=sides), guard)
@@ -168,23 +168,23 @@ class ChatPipeline:
             note = "\n\n" + str(TRUNCATED_NOTE)
             turn.answer += note
             yield payloads.token(note)
-        assessment = steps.reassess(stages, assessment, turn.answer, question, evidence)
+        assessment = trust.reassess(stages, assessment, turn.answer, question, evidence)
         record.assessment = assessment
         with span("chat.citations"):
-            report = steps.cite(stages, turn.answer, prompt, evidence, assessment, question)
+            report = answering.cite(stages, turn.answer, prompt, evidence, assessment, question)
         result = report.as_dict()
         if turn.record.truncated:
             result.update(truncated=True, confidenceBand="low" if result.get("confidenceBand") else "")
         done = self._done(turn, stages, result, error="truncated" if turn.record.truncated else "")
         with span("chat.cache.store"):
-            steps.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
+            caching.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
                               report.as_dict())
         yield done
 
     def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
                 guard: StageGuard, links: CitationLinks) -> Iterator[ChatEvent]:
         """A semantic-cache hit streams the same events, with the cached evidence and answer."""
-        evidence = steps.cached_evidence(hit)
+        evidence = caching.cached_evidence(hit)
         turn.record.evidence = evidence
         turn.record.cached_question = hit.question
         turn.record.sources = hit.sources
@@ -193,10 +193,10 @@ class ChatPipeline:
         yield payloads.grader(evidence)
         yield payloads.start(extractive=hit.extractive, model=hit.model, sources=hit.sources,
                              low_confidence=hit.low_confidence, cached=True, mode=decision.mode.value)
-        yield from self._generate(turn, lambda: steps.replay_tokens(hit.answer), guard)
+        yield from self._generate(turn, lambda: answering.replay_tokens(hit.answer), guard)
         yield self._done(turn, stages, hit.report)
 
-    def _curated(self, turn: ChatTurn, stages: TurnStages, curated: steps.CuratedAnswer,
+    def _curated(self, turn: ChatTurn, stages: TurnStages, curated: curated_answers.CuratedAnswer,
                  guard: StageGuard) -> Iterator[ChatEvent]:
         """An editor's answer to this question: streamed as written, labelled with its author and date, citing
         the documents it names that the asker may read."""
@@ -204,7 +204,7 @@ class ChatPipeline:
         turn.record.sources = curated.sources
         yield payloads.start(extractive=False, model="curated", sources=curated.sources, mode="CURATED",
                              curated=curated.label())
-        yield from self._generate(turn, lambda: steps.replay_tokens(curated.answer), guard)
+        yield from self._generate(turn, lambda: answering.replay_tokens(curated.answer), guard)
         yield self._done(turn, stages, {"citations": curated.citations(), "citationCoverage": None,
                                         "invalidRefs": [], "confidenceScore": 1.0, "confidenceBand": "high",
                                         "curated": curated.label()})
@@ -215,7 +215,7 @@ class ChatPipeline:
         turn.record.meta_scope = classification.scope.value
         yield payloads.meta_routing(classification.scope.value)
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
-        yield from self._generate(turn, lambda: steps.meta_tokens(stages, turn, classification), guard)
+        yield from self._generate(turn, lambda: answering.meta_tokens(stages, turn, classification), guard)
         yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": None, "confidenceBand": ""})
 
@@ -223,11 +223,11 @@ class ChatPipeline:
                  guard: StageGuard) -> Iterator[ChatEvent]:
         """The evidence does not answer the question: say so, in the question's language, rather than let
         a model improvise or quote what is merely nearby; the closest sources are shown as related."""
-        related = payloads.related_cards(steps.related_chunks(evidence))
+        related = payloads.related_cards(answering.related_chunks(evidence))
         turn.record.sources, turn.record.extractive = related, stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=related,
                              no_evidence=True, mode=turn.record.route.mode.value if turn.record.route else "")
-        text = steps.abstention_text(turn.question, related)
+        text = answering.abstention_text(turn.question, related)
         yield from self._generate(turn, lambda: iter([text]), guard)
         yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
                                 "confidenceScore": round(assessment.score, 4), "confidenceBand": "none"})
@@ -247,7 +247,7 @@ class ChatPipeline:
         saved = finish_turn(turn, citations=list(report.get("citations", [])), error=error,
                             confidence_score=report.get("confidenceScore"),
                             confidence_band=str(report.get("confidenceBand") or ""))
-        steps.schedule_memory_extraction(turn, stages)  # runs on a worker: the answer never waits for it
+        memories.schedule_memory_extraction(turn, stages)  # runs on a worker: the answer never waits for it
         turn.record.report = dict(report)
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,
                              message_id=saved.pk, question_id=turn.question_message.pk,

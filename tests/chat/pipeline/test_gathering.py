@@ -1,4 +1,4 @@
-"""Pipeline steps: how the agentic hook reports a loop that stopped, and what the assessment is asked."""
+"""Gathering evidence: how the agentic hook reports a loop that stopped."""
 from __future__ import annotations
 
 import logging
@@ -9,7 +9,7 @@ import pytest
 
 from chat.agentic import factory
 from chat.agentic.types import AgenticCancelled
-from chat.pipeline import steps
+from chat.pipeline import gathering
 from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.turn import TurnCancelled
 from kb.retrieval.params import RetrievalParams
@@ -27,26 +27,14 @@ def test_a_cancelled_agentic_loop_logs_no_traceback_and_leaves_the_turn_line_to_
     cancel.set()
     turn = SimpleNamespace(question="对比一下两篇文档", history=[], log={}, user=SimpleNamespace(pk=1))
     guard = StageGuard(cancel)
-    with caplog.at_level(logging.DEBUG, logger="chat.pipeline.steps"):
+    with caplog.at_level(logging.DEBUG, logger="chat.pipeline.gathering"):
         with pytest.raises(TurnCancelled):
             stages = SimpleNamespace(snapshot={}, chat_model=None, kb_ids=frozenset(),
                                      retrieval_params=RetrievalParams(), memory=MemoryParams())
-            list(steps.agentic(stages=stages, turn=turn, classification=None,
-                               guard=guard))
+            list(gathering.agentic(stages=stages, turn=turn, classification=None,
+                                   guard=guard))
         guard.settle()  # the loop's thread reports its own end after the turn has already stopped
-    records = [r for r in caplog.records if r.name == "chat.pipeline.steps"]
+    records = [r for r in caplog.records if r.name == "chat.pipeline.gathering"]
     assert len(records) == 1
     assert records[0].levelno == logging.DEBUG and records[0].exc_info is None
     assert "client left" in records[0].getMessage()
-
-
-def test_clauses_about_the_asker_are_left_out_of_the_assessed_question():
-    assert steps.assessed_question("我刚调到深圳分公司，年假有多少天？") == "年假有多少天？"
-    assert steps.assessed_question("根据我的情况，年假有多少天？") == "年假有多少天？"
-    assert (steps.assessed_question("I work in Shanghai, how many days of leave do I get?")
-            == "how many days of leave do I get?")
-
-
-def test_a_question_that_is_all_about_the_asker_or_not_at_all_is_kept_whole():
-    assert steps.assessed_question("我能请几天年假？") == "我能请几天年假？"
-    assert steps.assessed_question("退款多久到账？") == "退款多久到账？"
