@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -234,14 +233,12 @@ class ChatPipeline:
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   guard: StageGuard) -> Iterator[ChatEvent]:
-        started = time.monotonic()
-        with span("chat.generation"):
+        with turn.record.timed("generation"), span("chat.generation"):
             # On a helper thread: Stop ends the turn even while the model is silent before its next token.
             for piece in guard.iterate(produce, name="generation"):
                 if piece:
                     turn.answer += piece
                     yield payloads.token(piece)
-        turn.record.timings_ms["generation"] = round((time.monotonic() - started) * 1000, 1)
 
     def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any], *, error: str = "") -> ChatEvent:
         saved = finish_turn(turn, citations=list(report.get("citations", [])), error=error,
@@ -261,12 +258,8 @@ class ChatPipeline:
 
     @staticmethod
     def _timed(turn: ChatTurn, name: str, call: Callable[[], Any]) -> Any:
-        started = time.monotonic()
-        try:
-            with span(f"chat.{name}"):
-                return call()
-        finally:
-            turn.record.timings_ms[name] = round((time.monotonic() - started) * 1000, 1)
+        with turn.record.timed(name), span(f"chat.{name}"):
+            return call()
 
 
 

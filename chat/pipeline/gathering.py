@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import queue
-import time
 from collections.abc import Generator
 from typing import Any
 
@@ -36,8 +35,7 @@ def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
 
     Each search runs under `guard`: Stop ends the turn while a search is still running.
     """
-    started = time.monotonic()
-    try:
+    with turn.record.timed("retrieval"):
         if decision.mode is Mode.SELECTED_DOC and turn.document_id is not None:
             document_id, kb_ids = turn.document_id, turn.kb_ids
             return guard.call(lambda: direct_read(stages, document_id, kb_ids), name="direct-read")
@@ -47,8 +45,6 @@ def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
                 return evidence
             turn.record.agentic_fallback = "agentic loop failed or found nothing: one-shot retrieval"
         return guard.call(lambda: one_shot(stages, turn, classification), name="retrieval")
-    finally:
-        turn.record.timings_ms["retrieval"] = round((time.monotonic() - started) * 1000, 1)
 
 
 def one_shot(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Evidence:

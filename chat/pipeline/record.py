@@ -1,6 +1,9 @@
 """`TurnRecord`: what one chat turn decided and found, typed while it runs and saved as its retrieval log."""
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +52,16 @@ class TurnRecord:
     kb_ids: list[int] = field(default_factory=list)
     # The curated answer that answered the turn (pair id, author, date).
     curated: dict[str, Any] = field(default_factory=dict)
+
+    @contextlib.contextmanager
+    def timed(self, stage: str) -> Iterator[None]:
+        """The stage's wall time in `timings_ms`, however it ends: a failed or stopped turn's log says where
+        the time went."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.timings_ms[stage] = round((time.monotonic() - started) * 1000, 1)
 
     def as_log(self) -> dict[str, Any]:
         log: dict[str, Any] = {"timings_ms": dict(self.timings_ms)}
