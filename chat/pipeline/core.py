@@ -177,7 +177,7 @@ class ChatPipeline:
         done = self._done(turn, stages, result, error="truncated" if turn.record.truncated else "")
         with span("chat.cache.store"):
             caching.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
-                              report.as_dict())
+                                report.as_dict())
         yield done
 
     def _replay(self, turn: ChatTurn, stages: TurnStages, decision: PathDecision, hit: CachedAnswer,
