@@ -74,7 +74,7 @@ def test_conversation_bench_and_the_confidence_fit_run_on_a_tiny_set(seeded, tin
     assert report["documents"] == 2 and report["errors"] == 0
     assert report["single_turn"]["n"] > 0 and report["abstention"]["unanswerable_n"] > 0
     assert report["followup"]["n"] == 1
-    assert fitted["records"] > 0 and set(fitted["fitted_on_even_half"]) == {"ANSWERABLE_WEIGHTS", "RIGHT_WEIGHTS"}
+    assert fitted["records"] > 0 and set(fitted["fitted_on_tune_halves"]) == {"ANSWERABLE_WEIGHTS", "RIGHT_WEIGHTS"}
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
