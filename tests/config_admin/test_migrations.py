@@ -1,0 +1,43 @@
+"""Data migrations of config_admin: a new default reaches the rows no administrator has set, and no other."""
+import importlib
+
+import pytest
+from django.apps import apps
+
+from config_admin.models import SysAiConfig, SysAiConfigChange
+from config_admin.registry import seed_rows
+
+lower_bar = importlib.import_module("config_admin.migrations.0008_lower_abstention_bar")
+
+
+@pytest.mark.django_db
+def test_an_unedited_abstention_bar_moves_to_the_new_default():
+    seed_rows(apps)
+    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value="0.3")
+
+    lower_bar.forwards(apps, None)
+
+    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.1"
+
+
+@pytest.mark.django_db
+def test_an_abstention_bar_an_administrator_set_is_kept_even_at_the_old_default():
+    seed_rows(apps)
+    row = SysAiConfig.objects.get(key=lower_bar.KEY)
+    row.value = "0.3"
+    row.save()
+    SysAiConfigChange.objects.create(config=row, old_value="0.2", new_value="0.3")
+
+    lower_bar.forwards(apps, None)
+
+    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.3"
+
+
+@pytest.mark.django_db
+def test_going_back_restores_the_old_default_on_an_unedited_row():
+    seed_rows(apps)
+    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value="0.1")
+
+    lower_bar.backwards(apps, None)
+
+    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.3"
