@@ -21,7 +21,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     args = parser.parse_args(argv)
     # The answerer is plain Python: no settings, database or index is needed.
-    from chat.generation.extractive import ExtractiveAnswerer
+    from chat.offline.extractive import ExtractiveAnswerer
     from kb.retrieval.types import ScoredChunk
 
     answerer = ExtractiveAnswerer()

@@ -17,7 +17,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from chat.citations import REF, split_sentences
-from chat.generation.extractive import beyond_context, overlap, terms
+from chat.offline.extractive import beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
 from docmind.language import is_chinese
 from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words

@@ -1,4 +1,4 @@
-"""Agentic retrieval: the bounded tool-calling loop, its tools, the offline planner and per-turn dedup."""
+"""Agentic retrieval: the bounded tool-calling loop, its tools and per-turn dedup (offline planner: chat/offline)."""
 from chat.agentic.orchestrator import AgenticSearchOrchestrator
 from chat.agentic.types import AgenticResult
 

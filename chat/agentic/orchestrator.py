@@ -10,13 +10,13 @@ from dataclasses import replace
 from threading import Event
 from typing import Any, Protocol
 
-from chat.agentic.offline_planner import OfflinePlanner
 from chat.agentic.prompt import build_system_prompt
 from chat.agentic.search import DocSearch
 from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_tools, parse_arguments
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
 from chat.agentic.types import AgenticCancelled, AgenticEmpty, AgenticResult, ToolCallRecord, ToolOutcome
 from chat.events import AGENTIC, CODE_EXEC, ChatEvent
+from chat.offline.planner import OfflinePlanner
 from docmind.fairshare import FairShareExecutor
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.sandbox import PythonSandbox

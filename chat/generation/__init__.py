@@ -1,5 +1,4 @@
-"""Answer generation: remote streaming and the offline extractive answerer."""
+"""Answer generation: the remote model's streamed answer, or the offline answerer's (chat/offline) in pieces."""
 from chat.generation.answer_generator import AnswerGenerator
-from chat.generation.extractive import ExtractiveAnswerer
 
-__all__ = ["AnswerGenerator", "ExtractiveAnswerer"]
+__all__ = ["AnswerGenerator"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from chat.generation.extractive import ExtractiveAnswerer
+from chat.offline.extractive import ExtractiveAnswerer
 from chat.types import AnswerShape, PromptParts
 from docmind.llm.base import ChatModel
 

@@ -12,7 +12,7 @@ from chat.citations import CitationParser
 from chat.confidence import ConfidenceCalibrator
 from chat.direct_read import DocumentDirectReader
 from chat.generation import AnswerGenerator
-from chat.generation.extractive import ExtractiveAnswerer
+from chat.offline.extractive import ExtractiveAnswerer
 from chat.path import PathRouter
 from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding

@@ -6,8 +6,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
+from chat.offline.heuristic_classifier import HeuristicClassifier
 from chat.types import ConversationContext, PreviousTurn, QueryClassification, Scope
-from chat.understanding.heuristic_classifier import HeuristicClassifier
 from chat.understanding.llm_classifier import LlmQueryClassifier
 from chat.understanding.meta_intent_detector import MetaIntentDetector
 from chat.understanding.rewrite_check import RewriteValidator

@@ -5,7 +5,7 @@ from types import MappingProxyType
 
 import pytest
 
-from chat.generation import ExtractiveAnswerer
+from chat.offline.extractive import ExtractiveAnswerer, _shape_fit, _shapes
 from chat.types import AnswerShape
 from kb.retrieval.types import ScoredChunk
 
@@ -113,12 +113,12 @@ def test_a_paraphrased_answer_is_found_through_the_characters_it_shares_with_the
     answer = ExtractiveAnswerer().run(question="灰斑鼠的体重大约是多少？", chunks=[MOUSE])
     assert "约只有50克重" in answer
     # The shared character alone decides here, without the expected-shape cue.
-    monkeypatch.setattr("chat.generation.extractive.SHAPE_BONUS", 0.0)
+    monkeypatch.setattr("chat.offline.extractive.SHAPE_BONUS", 0.0)
     assert "约只有50克重" in ExtractiveAnswerer().run(question="灰斑鼠的体重大约是多少？", chunks=[MOUSE])
 
 
 def test_a_when_question_prefers_the_sentence_that_holds_a_date(monkeypatch):
-    monkeypatch.setattr("chat.generation.extractive.PARTIAL_BONUS", 0.0)
+    monkeypatch.setattr("chat.offline.extractive.PARTIAL_BONUS", 0.0)
     answer = ExtractiveAnswerer().run(question="青石桥是什么时候建好的？", chunks=[BRIDGE])
     assert "1892年全部完工" in answer
     assert "石狮子" not in answer
@@ -151,8 +151,6 @@ def test_a_sentence_cut_inside_a_title_mark_is_quoted_whole():
     ("老周病死后，儿子做了什么？", False), ("老周的儿子叫什么？", False),
 ])
 def test_only_a_question_about_how_someone_died_looks_for_a_death(question, asks_death):
-    from chat.generation.extractive import _shape_fit, _shapes
-
     assert (_shape_fit(_shapes(question), "老周于1950年冬天病故。") > 0) is asks_death
 
 

