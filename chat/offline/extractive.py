@@ -49,21 +49,27 @@ _POINTS_BACK = re.compile(r"^(?:因此|因而|所以|故|于是|从而|由此|�
                           r"不过|此外|另外|同时|后来|之后|随后|最终|其中|包括|例如|如|即|亦|也|又|还|"
                           r"(?:this|these|that|those|it|its|they|their|he|she|his|her|so|thus|therefore|hence|"
                           r"however|but|also|then|later)\b)", re.IGNORECASE)
-# How many neighbouring sentences one quoted sentence may pull in through such references.
+# How many neighbouring sentences one quoted sentence may pull in through such references, each way: kept small so
+# a chain of sentences that each point back cannot turn one quote into the whole paragraph.
 CONTINUATION = 2
 # Brackets and quotation marks a sentence terminator inside them does not end ("《卡拉OK.LIVE！‧台北‧我》",
 # "称：“文章者…也。与山水近…”"): the split piece is merged with the next ones until they close (at most
 # OPEN_SPAN pieces), so a quote never stops mid-title or mid-quotation.
 _PAIRS = {"《": "》", "（": "）", "(": ")", "“": "”", "「": "」", "『": "』", "【": "】"}
+# Pieces one open bracket or quotation mark may join; beyond them the mark is taken as unclosed in the source.
 OPEN_SPAN = 4
 # How much the expected shape of the fact (a number for "多少", a date for "何时"…) and a partly shared word (体重 →
 # "约只有8公斤重") add to a sentence's match with the question's words. They decide which sentences are quoted, never
 # how many: that stays the number of sentences the question's words alone carry above the floor.
+# A fifth of a sentence matching the whole question: it settles near-ties, small against sharing more of its words.
 SHAPE_BONUS = 0.2
+# Question words that a heading listing several things names (婚假、产假与陪产假) count half: enough to pick the clause.
 NAMED_CLAUSE = 0.5
+# The same fifth as SHAPE_BONUS, for the same reason: a paraphrase's shared characters only break near-ties.
 PARTIAL_BONUS = 0.2
 # A sentence saying on average this share of the characters of each asked-about word is quoted even when no sentence
 # has a whole one ("本鱼体呈银灰色" for "身体是什么颜色").
+# 0.5: one character of each two-character asked-about word, as "体呈银灰色" keeps 体 of 身体 and 色 of 颜色.
 PARTIAL_QUOTE = 0.5
 # A quoted sentence with fewer meaningful characters than this rarely states a whole fact ("产妇症状为高热。"): the
 # sentence after it in the same chunk is quoted with it when that one bears on the question too (shares a word, part
@@ -86,7 +92,9 @@ _BREAKS = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*[^\s:：。.，,]{1,24}[:：]\s*\S")
+# At most this many sentences under a remembered short-answer preference, against max_sentences' default of 5.
 SHORT_SENTENCES = 2
+# At least this many under a detailed-answer preference: as many as a summary quotes (summary_sentences' default).
 DETAILED_SENTENCES = 8
 _STYLE_ZH = {"short": "简洁回答", "detailed": "详细回答", "en": "用英文回答（引文保持原文语言）", "zh": "用中文回答"}
 _STYLE_EN = {"short": "short answers", "detailed": "detailed answers",

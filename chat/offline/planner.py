@@ -7,6 +7,8 @@ from collections.abc import Iterator
 
 from docmind.llm.base import ChatReply, LlmError, ToolCall
 
+# At most this many searches in the first round (one per focus), so a question listing many parts cannot
+# multiply one turn's retrieval cost.
 MAX_FOCI = 4
 _SENTENCES = re.compile(r"[？?；;。!！\n]+")
 _LEADING = re.compile(r"^(?:请|请问)?(?:对比|比较|compare|分别说明|分别介绍|以及|另外|还有|同时|并且|and)"
