@@ -14,6 +14,11 @@ eval/corpus/docs, creates a set of the first N single-turn questions of eval/cor
 2. during: starts the run (`POST /api/eval/runs/`), waits for its first answered item, runs the same chat load,
    then waits for the run to finish (bounded by `--run-timeout`).
 Reports the run's wall time and metrics, both chat phases, and the p95 ratio (target ≤ 1.5, run ≤ 300 s).
+
+`--cancel-after S` (e.g. `--items 10000 --cancel-after 120`): no chat phases; the set is created (the corpus's
+questions repeated up to N), a run of it started and, after S seconds, cancelled. Reports how long creating the
+set took, items answered per second, the server process's resident memory at the start and its peak while the
+run ran, and how long the cancel took to end the run: a large set costs per item, not per set.
 """
 from __future__ import annotations
 
@@ -45,9 +50,49 @@ def api(server: LiveServer, token: str, method: str, path: str, body: dict | Non
 def items(n: int) -> list[dict]:
     rows = [json.loads(line) for line in (CORPUS / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
     single = [r for r in rows if not r.get("conversation")]
+    # More items than the corpus has questions: the questions again, in order.
     return [{"question": r["question"], "answers": [[a] for a in r.get("answers", [])],
              "documents": r.get("documents", []), "category": r.get("category") or "general"}
-            for r in single[:n]]
+            for r in (single[i % len(single)] for i in range(n))]
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+def cancelled_run(server: LiveServer, token: str, kb: int, n: int, after: float, timeout: float) -> dict:
+    """Create a set of `n` items, run it for `after` seconds, cancel it; what each step cost."""
+    pid = server.process.pid
+    t0 = time.perf_counter()
+    eval_set = api(server, token, "POST", "/api/eval/sets/", {"name": f"bench-{n}", "kb": kb, "items": items(n)})
+    create_seconds = time.perf_counter() - t0
+    rss_start = peak = rss_mb(pid)
+    run = api(server, token, "POST", "/api/eval/runs/", {"set": eval_set["id"]})
+    started = time.perf_counter()
+    series = []  # (seconds, items answered, resident MB) every 15 s: memory must not grow with the items
+    while time.perf_counter() - started < after:
+        time.sleep(1)
+        peak = max(peak, rss_mb(pid))
+        if int(time.perf_counter() - started) // 15 > len(series) - 1:
+            done = api(server, token, "GET", f"/api/eval/runs/{run['id']}/?limit=0")["done"]
+            series.append((round(time.perf_counter() - started), done, rss_mb(pid)))
+    state = api(server, token, "GET", f"/api/eval/runs/{run['id']}/?limit=0")
+    ran, done_before = time.perf_counter() - started, state["done"]
+    asked = time.perf_counter()
+    api(server, token, "POST", f"/api/eval/runs/{run['id']}/cancel/")
+    while time.perf_counter() - asked < timeout:
+        state = api(server, token, "GET", f"/api/eval/runs/{run['id']}/?limit=0")
+        if state["status"] not in ("queued", "running", "cancelling"):
+            break
+        time.sleep(0.2)
+    return {"items": n, "set_create_seconds": round(create_seconds, 1), "ran_seconds": round(ran, 1),
+            "done": done_before, "items_per_second": round(done_before / ran, 2), "rss_mb_start": rss_start,
+            "rss_mb_peak": peak, "series": series, "cancel_seconds": round(time.perf_counter() - asked, 2),
+            "status": state["status"], "done_at_end": state["done"], "total": state["total"]}
 
 
 def chat_load(server: LiveServer, cookie: str, questions: list[str], chats: int, turns: int) -> dict:
@@ -74,6 +119,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chats", type=int, default=10)
     parser.add_argument("--turns", type=int, default=6, help="questions each chat client asks in a phase")
     parser.add_argument("--run-timeout", type=float, default=900)
+    parser.add_argument("--cancel-after", type=float, default=None,
+                        help="no chat phases: run the set this many seconds, then cancel it (see above)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.items, args.chats, args.turns = 2, 1, 1
@@ -90,6 +137,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         token = _token(server)
         kb = next(b["id"] for b in api(server, token, "GET", "/api/kbs/") if b["is_default"])
+        if args.cancel_after is not None:
+            write_json({"mode": "offline", "cancelled_run": cancelled_run(
+                server, token, kb, args.items, args.cancel_after, args.run_timeout)}, args.out)
+            return
         set_items = items(args.items)
         eval_set = api(server, token, "POST", "/api/eval/sets/", {"name": "bench", "kb": kb, "items": set_items})
         cookie = login(server.url, server.username, server.password)
