@@ -46,7 +46,7 @@ def documents_create_from_archive(*, archive: File, domain: str | None, user, kb
     document_create is listed with its reason and the others go on. The caller checked the right to write
     into `kb`.
     """
-    domain = services._validate_domain(domain)
+    domain = services.validate_domain(domain)
     size = archive.size or 0
     if size > settings.MAX_UPLOAD_BYTES:
         raise services.IngestError(f"the archive is {size / 2**20:.1f} MB; the limit is "
@@ -67,7 +67,7 @@ def documents_create_from_archive(*, archive: File, domain: str | None, user, kb
 def documents_create_from_files(*, files: list[tuple[str, File]], domain: str | None, user,
                                 kb: KnowledgeBase) -> BatchOutcome:
     """Queue uploaded files given with their paths (a folder chosen in the browser), titled by the path."""
-    domain = services._validate_domain(domain)
+    domain = services.validate_domain(domain)
     outcome = BatchOutcome()
     for path, upload in files:
         _create_one(outcome, path=path, upload=upload, domain=domain, user=user, kb=kb)

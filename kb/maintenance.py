@@ -11,7 +11,7 @@ from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.resume import CHUNKING_KEY
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeBase
-from kb.services import IngestError, _validate_domain, kb_version_bump
+from kb.services import IngestError, kb_version_bump, validate_domain
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def document_move(*, document: Document, domain: str) -> bool:
     Both domains' counts and knowledge-map entries are re-aggregated. A document being processed
     cannot be moved (its worker would write the old domain into the index).
     """
-    target = _validate_domain(domain)
+    target = validate_domain(domain)
     source = document.domain
     if target == source:
         return False

@@ -48,7 +48,9 @@ def kb_version_bump() -> None:
         logging.getLogger("docmind.cache").warning("kb_version_bump: the cache failed", exc_info=True)
 
 
-def _validate_domain(domain: str | None) -> str:
+def validate_domain(domain: str | None) -> str:
+    """The domain name, stripped (the default when empty); IngestError when it is not 1–64 letters, digits,
+    "_", "-" or "."."""
     domain = (domain or DEFAULT_DOMAIN).strip()
     if not _DOMAIN_RE.match(domain):
         raise IngestError("domain must be 1–64 letters, digits, '_', '-' or '.'")
@@ -90,7 +92,7 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     kb = kb or kb_default()
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)
-    domain = _validate_domain(domain)
+    domain = validate_domain(domain)
     size = uploaded_file.size or 0
     if size == 0:
         raise IngestError("the file is empty", code="empty")
