@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from apikeys import services
 from apikeys.models import ApiKey, KeyScope
 from docmind.errors import error_response
-from docmind.fields import NameField
+from docmind.fields import IdField, NameField
 from kb.access import KbNotFound
 
 
@@ -45,7 +45,7 @@ class ApiKeyIssuedSerializer(ApiKeySerializer):
 
 class ApiKeyWrite(serializers.Serializer):
     name = NameField(max_length=128)
-    kbs = serializers.ListField(child=serializers.IntegerField(min_value=1), min_length=1,
+    kbs = serializers.ListField(child=IdField(), min_length=1,
                                 help_text="Knowledge-base ids; the key reaches these and no others.")
     scope = serializers.ChoiceField(choices=KeyScope.choices,
                                     help_text="read: as a read grant (retrieve, documents, chat, MCP); "

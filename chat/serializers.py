@@ -4,7 +4,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chat.models import Conversation, FeedbackRating, Message
-from docmind.fields import NameField, StrictBooleanField, StrictCharField, TextField
+from docmind.fields import IdField, NameField, StrictBooleanField, StrictCharField, TextField
 
 
 class ChatRequestSerializer(serializers.Serializer):
@@ -13,7 +13,7 @@ class ChatRequestSerializer(serializers.Serializer):
     conversation_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     document_id = serializers.IntegerField(required=False, allow_null=True, default=None)
     # Knowledge-base ids to search; absent or null means every one the caller can read.
-    kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+    kb = serializers.ListField(child=IdField(), required=False, allow_null=True,
                                allow_empty=False, default=None)
     # Answer the conversation's last question again in place of its answer (the same question only).
     regenerate = StrictBooleanField(required=False, default=False)

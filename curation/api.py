@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from curation import selectors, services
 from curation.models import QaPair
 from docmind.errors import error_response
-from docmind.fields import TextField
+from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, IdField, TextField
 from kb import editing
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.kbs_api import editable_kb
@@ -27,14 +27,8 @@ from kb.models import Chunk
 _EDITORS_ONLY = "only editors of a knowledge base and administrators manage its curated answers and chunks"
 
 
-# Text with at least one character that is not a space (what the services keep after stripping), no control
-# characters but tabs and line breaks: the schema says what a blank answer would be refused for.
-_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
-NOT_BLANK = rf"^[^{_CONTROL}]*[^\s{_CONTROL}][^{_CONTROL}]*$"
-
-
 def text_field(max_length: int, **kwargs) -> TextField:
-    return TextField(max_length=max_length, pattern=NOT_BLANK, **kwargs)
+    return TextField(max_length=max_length, pattern=NOT_BLANK_TEXT, **kwargs)
 
 
 class KbEditorsOnly(BasePermission):
@@ -69,22 +63,22 @@ class QaPairSerializer(serializers.ModelSerializer):
 
 
 class QaPairWrite(serializers.Serializer):
-    kb = serializers.IntegerField(min_value=1)
+    kb = IdField()
     question = text_field(services.MAX_QUESTION_CHARS)
     answer = text_field(services.MAX_ANSWER_CHARS)
-    documents = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, default=list,
+    documents = serializers.ListField(child=IdField(), required=False, default=list,
                                       max_length=50)
 
 
 class QaPairPatch(serializers.Serializer):
     question = text_field(services.MAX_QUESTION_CHARS, required=False)
     answer = text_field(services.MAX_ANSWER_CHARS, required=False)
-    documents = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, max_length=50)
+    documents = serializers.ListField(child=IdField(), required=False, max_length=50)
     is_active = serializers.BooleanField(required=False)
 
 
 class QaPairImport(serializers.Serializer):
-    kb = serializers.IntegerField(min_value=1)
+    kb = IdField()
     file = serializers.FileField(help_text="CSV or XLSX: `question` and `answer` columns (or the first two)")
 
 
@@ -98,7 +92,7 @@ class QaPairListView(APIView):
 
     @extend_schema(operation_id="kb_qa_pairs_list",
                    responses={200: _PAGE, 404: error_response("a `kb` the caller does not edit, or no such page")},
-                   parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
+                   parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                                OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
         editable = _editor_bases(request.user)

@@ -19,6 +19,10 @@ _CONTROL = r"\x00-\x1f\x7f-\x9f"
 _LINE_PATTERN = rf"^[^{_CONTROL}]+$"
 _NAME_PATTERN = rf"^[^{_CONTROL}]*[^\s{_CONTROL}][^{_CONTROL}]*$"  # and not blank
 _TEXT_PATTERN = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]+$"
+# Text with at least one character that is not a space (what a service keeps after stripping), no control
+# characters but tabs and line breaks: the schema says what a blank text would be refused for.
+_TEXT_CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"
+NOT_BLANK_TEXT = rf"^[^{_TEXT_CONTROL}]*[^\s{_TEXT_CONTROL}][^{_TEXT_CONTROL}]*$"
 
 
 def _bad_character(value: str, allowed: frozenset[str]) -> str | None:
@@ -86,3 +90,27 @@ class TextField(_CheckedCharField):
 
     allowed = _TEXT_WHITESPACE
     pattern = _TEXT_PATTERN
+
+
+# The largest row id a 64-bit primary key holds (SQLite's INTEGER, MariaDB's BIGINT): a larger number names no
+# row, and the database driver would fail on it instead of finding nothing.
+MAX_ID = 2**63 - 1
+
+
+class IdField(serializers.IntegerField):
+    """The id of a row: 1 to MAX_ID, so that the schema states the range and a larger number is a 400."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
+
+
+# How the schema states an id given in a query string (a path id is a route converter's).
+ID_SCHEMA = {"type": "integer", "minimum": 1, "maximum": MAX_ID}
+
+
+def query_id(raw: str) -> int | None:
+    """The row id a query string names, or None when it names none (not ASCII digits, 0, or past MAX_ID)."""
+    if not (raw.isascii() and raw.isdigit()):
+        return None
+    value = int(raw)
+    return value if 1 <= value <= MAX_ID else None

@@ -77,6 +77,9 @@ class DocMindAutoSchema(AutoSchema):
         serializer = self.get_request_serializer() if body else None
         if any(getattr(serializer, name, ()) for name in ("openapi_required", "openapi_any_of", "openapi_one_of")):
             body["required"] = True  # an empty PATCH names none of the fields it must have
+        if isinstance(serializer, dict) and any(isinstance(schema, dict) and schema.get("required")
+                                                for schema in serializer.values()):
+            body["required"] = True  # a schema written out by hand that names required properties needs a body
         return body
 
     def _get_response_bodies(self, direction: str = "response") -> dict[str, Any]:

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from chat.models import Message
 from chat.selectors import answer_get, answer_question
 from docmind.errors import error_response
+from docmind.fields import ID_SCHEMA, query_id
 from evals import access, services
 from evals.importing import ImportFailed, parse_file, template, validate_items
 from evals.serializers import (
@@ -84,12 +85,15 @@ class SetListView(APIView):
 
     @extend_schema(operation_id="eval_sets_list", responses={200: SetSerializer(many=True),
                                                              400: _BAD_NUMBER}, parameters=[
-        OpenApiParameter("kb", OpenApiTypes.INT, description="only the sets of this knowledge base")])
+        OpenApiParameter("kb", ID_SCHEMA, description="only the sets of this knowledge base")])
     def get(self, request: Request) -> Response:
         sets = access.sets_for(request.user)
         raw = request.query_params.get("kb")
         if raw is not None:
-            sets = sets.filter(kb_id=_query_int(raw, "kb"))
+            kb = query_id(raw)
+            if kb is None:
+                raise ValidationError({"kb": [_("Must be an id (a whole number from 1).")]})
+            sets = sets.filter(kb_id=kb)
         return Response(SetSerializer(_counted(sets), many=True).data)
 
     @extend_schema(operation_id="eval_sets_create",
@@ -229,7 +233,7 @@ class TemplateView(APIView):
         400: error_response("an unknown type")},
                    parameters=[OpenApiParameter("type", OpenApiTypes.STR, enum=["json", "csv", "xlsx"])])
     def get(self, request: Request) -> HttpResponse:
-        kind = request.query_params.get("type") or "csv"
+        kind = request.query_params.get("type", "csv")  # given but empty is no type of the list either
         if kind not in ("json", "csv", "xlsx"):
             raise ValidationError({"type": ["one of json, csv, xlsx"]})
         body, content_type = template(kind)
@@ -244,12 +248,15 @@ class RunListView(APIView):
     @extend_schema(operation_id="eval_runs_list", responses={200: RunSerializer(many=True),
                                                              400: _BAD_NUMBER,
                                                              403: _FORBIDDEN, 404: _NOT_FOUND}, parameters=[
-        OpenApiParameter("set", OpenApiTypes.INT, description="only the runs of this set")])
+        OpenApiParameter("set", ID_SCHEMA, description="only the runs of this set")])
     def get(self, request: Request) -> Response:
         runs = access.runs_for(request.user)
         raw = request.query_params.get("set")
         if raw is not None:
-            runs = runs.filter(eval_set=access.editable_set(request.user, _query_int(raw, "set")))
+            set_id = query_id(raw)
+            if set_id is None:
+                raise ValidationError({"set": [_("Must be an id (a whole number from 1).")]})
+            runs = runs.filter(eval_set=access.editable_set(request.user, set_id))
         return Response(RunSerializer(runs[:200], many=True).data)
 
     @extend_schema(operation_id="eval_runs_create", request=RunCreate,

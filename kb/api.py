@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from docmind.errors import error_response
+from docmind.fields import ID_SCHEMA
 from docmind.roles import IsKbEditorOrReadOnly
 from kb import archive_upload, maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
@@ -51,7 +52,7 @@ class DocumentListView(GenericAPIView):
         "previous": serializers.URLField(allow_null=True), "results": DocumentSerializer(many=True)}),
         400: error_response("an unknown `status`"),
         404: error_response("a `kb` the caller cannot read, or no such page")},
-        parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
+        parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                     OpenApiParameter("domain", str, description="only this knowledge domain"),
                     OpenApiParameter("status", str, enum=DocumentStatus.values, description="only this status"),
                     OpenApiParameter("page", int, description="page number, from 1")])

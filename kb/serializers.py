@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.utils.translation import gettext as _
 from rest_framework import serializers
 
-from docmind.fields import NameField
+from docmind.fields import IdField, NameField
 from docmind.redact import without_paths
 from kb.models import Document
 from kb.services import DOMAIN_PATTERN
@@ -48,8 +48,8 @@ class DocumentMoveSerializer(serializers.Serializer):
 
     openapi_any_of = ("kb", "domain")
 
-    kb = serializers.IntegerField(min_value=1, required=False,
-                                  help_text="Target knowledge base id (edit access needed on both bases).")
+    kb = IdField(required=False,
+                 help_text="Target knowledge base id (edit access needed on both bases).")
     domain = NameField(required=False, max_length=64, pattern=DOMAIN_PATTERN, help_text="Target knowledge domain.")
 
     def validate(self, attrs: dict) -> dict:

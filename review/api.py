@@ -16,8 +16,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.api import NOT_BLANK, KbEditorsOnly, text_field
+from curation.api import KbEditorsOnly, text_field
 from docmind.errors import error_response
+from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, query_id
 from evals import access as eval_access
 from evals.api import eval_error, import_failed
 from evals.importing import ImportFailed
@@ -49,7 +50,7 @@ class ReviewResolveSerializer(serializers.Serializer):
 _RESOLVE_BODY = {
     "type": "object",
     "properties": {"action": {"type": "string", "enum": list(services.ReviewAction.ALL)},
-                   "answer": {"type": "string", "maxLength": 20_000, "pattern": NOT_BLANK,
+                   "answer": {"type": "string", "maxLength": 20_000, "pattern": NOT_BLANK_TEXT,
                               "description": "the correct answer (needed by `curate`)"}},
     "required": ["action"],
     "oneOf": [{"properties": {"action": {"enum": [services.ReviewAction.CURATE]}}, "required": ["action", "answer"]},
@@ -80,7 +81,7 @@ class ReviewListView(APIView):
 
     @extend_schema(operation_id="reviews_list", responses={200: _PAGE, 400: error_response("a bad filter value"),
                                                                   404: error_response("no such page")},
-                   parameters=[OpenApiParameter("kb", int, description="only this knowledge base"),
+                   parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                                OpenApiParameter("status", str, enum=ReviewStatus.values,
                                                 description="only this status"),
                                OpenApiParameter("reason", str, enum=ReviewReason.values,
@@ -92,9 +93,10 @@ class ReviewListView(APIView):
         items = _queue(request)
         params = request.query_params
         if params.get("kb"):
-            if not params["kb"].isdigit():
+            kb = query_id(params["kb"])
+            if kb is None:
                 raise ValidationError({"kb": ["a knowledge-base id"]})
-            items = items.filter(kb_id=int(params["kb"]))
+            items = items.filter(kb_id=kb)
         for name, choices in (("status", ReviewStatus.values), ("reason", ReviewReason.values)):
             if params.get(name):
                 if params[name] not in choices:

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from docmind.errors import error_response
-from docmind.fields import StrictCharField
+from docmind.fields import IdField, StrictCharField
 
 MAX_TOP_K = 50
 
@@ -22,7 +22,7 @@ class RetrieveRequest(serializers.Serializer):
     query = StrictCharField(trim_whitespace=True, allow_blank=True,
                                   error_messages={"required": "query is required", "invalid": "query must be text"})
     top_k = serializers.JSONField(required=False)
-    kb = serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+    kb = serializers.ListField(child=IdField(), required=False, allow_null=True,
                                allow_empty=False)
 
     def __init__(self, *args: Any, max_chars: int, default_top_k: int, **kwargs: Any) -> None:
@@ -70,7 +70,7 @@ class RetrieveView(APIView):
         request=inline_serializer("Retrieve", {
             "query": serializers.CharField(help_text="not blank; the longest accepted is a configuration row"),
             "top_k": serializers.IntegerField(required=False, min_value=1, max_value=MAX_TOP_K),
-            "kb": serializers.ListField(child=serializers.IntegerField(min_value=1), required=False, allow_null=True,
+            "kb": serializers.ListField(child=IdField(), required=False, allow_null=True,
                                         allow_empty=False, min_length=1,
                                         help_text="knowledge-base ids; every readable one when absent")}),
         responses={200: inline_serializer("RetrieveResponse", {
