@@ -106,6 +106,8 @@
     // A file dropped beside the zone would make the browser leave the page to show it.
     window.addEventListener("dragover", function (event) { if (hasFiles(event)) event.preventDefault(); });
     window.addEventListener("drop", function (event) { if (hasFiles(event)) event.preventDefault(); });
+    // The zone is in the page before this script runs: say when a drop or a choice will be taken.
+    zone.setAttribute("data-ready", "");
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);

@@ -50,7 +50,7 @@ def test_dropped_files_upload_and_their_progress_finishes_without_a_reload(serve
     page.fill("#id_username", STAFF["username"])
     page.fill("#id_password", STAFF["password"])
     page.click("input[type=submit]")
-    page.wait_for_selector("#dm-dropzone")
+    page.wait_for_selector("#dm-dropzone[data-ready]")  # its script has wired it
 
     # A real drop event carrying the files, as the browser fires it when files are dragged in.
     page.evaluate("""files => {
@@ -103,7 +103,7 @@ def test_a_chosen_folder_uploads_with_its_paths_in_the_titles(folder_server, bro
     page.fill("#id_username", STAFF["username"])
     page.fill("#id_password", STAFF["password"])
     page.click("input[type=submit]")
-    page.wait_for_selector("#dm-upload-folder")
+    page.wait_for_selector("#dm-dropzone[data-ready]")  # its script has wired the inputs
     page.set_input_files("#dm-upload-folder", str(folder))
     expect(page.locator("#dm-upload-list li")).to_have_count(2)
     expect(page.locator("#dm-upload-list")).to_contain_text("政策/hr/年假.md")
