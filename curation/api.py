@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from curation import selectors, services
 from curation.models import QaPair
 from docmind.errors import error_response
-from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, IdField, TextField
+from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, IdField, TextField, query_id
 from kb import editing
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.kbs_api import editable_kb
@@ -99,9 +99,9 @@ class QaPairListView(APIView):
         raw = request.query_params.get("kb")
         kb = None
         if raw:
-            if not raw.isdigit() or int(raw) not in editable:
+            kb = query_id(raw)
+            if kb not in editable:
                 raise Http404("no such knowledge base")
-            kb = int(raw)
         from rest_framework.pagination import PageNumberPagination
 
         paginator = PageNumberPagination()

@@ -12,7 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from docmind.errors import error_response
-from docmind.fields import ID_SCHEMA
+from docmind.fields import ID_SCHEMA, query_id
 from docmind.roles import IsKbEditorOrReadOnly
 from kb import archive_upload, maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
@@ -41,9 +41,10 @@ class DocumentListView(GenericAPIView):
         readable = readable_kb_ids(self.request.user)
         raw_kb = self.request.query_params.get("kb")
         if raw_kb:
-            if not raw_kb.isdigit() or int(raw_kb) not in readable:
+            kb_id = query_id(raw_kb)
+            if kb_id not in readable:
                 raise Http404(_("No such knowledge base."))
-            readable = frozenset({int(raw_kb)})
+            readable = frozenset({kb_id})
         return selectors.document_list(kb_ids=readable, domain=self.request.query_params.get("domain") or None,
                                        status=status_filter)
 

@@ -34,3 +34,9 @@ def test_a_huge_or_zero_id_in_a_query_string_is_a_400(editor_client, path):
 def test_an_empty_template_type_is_refused_as_no_type_of_the_list(editor_client):
     assert editor_client.get("/api/eval/sets/template/?type=").status_code == 400
     assert editor_client.get("/api/eval/sets/template/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/api/kb/documents/?kb=²", "/api/kb/qa-pairs/?kb=²"])
+def test_a_digit_that_is_not_ascii_names_no_base(editor_client, path):
+    assert editor_client.get(path).status_code == 404
