@@ -190,6 +190,11 @@ def _with_halves(records: list[dict]) -> list[dict]:
     return records
 
 
+def matrix(rows: list[dict], names: tuple[str, ...]) -> np.ndarray:
+    """The named features of each row, a row each."""
+    return np.array([[r["features"][f] for f in names] for r in rows])
+
+
 def prob(w: np.ndarray, m: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-(np.hstack([m, np.ones((len(m), 1))]) @ w)))
 
@@ -201,8 +206,8 @@ def measure(rows: list[dict], w_ans: np.ndarray, w_right: np.ndarray, *, medium_
     candidate thresholds, and the share right of the answerable questions in each band of the score."""
     hit = np.array([bool(r["hit"]) for r in rows])
     ans = np.array([r["group"] == "answerable" for r in rows])
-    p_ans = prob(w_ans, np.array([[r["features"][f] for f in ANSWERABLE_FEATURES] for r in rows]))
-    score = p_ans * prob(w_right, np.array([[r["features"][f] for f in RIGHT_FEATURES] for r in rows]))
+    p_ans = prob(w_ans, matrix(rows, ANSWERABLE_FEATURES))
+    score = p_ans * prob(w_right, matrix(rows, RIGHT_FEATURES))
     bands = np.where(score >= high_from, "high", np.where(score >= medium_from, "medium", "low"))
     return {
         "n": len(rows), "answerable": int(ans.sum()),
@@ -247,10 +252,6 @@ def main(argv: list[str] | None = None) -> None:
     # tried without asking the questions again.
     rows = [{**r, "features": replay(r)} for r in _with_halves(records)]
     tune = [r for r in rows if r["half"] == "tune"]
-
-    def matrix(part: list[dict], names: tuple[str, ...]) -> np.ndarray:
-        return np.array([[r["features"][f] for f in names] for r in part])
-
     answerable_tune = [r for r in tune if r["group"] == "answerable"]
     w_ans = fit(matrix(tune, ANSWERABLE_FEATURES), np.array([float(r["group"] == "answerable") for r in tune]))
     w_right = fit(matrix(answerable_tune, RIGHT_FEATURES), np.array([float(r["hit"]) for r in answerable_tune]))

@@ -11,13 +11,15 @@ lower_bar = importlib.import_module("config_admin.migrations.0008_lower_abstenti
 
 
 @pytest.mark.django_db
-def test_an_unedited_abstention_bar_moves_to_the_new_default():
+@pytest.mark.parametrize("step,before,after", [(lower_bar.forwards, "0.3", "0.1"), (lower_bar.backwards, "0.1", "0.3")],
+                         ids=["forwards", "backwards"])
+def test_an_unedited_abstention_bar_follows_the_default_both_ways(step, before, after):
     seed_rows(apps)
-    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value="0.3")
+    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value=before)
 
-    lower_bar.forwards(apps, None)
+    step(apps, None)
 
-    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.1"
+    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == after
 
 
 @pytest.mark.django_db
@@ -32,12 +34,3 @@ def test_an_abstention_bar_an_administrator_set_is_kept_even_at_the_old_default(
 
     assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.3"
 
-
-@pytest.mark.django_db
-def test_going_back_restores_the_old_default_on_an_unedited_row():
-    seed_rows(apps)
-    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value="0.1")
-
-    lower_bar.backwards(apps, None)
-
-    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.3"
