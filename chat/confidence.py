@@ -20,7 +20,16 @@ from chat.citations import REF, split_sentences
 from chat.offline.extractive import beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
 from docmind.language import is_chinese
-from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS, char_bigrams, coverage, salient_terms, words
+from docmind.text import (
+    ANSWER_STOP_WORDS,
+    HOW_MANY,
+    STOP_WORDS,
+    char_bigrams,
+    contains,
+    coverage,
+    salient_terms,
+    words,
+)
 from kb.retrieval.types import GradeResult, ScoredChunk, Source
 
 TOP_N = 3
@@ -64,12 +73,13 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def content_runs(text: str) -> tuple[str, ...]:
-    """The text's runs of content words (jieba's accurate mode), lower-cased, split at stop words and
-    punctuation: "黄华麒是哪个大学毕业的？" → ("黄华麒是", "大学毕业") whatever way jieba cuts inside a run."""
+    """The text's runs of content words (jieba's accurate mode), lower-cased, split at stop words, "how many"
+    words (几天) and punctuation: "黄华麒是哪个大学毕业的？" → ("黄华麒是", "大学毕业") whatever way jieba cuts
+    inside a run."""
     runs, current = [], ""
     for word in words(text.lower()):
         word = word.strip()
-        if not word or word in _NOT_CONTENT or not any(ch.isalnum() for ch in word):
+        if not word or word in _NOT_CONTENT or HOW_MANY.fullmatch(word) or not any(ch.isalnum() for ch in word):
             if current:
                 runs.append(current)
             current = ""
@@ -81,7 +91,8 @@ def content_runs(text: str) -> tuple[str, ...]:
 
 
 def covered(runs: Sequence[str], text: str) -> list[bool]:
-    """Per character of `runs`: does the text contain it as part of a pair of neighbouring run characters (a
+    """Per character of `runs`: does the text contain it as part of a pair of neighbouring run characters, or of
+    that pair with one character between (a shortened word's full form, see `docmind.text.contains`; a
     one-character run: the character itself)? Counting characters rather than pairs, a question pair that
     spans two words ("学毕" in 大学毕业) costs nothing once each word is found ("毕业于…大学")."""
     lowered = text.lower()
@@ -93,7 +104,7 @@ def covered(runs: Sequence[str], text: str) -> list[bool]:
             continue
         found = [len(run) == 1 and run in lowered] * len(run)
         for i, pair in enumerate(char_bigrams(run)):
-            if pair in lowered:
+            if contains(lowered, pair):  # 年假 is covered by 年休假 as by 年假
                 found[i] = found[i + 1] = True
         marks.extend(found)
     return marks

@@ -111,6 +111,35 @@ class Term:
     rare: bool
 
 
+# A Chinese word is often written shortened, by dropping characters of the full form and keeping the rest in
+# order (年假 for 年休假, 补卡 for 补打卡, 车补 for 车辆补贴): a word of up to this many characters also matches text
+# that has its characters in order with at most one other character between neighbours. Longer words are rarely
+# shortened that way, and a looser gap would let unrelated characters that happen to follow each other match.
+SHORTENED_MAX_CHARS = 4
+_CJK_WORD = re.compile(rf"[\u4e00-\u9fff]{{2,{SHORTENED_MAX_CHARS}}}")
+
+
+# "How many" of a unit: 几 and a measure word.
+HOW_MANY = re.compile(r"几[个种次年月日天号点位名岁人条项遍回家台所座倍级周分秒页张件块届部本]")
+_ONE_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def unknown_words(text: str) -> list[str]:
+    """Pairs of single Chinese characters, neither a stop word, that jieba's accurate mode left apart between longer
+    words: a word it does not know, most often a shortened one (年假 → 年 / 假), which would otherwise be lost with
+    the single characters. A longer run of single characters is a string of one-character words (S级最多占 →
+    级 / 最 / 多 / 占), not one word."""
+    found, run = [], ""
+    for word in (*words(text.lower()), ""):
+        if _ONE_CJK.fullmatch(word) and word not in STOP_WORDS:
+            run += word
+            continue
+        if len(run) == 2:
+            found.append(run)
+        run = ""
+    return found
+
+
 def salient_terms(query: str, names: Iterable[str] = ()) -> tuple[Term, ...]:
     """The query's content words, weighted by length and rarity; sub-words of a longer term are dropped.
 
@@ -128,8 +157,10 @@ def salient_terms(query: str, names: Iterable[str] = ()) -> tuple[Term, ...]:
     for name in names_in(query, names):
         seen[name] = Term(name, round(min(len(name), 4) * rarity(name), 4), True)
         rest = rest.replace(name, " ")
-    for token in tokens(rest):
-        if token.startswith("哪"):  # 哪款 / 哪种 / 哪年…: interrogatives jieba does not know
+    for token in (*tokens(rest), *unknown_words(rest)):
+        # 哪款 / 哪种 / 哪年, 几天 / 几位 / 几次: interrogatives jieba does not know; the answer states the thing or
+        # the number, never these words.
+        if token.startswith("哪") or HOW_MANY.fullmatch(token):
             continue
         if len(token) == 1 and not token.isascii():
             continue  # single CJK characters are too unspecific to count as evidence of a match
@@ -193,10 +224,24 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
+@lru_cache(maxsize=8192)
+def _spread(word: str) -> re.Pattern[str]:
+    return re.compile("[\u4e00-\u9fff]?".join(re.escape(ch) for ch in word))
+
+
+def contains(text: str, word: str) -> bool:
+    """Whether lower-cased `text` contains `word`, or, for a short Chinese word, its full form (see
+    SHORTENED_MAX_CHARS)."""
+    if word in text:
+        return True
+    return _CJK_WORD.fullmatch(word) is not None and _spread(word).search(text) is not None
+
+
 def coverage(terms: tuple[Term, ...], text: str) -> float:
-    """Weighted share of `terms` that occur in `text`; 0 when there are no terms."""
+    """Weighted share of `terms` that occur in `text` (a shortened Chinese word counts: `contains`); 0 when there
+    are no terms."""
     total = sum(t.weight for t in terms)
     if total <= 0:
         return 0.0
     haystack = text.lower()
-    return sum(t.weight for t in terms if t.text in haystack) / total
+    return sum(t.weight for t in terms if contains(haystack, t.text)) / total

@@ -127,6 +127,12 @@ def test_a_sentence_that_says_each_word_in_another_order_covers_the_whole_questi
     assert cover_share(runs, "本校有三个校区。") == 0.0
 
 
+def test_a_shortened_word_is_covered_by_its_full_form_and_not_by_characters_far_apart():
+    runs = content_runs("年假有几天？")
+    assert cover_share(runs, "年休假为每年5天。") == 1.0
+    assert cover_share(runs, "年度的休假为5天。") < 1.0
+
+
 def test_an_english_word_is_covered_whole_not_by_its_letter_pairs():
     runs = content_runs("Who approves annual leave?")
     assert runs == ("approves", "annual", "leave")

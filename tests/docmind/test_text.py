@@ -10,11 +10,14 @@ from docmind.text import (
     STOP_WORDS,
     bigrams,
     char_bigrams,
+    contains,
+    coverage,
     keywords,
     names_in,
     rarity,
     salient_terms,
     tokens,
+    unknown_words,
     words,
 )
 
@@ -74,6 +77,43 @@ def test_salient_terms_keep_the_longest_word_and_drop_interrogatives():
 def test_salient_terms_never_count_a_single_cjk_character(query):
     # This is why single characters in the stop lists change nothing for salient_terms.
     assert all(len(t.text) > 1 for t in salient_terms(query))
+
+
+def test_salient_terms_drop_how_many_words_the_answer_never_says():
+    assert [t.text for t in salient_terms("密码最少几位？")] == ["密码", "最少"]
+    assert "几次" not in {t.text for t in salient_terms("一个月能补几次卡？")}
+
+
+def test_a_word_jieba_leaves_as_single_characters_is_one_salient_term():
+    # jieba cuts 年假 into 年 / 假, and single characters never count on their own.
+    assert unknown_words("年假有几天？") == ["年假"]
+    assert [t.text for t in salient_terms("年假有几天？")] == ["年假"]
+
+
+def test_single_characters_that_are_stop_words_or_too_many_make_no_word():
+    assert unknown_words("他向我让给着") == []
+    assert unknown_words("S级最多占多少比例？") == []  # one-character words in a row
+
+
+@pytest.mark.parametrize(("text", "word"), [("年休假为每年5天", "年假"), ("每月补打卡不超过3次", "补卡"),
+                                            ("车辆补贴每月500元", "车补"), ("婚假10天", "婚假")])
+def test_a_shortened_chinese_word_is_found_in_its_full_form(text, word):
+    assert contains(text, word)
+
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("婚假10天，产假158天", "育儿假"),  # 育 and 儿 are not there
+    ("年度的休假", "年假"),  # more than one character between
+    ("中华人民共和国", "中人民国和"),  # too long to be a shortened word
+    ("a-b", "ab"),  # Latin words are matched as written
+])
+def test_characters_far_apart_or_missing_are_no_shortened_word(text, word):
+    assert not contains(text, word)
+
+
+def test_coverage_counts_a_shortened_word_of_the_question():
+    assert coverage(salient_terms("年假有几天？"), "累计工作满1年的员工，年休假为每年5天。") == 1.0
+    assert coverage(salient_terms("产假有几天？"), "累计工作满1年的员工，年休假为每年5天。") == 0.0
 
 
 def test_rare_and_long_terms_weigh_more():
