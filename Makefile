@@ -31,7 +31,7 @@ run: $(STAMPS)
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py bootstrap
 	$(PY) manage.py collectstatic --noinput --verbosity 0
-	$(PY) -m docmind.serve -b $(HOST) -p $(PORT) docmind.asgi:application
+	$(PY) -m docmind.serve -b $(HOST) -p $(PORT) project.asgi:application
 
 # One pytest-xdist worker per core (each with its own data dir, SQLite/MariaDB test database and Milvus Lite
 # file: tests/envplugin.py), in random order (pytest-randomly: PYTEST_ARGS=--randomly-seed=last repeats the

@@ -60,7 +60,7 @@ def setup_django(*, data_dir: Path | str | None = None, offline: bool = True, mi
     os.environ["DOCMIND_INGEST_WORKER"] = "false"
     for name in (*unset, *(["OPENAI_API_KEY"] if offline else [])):
         os.environ.pop(name, None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
     os.environ.update(env or {})
     import django

@@ -1,4 +1,4 @@
-"""The docmind app: project-wide admin (users and roles) and management commands."""
+"""The docmind app: the table of external MCP servers (McpServer); the rest of docmind is infrastructure."""
 import logging
 
 from django.apps import AppConfig

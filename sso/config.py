@@ -1,4 +1,4 @@
-"""Reads the directory and identity-provider settings from the environment (imported by docmind.settings).
+"""Reads the directory and identity-provider settings from the environment (imported by project.settings).
 
 Nothing here touches the database or a network: a malformed variable stops start-up naming the variable,
 as every other DocMind setting does.

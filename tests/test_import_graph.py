@@ -2,7 +2,7 @@
 
 Layers, lowest first: docmind's infrastructure (LLM, embedder, reranker, indexes, tokens, telemetry…),
 config_admin, then kb and memory side by side (neither imports the other), then chat, apikeys and sso
-(sign-in) side by side, then evals (evaluation runs ask through chat), then docmind's wiring (settings, URLs,
+(sign-in) side by side, then evals (evaluation runs ask through chat), then project (settings, URLs,
 ASGI routing, start-up, admin, the API's error handler, management commands, health, the metrics view and
 its collectors, the MCP server), which may import every app. A module may import its own layer and the ones
 below it.
@@ -16,17 +16,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit", "evals",
-            "sso")
-# docmind modules that put the apps together; everything else in docmind is infrastructure.
-WIRING = ("docmind.settings", "docmind.urls", "docmind.asgi", "docmind.apps", "docmind.startup",
-          "docmind.admin", "docmind.api", "docmind.management", "docmind.health", "docmind.openapi",
-          "docmind.mcp.server", "docmind.mcp.tools", "docmind.mcp.asgi",
-          "docmind.telemetry.collectors", "docmind.telemetry.views")
+PACKAGES = ("project", "docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit",
+            "evals", "sso")
 # curation (curated answers) reads kb and is read by chat; review, audit and evals read chat (answers, feedback,
 # the pipeline an evaluation asks through), and review may add a question to an evaluation set.
-LAYER = {"infrastructure": 0, "config_admin": 1, "kb": 2, "memory": 2, "curation": 2.5, "chat": 3, "apikeys": 3,
-         "sso": 3, "review": 3.5, "audit": 3.5, "evals": 3.5, "wiring": 4}
+LAYER = {"docmind": 0, "config_admin": 1, "kb": 2, "memory": 2, "curation": 2.5, "chat": 3, "apikeys": 3,
+         "sso": 3, "review": 3.5, "audit": 3.5, "evals": 3.5, "project": 4}
 
 
 @dataclass(frozen=True)
@@ -84,10 +79,7 @@ def _imports(modules: dict[str, Path]) -> list[Import]:
 
 
 def _layer(module: str) -> str:
-    top = module.split(".")[0]
-    if top != "docmind":
-        return top
-    return "wiring" if module.startswith(WIRING) else "infrastructure"
+    return module.split(".")[0]
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -138,8 +130,8 @@ def imports() -> list[Import]:
 
 
 def test_the_walker_sees_imports_inside_functions(imports):
-    # docmind.startup imports the ingestion worker inside a function, so that edge must be in the graph.
-    assert any(i.source == "docmind.startup" and i.target.startswith("kb.") for i in imports)
+    # project.startup imports the ingestion worker inside a function, so that edge must be in the graph.
+    assert any(i.source == "project.startup" and i.target.startswith("kb.") for i in imports)
 
 
 def test_the_cycle_finder_reports_a_circle_through_three_modules():

@@ -1,1 +1,1 @@
-"""MCP both ways: DocMind's knowledge base as an MCP server, and external MCP tools for the agentic loop."""
+"""External MCP tools for the agentic loop (client, policy, errors) and the stdio relay; the server is project.mcp."""

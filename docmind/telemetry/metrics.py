@@ -2,7 +2,7 @@
 
 Each server process keeps its own counters (prometheus_client's default registry): scrape
 every worker, as usual for several processes behind one address. The ingestion queue depth
-is read from the database at scrape time (docmind.telemetry.collectors), so any worker reports the shared queue.
+is read from the database at scrape time (project.telemetry.collectors), so any worker reports the shared queue.
 """
 from __future__ import annotations
 

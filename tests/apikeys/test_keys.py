@@ -21,8 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from apikeys import services as keys
 from apikeys.models import ApiKey
-from docmind.mcp.asgi import McpMount
 from kb import services
+from project.mcp.asgi import McpMount
 from tests.apikeys.world import FIN_MARKER, FIN_QUESTION, HR_MARKER, HR_QUESTION, _api
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -88,7 +88,7 @@ def test_a_widget_key_neither_retrieves_nor_reaches_mcp(world):
     api.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}", HTTP_X_DOCMIND_WIDGET=ticket)
     assert api.post("/api/kb/retrieve/", {"query": HR_QUESTION}, format="json").status_code == 403
     assert api.get("/api/kb/documents/").status_code == 403
-    from docmind.mcp.asgi import _token_user_id
+    from project.mcp.asgi import _token_user_id
 
     assert _token_user_id([(b"authorization", f"Bearer {secret}".encode())])[0] is None
 

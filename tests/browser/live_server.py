@@ -120,7 +120,7 @@ class LiveServer:
         self.log_path = self.data_dir / "daphne.log"
         log = open(self.log_path, "w")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "docmind.serve", "-b", "127.0.0.1", "-p", str(self.port), "docmind.asgi:application"],
+            [PYTHON, "-m", "docmind.serve", "-b", "127.0.0.1", "-p", str(self.port), "project.asgi:application"],
             cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:

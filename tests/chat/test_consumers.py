@@ -11,7 +11,7 @@ from django.test import Client
 
 from chat.events import order_problem
 from chat.models import Message
-from docmind.asgi import application
+from project.asgi import application
 from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)

@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from chat.routing import websocket_urlpatterns
 from chat.runner import TurnRunner
 from tests.chat.chat_helpers import QUESTION, asgi_post, ingest_tiny_kb
-from tests.docmind.test_settings import mysql  # noqa: F401 - the fixture
+from tests.project.test_settings import mysql  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 

@@ -69,7 +69,7 @@ print(ai_config.get("rag.context_max_tokens")); sys.stdout.flush()
 @pytest.mark.django_db(transaction=True)
 def test_an_edit_is_seen_by_another_process_on_its_next_read():
     db = settings.DATABASES["default"]
-    env = {"DJANGO_SETTINGS_MODULE": "docmind.settings", "DOCMIND_DATA_DIR": str(settings.DATA_DIR),
+    env = {"DJANGO_SETTINGS_MODULE": "project.settings", "DOCMIND_DATA_DIR": str(settings.DATA_DIR),
            "PATH": "/usr/bin:/bin"}
     if db["ENGINE"].endswith("sqlite3"):
         env["DATABASE_URL"] = f"sqlite:///{db['NAME']}"

@@ -91,7 +91,7 @@ def test_settings_refuse_to_start_with_a_malformed_variable(tmp_path):
 
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
-        env={"DJANGO_SETTINGS_MODULE": "docmind.settings", "DOCMIND_DATA_DIR": str(tmp_path),
+        env={"DJANGO_SETTINGS_MODULE": "project.settings", "DOCMIND_DATA_DIR": str(tmp_path),
              "REDIS_URL": "bogus", "PATH": "/usr/bin:/bin"},
         capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=60,
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 from channels.testing import WebsocketCommunicator
 
-from docmind.asgi import application
 from docmind.wsorigin import origin_allowed
+from project.asgi import application
 
 
 @pytest.mark.parametrize("origin,host,allowed", [

@@ -22,9 +22,9 @@ from rest_framework.test import APIClient
 from chat.pipeline import ChatPipeline
 from docmind.backends import reset_backends
 from docmind.evidence import SNIPPET_CHARS
-from docmind.mcp import tools
 from kb import access, services
 from kb.models import KbAccess
+from project.mcp import tools
 from tests.isolation import skip_used_ids
 
 pytestmark = pytest.mark.django_db(transaction=True)

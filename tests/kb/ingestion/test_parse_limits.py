@@ -159,7 +159,7 @@ def test_a_refusal_is_not_mistaken_for_running_out_of_memory_under_a_large_worke
     # Linux hands a parent's peak resident size to its exec'd child through getrusage; a worker
     # holding the embedding model is that large, and its children must still report the real reason.
     script = (
-        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'docmind.settings'); django.setup()\n"
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'project.settings'); django.setup()\n"
         "ballast = bytearray(1200 * 1024 * 1024)\n"
         "for i in range(0, len(ballast), 4096): ballast[i] = 1\n"
         "from kb.ingestion.parsers import ParseError\n"

@@ -17,7 +17,8 @@ from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from docmind.telemetry import collectors, metrics
+from docmind.telemetry import metrics
+from project.telemetry import collectors
 
 
 class IsStaff(BasePermission):

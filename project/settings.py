@@ -137,6 +137,8 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "evals",
     "sso",
+    # Last: it puts the apps above together (its admin module re-registers the user and group admins).
+    "project",
 ]
 
 # Background work on Django's task API, stored in the project's database (SQLite by default, MariaDB/MySQL when
@@ -149,7 +151,7 @@ TASKS = {
 }
 
 MIDDLEWARE = [
-    "docmind.telemetry.views.request_metrics_middleware",
+    "project.telemetry.views.request_metrics_middleware",
     # Before anything that parses a body (CSRF, DRF, the SSE view): a huge or deeply nested body is refused as JSON.
     "docmind.requestlimits.request_limits_middleware",
     "django.middleware.security.SecurityMiddleware",
@@ -171,8 +173,8 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "docmind.urls"
-ASGI_APPLICATION = "docmind.asgi.application"
+ROOT_URLCONF = "project.urls"
+ASGI_APPLICATION = "project.asgi.application"
 
 TEMPLATES = [
     {
@@ -260,14 +262,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON only: an API client never gets the browsable API's HTML, errors included.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "docmind.api.JsonFallbackNegotiation",
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "project.api.JsonFallbackNegotiation",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "docmind.api.exception_handler",
+    "EXCEPTION_HANDLER": "project.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
     "DEFAULT_THROTTLE_RATES": {"auth": TOKEN_RATE},
     "NUM_PROXIES": TRUSTED_PROXIES,
-    "DEFAULT_SCHEMA_CLASS": "docmind.openapi.DocMindAutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "project.openapi.DocMindAutoSchema",
 }
 
 # The OpenAPI schema at /api/schema/ and its docs page at /api/docs/; the Swagger UI assets come
@@ -283,7 +285,7 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # Several models have a `status`; each set of choices gets a name of its own.
     "ENUM_NAME_OVERRIDES": {"EvalRunStatusEnum": "evals.models.RunStatus"},
-    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "docmind.openapi.add_chat_stream"],
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "project.openapi.add_chat_stream"],
 }
 
 LOGIN_URL = "login"

@@ -1,7 +1,7 @@
 """DocMind's knowledge base as an MCP server (the official SDK's MCPServer); read-only tools.
 
 The caller is the Django user whose API token authenticated the HTTP request (see
-`docmind.mcp.asgi`), or, over stdio, the user of the token given to `manage.py mcp_stdio`.
+`project.mcp.asgi`), or, over stdio, the user of the token given to `manage.py mcp_stdio`.
 Tool bodies are synchronous ORM/pipeline code, so each call runs in a worker thread.
 """
 from __future__ import annotations
@@ -20,12 +20,13 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
-from docmind.mcp import errors, tools
+from docmind.mcp import errors
+from project.mcp import tools
 
 USER_SCOPE_KEY = "docmind.user_id"
-# The kb.access.KeyScope of a request made with an API key (docmind.mcp.asgi); absent for a token.
+# The kb.access.KeyScope of a request made with an API key (project.mcp.asgi); absent for a token.
 KEY_SCOPE_KEY = "docmind.key_scope"
-# An asyncio.Event the mount sets when the HTTP client goes away (docmind.mcp.asgi).
+# An asyncio.Event the mount sets when the HTTP client goes away (project.mcp.asgi).
 DISCONNECTED_SCOPE_KEY = "docmind.disconnected"
 # stdio has no request: the command sets the one user the whole session runs as.
 _stdio_user_id: contextvars.ContextVar[int | None] = contextvars.ContextVar("docmind_mcp_stdio_user", default=None)

@@ -63,11 +63,11 @@ def test_healthz_is_down_when_the_database_is_unreachable(client):
     from django.db import OperationalError
     from django.test import Client, RequestFactory
 
-    from docmind.health import healthz
+    from project.health import healthz
 
     request = RequestFactory().get("/healthz")
     request.user = SimpleNamespace(is_authenticated=True, is_staff=True)
-    with mock.patch("docmind.health.connection.cursor", side_effect=OperationalError("down")):
+    with mock.patch("project.health.connection.cursor", side_effect=OperationalError("down")):
         response = healthz(request)
         anonymous = Client().get("/healthz")
     body = json.loads(response.content)
@@ -151,7 +151,7 @@ def test_healthz_is_down_when_the_vector_store_refuses_writes(client):
 # A read-only data dir needs a read-only mount; bubblewrap (installed for the code sandbox) makes
 # one in a private mount namespace, so nothing outside the child process sees it.
 HEALTH = ("from types import SimpleNamespace; from django.test import RequestFactory; "
-          "from docmind.health import healthz; q = RequestFactory().get('/healthz'); "
+          "from project.health import healthz; q = RequestFactory().get('/healthz'); "
           "q.user = SimpleNamespace(is_authenticated=True, is_staff=True); "
           "r = healthz(q); print(r.status_code, r.content.decode())")
 

@@ -7,7 +7,7 @@ from asgiref.sync import sync_to_async
 from mcp.shared.exceptions import MCPError
 
 from tests.chat.chat_helpers import HANDBOOK_TITLE, ingest_tiny_kb
-from tests.docmind.mcp.test_server import _client, _http, _token
+from tests.project.mcp.test_server import _client, _http, _token
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -158,7 +158,7 @@ def test_mcp_stdio_without_a_url_explains_a_held_milvus_lite_file(monkeypatch):
 
     from docmind.indexes import stores
     from docmind.indexes.vectorstore import VectorStoreError
-    from docmind.management.commands.mcp_stdio import open_indexes_or_explain
+    from project.management.commands.mcp_stdio import open_indexes_or_explain
 
     def held():
         raise VectorStoreError("cannot open the vector store at data/milvus.db: locked — a Milvus Lite file can be "
@@ -172,7 +172,7 @@ def test_mcp_stdio_without_a_url_explains_a_held_milvus_lite_file(monkeypatch):
 async def test_a_crashing_tool_says_it_was_the_servers_fault(member):
     from mcp import Client
 
-    from docmind.mcp.server import build_server, set_stdio_user
+    from project.mcp.server import build_server, set_stdio_user
 
     server = build_server()
 

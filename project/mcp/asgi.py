@@ -13,7 +13,7 @@ from typing import Any
 
 from asgiref.sync import sync_to_async
 
-from docmind.mcp.server import DISCONNECTED_SCOPE_KEY, KEY_SCOPE_KEY, USER_SCOPE_KEY
+from project.mcp.server import DISCONNECTED_SCOPE_KEY, KEY_SCOPE_KEY, USER_SCOPE_KEY
 
 PATH = "/mcp"
 # A stateless server has no stream to offer on GET and no session to end on DELETE: the spec's answer
@@ -149,7 +149,7 @@ def _build_manager() -> Any:
     from django.conf import settings
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from docmind.mcp.server import build_server
+    from project.mcp.server import build_server
 
     server = build_server()
     hosts = list(settings.ALLOWED_HOSTS)

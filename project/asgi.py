@@ -3,7 +3,7 @@ import os
 
 from django.core.asgi import get_asgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "docmind.settings")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
@@ -11,9 +11,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
-from docmind.mcp.asgi import McpMount  # noqa: E402
-from docmind.startup import on_server_start  # noqa: E402
 from docmind.wsorigin import SameOriginValidator  # noqa: E402
+from project.mcp.asgi import McpMount  # noqa: E402
+from project.startup import on_server_start  # noqa: E402
 
 application = ProtocolTypeRouter({
     "http": McpMount(django_asgi_app),  # /mcp/: the MCP server (token auth); the rest: Django

@@ -8,11 +8,12 @@ from django.views.generic import RedirectView
 from django.views.i18n import JavaScriptCatalog
 
 from apikeys import widget
-from docmind import accounts, health
+from docmind import accounts
 from docmind.schema_views import SchemaDocsView, SchemaView
-from docmind.telemetry.views import MetricsView
 from kb import reader
 from memory.views import memories_page
+from project import health
+from project.telemetry.views import MetricsView
 from sso import views as sso_views
 from sso.forms import AdminSignInForm
 

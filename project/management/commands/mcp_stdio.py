@@ -61,7 +61,7 @@ class Command(BaseCommand):
         if url:
             self._relay(url, token)
             return
-        from docmind.mcp.server import build_server, set_stdio_user
+        from project.mcp.server import build_server, set_stdio_user
 
         user_id = user_for_token(token)
         open_indexes_or_explain()

@@ -5,7 +5,7 @@ data — a base holding an indexed document, a conversation with an answer, a me
 reach real rows and not only 404s. Each operation gets a few examples per phase (examples, coverage,
 fuzzing), which keeps the whole run to about a minute of CPU; the document is indexed only for the
 operations that search. DOCMIND_SCHEMATHESIS_EXAMPLES raises the count for a deeper run (20 is the release
-check: `DOCMIND_SCHEMATHESIS_EXAMPLES=20 pytest tests/docmind/test_api_conformance.py`).
+check: `DOCMIND_SCHEMATHESIS_EXAMPLES=20 pytest tests/project/test_api_conformance.py`).
 """
 from __future__ import annotations
 

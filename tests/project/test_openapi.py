@@ -8,7 +8,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from chat.serializers import ChatRequestSerializer
-from docmind.openapi import chat_request_schema
+from project.openapi import chat_request_schema
 
 
 @pytest.mark.django_db

@@ -12,7 +12,7 @@ from mcp.client.streamable_http import streamable_http_client
 from rest_framework.authtoken.models import Token
 
 from chat.models import Conversation
-from docmind.mcp.asgi import McpMount
+from project.mcp.asgi import McpMount
 from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
 
 # Transactional: tool calls run on worker threads with their own connections. No serialized rollback:
@@ -181,8 +181,8 @@ async def test_over_stdio_the_token_users_session_reaches_the_same_tools(member,
     """The in-process form of `manage.py mcp_stdio`: the server runs as the token's user."""
     from django.core.management.base import CommandError
 
-    from docmind.management.commands.mcp_stdio import user_for_token
-    from docmind.mcp.server import build_server, set_stdio_user
+    from project.management.commands.mcp_stdio import user_for_token
+    from project.mcp.server import build_server, set_stdio_user
 
     with pytest.raises(CommandError, match="DOCMIND_MCP_TOKEN"):
         await sync_to_async(user_for_token)("")

@@ -19,7 +19,7 @@ from chat.models import Message, MessageStatus
 from chat.runner import TOO_MANY_MESSAGE, TurnRunner
 from config_admin.services import config_set
 from docmind.backends import reset_backends
-from docmind.mcp.asgi import McpMount
+from project.mcp.asgi import McpMount
 from tests.chat.chat_helpers import ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,1 @@
+"""Telemetry that reads the apps: the /metrics view and the collectors it scrapes (the core: docmind.telemetry)."""
