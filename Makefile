@@ -45,9 +45,11 @@ test: $(STAMPS)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # deptry twice (settings in pyproject.toml): the product's code against the runtime requirements, then the whole
-# tree, tests and benchmarks included, against every requirements file.
+# tree, tests and benchmarks included, against every requirements file. lint-imports checks the import floors
+# (pyproject.toml's [tool.importlinter]); --no-cache: the whole graph takes well under a second to build.
 lint: $(STAMPS)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/deptry .
 	$(VENV)/bin/deptry . --requirements-files requirements.txt,requirements-mysql.txt,requirements-bench.txt,requirements-dev.txt \
 	  --exclude '^(\.venv|\.git|data|staticfiles)/'

@@ -1,154 +1,75 @@
-"""The project's import graph: no circles (imports inside functions included) and no import up the layers.
+"""No module imports itself back through others, imports inside functions included.
 
-Layers, lowest first: docmind's infrastructure (LLM, embedder, reranker, indexes, tokens, telemetry…),
-config_admin, then kb and memory side by side (neither imports the other), then chat, apikeys and sso
-(sign-in) side by side, then evals (evaluation runs ask through chat), then project (settings, URLs,
-ASGI routing, start-up, admin, the API's error handler, management commands, health, the metrics view and
-its collectors, the MCP server), which may import every app. A module may import its own layer and the ones
-below it.
+The floors (project > evals, review, audit > chat, apikeys, sso > curation > kb, memory > config_admin > docmind)
+are import-linter's contract in pyproject.toml, checked by `make lint`. A circle between modules is not something a
+contract can state: import-linter's acyclic_siblings forbids circles between sibling packages, a stricter rule the
+code does not follow (kb.ingestion and kb.services import each other through different modules, with no module
+circle). So this test reads the graph import-linter reads (grimp, over the same root packages) and looks for a circle
+itself. Imports only a type checker runs are left out: they cannot form a circle at run time.
 """
 from __future__ import annotations
 
-import ast
-from dataclasses import dataclass
+import graphlib
+import tomllib
 from pathlib import Path
 
-import pytest
+import grimp
+from django.conf import settings
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("project", "docmind", "config_admin", "kb", "memory", "chat", "apikeys", "curation", "review", "audit",
-            "evals", "sso")
-# curation (curated answers) reads kb and is read by chat; review, audit and evals read chat (answers, feedback,
-# the pipeline an evaluation asks through), and review may add a question to an evaluation set.
-LAYER = {"docmind": 0, "config_admin": 1, "kb": 2, "memory": 2, "curation": 2.5, "chat": 3, "apikeys": 3,
-         "sso": 3, "review": 3.5, "audit": 3.5, "evals": 3.5, "project": 4}
+IMPORTLINTER = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+PACKAGES: list[str] = IMPORTLINTER["root_packages"]
 
 
-@dataclass(frozen=True)
-class Import:
-    source: str
-    target: str
-    line: int
-    type_only: bool
+def _run_time_graph(packages: list[str]) -> grimp.ImportGraph:
+    return grimp.build_graph(*packages, exclude_type_checking_imports=True, cache_dir=None)
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _circle(graph: grimp.ImportGraph) -> list[str]:
+    """One circle of modules, the first one closing it again at the end, or [] when there is none."""
+    sorter = graphlib.TopologicalSorter({m: graph.find_modules_directly_imported_by(m) for m in graph.modules})
+    try:
+        sorter.prepare()
+    except graphlib.CycleError as exc:
+        return exc.args[1]
+    return []
 
 
-def _modules() -> dict[str, Path]:
-    return {_module_name(p): p for package in PACKAGES for p in sorted((ROOT / package).rglob("*.py"))
-            if "migrations" not in p.parts}
+def _write_package(root: Path, name: str, files: dict[str, str]) -> None:
+    (root / name).mkdir()
+    (root / name / "__init__.py").write_text("")
+    for module, source in files.items():
+        (root / name / f"{module}.py").write_text(source)
 
 
-def _type_checking_nodes(tree: ast.AST) -> set[int]:
-    nodes: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            nodes.update(id(n) for n in ast.walk(node))
-    return nodes
+def test_a_circle_through_an_import_inside_a_function_is_found(tmp_path, monkeypatch):
+    _write_package(tmp_path, "circle_in_function", {
+        "a": "def later():\n    from circle_in_function import b\n",
+        "b": "from circle_in_function import c\n",
+        "c": "import circle_in_function.a\n",
+    })
+    monkeypatch.syspath_prepend(tmp_path)
+    circle = _circle(_run_time_graph(["circle_in_function"]))
+    assert sorted(set(circle)) == ["circle_in_function.a", "circle_in_function.b", "circle_in_function.c"]
 
 
-def _imports(modules: dict[str, Path]) -> list[Import]:
-    def resolve(name: str) -> str | None:
-        while name and name not in modules:
-            name = name.rpartition(".")[0]
-        return name or None
-
-    found: list[Import] = []
-    for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        type_only = _type_checking_nodes(tree)
-        for node in ast.walk(tree):  # every import statement, the ones inside functions included
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    base = ".".join([*anchor, base] if base else anchor)
-                # `from package import module` depends on the module, not on the package's own code.
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
-            else:
-                continue
-            for target in {resolve(t) for t in targets} - {None, name}:
-                found.append(Import(name, target, node.lineno, id(node) in type_only))  # type: ignore[arg-type]
-    return found
+def test_an_import_only_a_type_checker_runs_closes_no_circle(tmp_path, monkeypatch):
+    _write_package(tmp_path, "circle_for_types", {
+        "a": "from circle_for_types import b\n",
+        "b": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from circle_for_types import a\n",
+    })
+    monkeypatch.syspath_prepend(tmp_path)
+    assert _circle(_run_time_graph(["circle_for_types"])) == []
 
 
-def _layer(module: str) -> str:
-    return module.split(".")[0]
+def test_no_module_imports_itself_back_through_others():
+    assert _circle(_run_time_graph(PACKAGES)) == []
 
 
-def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan, iteratively)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    components: list[list[str]] = []
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges.get(root, ()))))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    components.append(sorted(component))
-    return components
+def test_every_app_of_the_project_is_on_a_floor():
+    # A package the contract does not name would be free to import anything.
+    local_apps = {app for app in settings.INSTALLED_APPS if (ROOT / app / "__init__.py").exists()}
+    (contract,) = [c for c in IMPORTLINTER["contracts"] if c["type"] == "layers"]
+    on_floors = {name.strip() for floor in contract["layers"] for name in floor.replace(":", "|").split("|")}
+    assert local_apps <= set(PACKAGES) == on_floors
 
-
-@pytest.fixture(scope="module")
-def imports() -> list[Import]:
-    return _imports(_modules())
-
-
-def test_the_walker_sees_imports_inside_functions(imports):
-    # project.startup imports the ingestion worker inside a function, so that edge must be in the graph.
-    assert any(i.source == "project.startup" and i.target.startswith("kb.") for i in imports)
-
-
-def test_the_cycle_finder_reports_a_circle_through_three_modules():
-    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
-    assert _cycles({"a": {"b"}, "b": set()}) == []
-
-
-def test_no_module_imports_itself_back_through_others(imports):
-    edges: dict[str, set[str]] = {}
-    for i in imports:
-        if not i.type_only:  # imports only a type checker runs cannot form a circle at run time
-            edges.setdefault(i.source, set()).add(i.target)
-    assert _cycles(edges) == []
-
-
-def test_no_module_imports_a_layer_above_its_own(imports):
-    upward = [f"{i.source}:{i.line} → {i.target}" for i in imports
-              if LAYER[_layer(i.target)] > LAYER[_layer(i.source)]
-              or {_layer(i.source), _layer(i.target)} == {"kb", "memory"}]
-    assert upward == []
