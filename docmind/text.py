@@ -119,6 +119,11 @@ SHORTENED_MAX_CHARS = 4
 _CJK_WORD = re.compile(rf"[\u4e00-\u9fff]{{2,{SHORTENED_MAX_CHARS}}}")
 
 
+# A word of the question in capitals that spells a function word (IT, US) is an acronym, not the word: it is kept
+# as written and matched in the evidence as written (see `has_acronym`).
+_ACRONYM = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
+
+
 # "How many" of a unit: 几 and a measure word.
 HOW_MANY = re.compile(r"几[个种次年月日天号点位名岁人条项遍回家台所座倍级周分秒页张件块届部本]")
 _ONE_CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -157,6 +162,9 @@ def salient_terms(query: str, names: Iterable[str] = ()) -> tuple[Term, ...]:
     for name in names_in(query, names):
         seen[name] = Term(name, round(min(len(name), 4) * rarity(name), 4), True)
         rest = rest.replace(name, " ")
+    for acronym in _ACRONYM.findall(query):
+        if acronym.lower() in STOP_WORDS:
+            seen.setdefault(acronym, Term(acronym, round(min(len(acronym), 4) * rarity(acronym.lower()), 4), True))
     for token in (*tokens(rest), *unknown_words(rest)):
         # 哪款 / 哪种 / 哪年, 几天 / 几位 / 几次: interrogatives jieba does not know; the answer states the thing or
         # the number, never these words.
@@ -229,6 +237,11 @@ def _spread(word: str) -> re.Pattern[str]:
     return re.compile("[\u4e00-\u9fff]?".join(re.escape(ch) for ch in word))
 
 
+def has_acronym(text: str, acronym: str) -> bool:
+    """Whether `text` holds `acronym` as written, a word of its own ("IT服务台", not "it" or "security")."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(acronym)}(?![A-Za-z0-9])", text) is not None
+
+
 def contains(text: str, word: str) -> bool:
     """Whether lower-cased `text` contains `word`, or, for a short Chinese word, its full form (see
     SHORTENED_MAX_CHARS)."""
@@ -238,10 +251,11 @@ def contains(text: str, word: str) -> bool:
 
 
 def coverage(terms: tuple[Term, ...], text: str) -> float:
-    """Weighted share of `terms` that occur in `text` (a shortened Chinese word counts: `contains`); 0 when there
-    are no terms."""
+    """Weighted share of `terms` that occur in `text` (a shortened Chinese word counts: `contains`; an acronym only
+    as written: `has_acronym`); 0 when there are no terms."""
     total = sum(t.weight for t in terms)
     if total <= 0:
         return 0.0
     haystack = text.lower()
-    return sum(t.weight for t in terms if contains(haystack, t.text)) / total
+    return sum(t.weight for t in terms if (has_acronym(text, t.text) if _ACRONYM.fullmatch(t.text)
+                                           else contains(haystack, t.text))) / total

@@ -111,6 +111,14 @@ def test_characters_far_apart_or_missing_are_no_shortened_word(text, word):
     assert not contains(text, word)
 
 
+def test_an_acronym_that_spells_a_stop_word_is_a_term_matched_as_written():
+    terms = salient_terms("IT电话多少？")
+    assert [t.text for t in terms] == ["IT", "电话"] and terms[0].rare
+    assert coverage(terms[:1], "## 怎么联系IT服务台？ 拨打内线8000") == 1.0
+    assert coverage(terms[:1], "邮箱security@example.com；Restart it.") == 0.0
+    assert "it" not in {t.text.lower() for t in salient_terms("Can I restart it?")}
+
+
 def test_coverage_counts_a_shortened_word_of_the_question():
     assert coverage(salient_terms("年假有几天？"), "累计工作满1年的员工，年休假为每年5天。") == 1.0
     assert coverage(salient_terms("产假有几天？"), "累计工作满1年的员工，年休假为每年5天。") == 0.0
