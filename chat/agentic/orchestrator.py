@@ -10,7 +10,6 @@ from dataclasses import replace
 from threading import Event
 from typing import Any, Protocol
 
-from chat.agentic.prompt import build_system_prompt
 from chat.agentic.search import DocSearch
 from chat.agentic.tools import NEVER_OFFERED, ToolContext, ToolSpec, offered_tools, parse_arguments
 from chat.agentic.tracker import RetrievedDocTracker, retrieved_doc_tracker
@@ -19,6 +18,7 @@ from chat.events import AGENTIC, CODE_EXEC, ChatEvent
 from chat.offline.planner import OfflinePlanner
 from docmind.fairshare import FairShareExecutor
 from docmind.llm.base import ChatModel, ToolCall
+from docmind.prompts import agentic as prompts
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
 from docmind.tokens import estimate_tokens, truncate_to_tokens
@@ -107,8 +107,8 @@ class AgenticSearchOrchestrator:
         self.notes = tuple(notes)
 
     def system_prompt(self) -> str:
-        return build_system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,
-                                   max_iterations=self.max_iterations)
+        return prompts.system_prompt(tools=self.tools, knowledge_map=self.knowledge_map,
+                                     max_iterations=self.max_iterations)
 
     def run(self, *, question: str, classification: Any = None, history: Any = None, emit: Emit | None = None,
             cancel: Event | None = None, session_id: str | None = None,
@@ -117,7 +117,7 @@ class AgenticSearchOrchestrator:
         emit = emit or (lambda event: None)
         # `history` is not replayed to the planner: the classifier's rewrite already resolves it.
         rewritten = str(getattr(classification, "rewritten", "") or "").strip()
-        user = question if not rewritten or rewritten == question else f"{question}\n（理解为：{rewritten}）"
+        user = prompts.user_message(question, rewritten)
         messages: list[dict[str, Any]] = [{"role": "system", "content": self.system_prompt()},
                                           {"role": "user", "content": user}]
         schemas = [t.schema() for t in self.tools]

@@ -10,7 +10,6 @@ from django.utils.translation import gettext as _
 from chat.generation.abstention import abstention
 from chat.pipeline.stages import TurnStages
 from chat.pipeline.turn import ChatTurn
-from chat.prompt.templates import SHAPE_INSTRUCTIONS
 from chat.types import (
     AnswerShape,
     Assessment,
@@ -22,6 +21,7 @@ from chat.types import (
     QueryClassification,
 )
 from chat.understanding.comparison import comparison_sides as _sides
+from docmind.prompts.answer import SHAPE_INSTRUCTIONS, question_as_understood
 from kb import selectors
 from kb.access import key_scope
 from kb.retrieval.types import Evidence, ScoredChunk
@@ -47,8 +47,7 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
              shape: AnswerShape, memory: TurnMemory | None = None) -> PromptParts:
     memory = memory or TurnMemory()
     rewritten = turn.record.classification.rewritten if turn.record.classification else turn.question
-    # The model sees the question as asked and, for a follow-up, what it was understood to mean.
-    question = turn.question if rewritten == turn.question else f"{turn.question}\n（结合上文，即：{rewritten}）"
+    question = question_as_understood(turn.question, rewritten)
     prompt = stages.assembler.run(question=question, chunks=list(evidence.chunks), grade=evidence.grade,
                                   history=turn.history, memories=list(memory.lines),
                                   computations=turn.record.computations, profile=memory.profile,

@@ -4,13 +4,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chat.prompt import templates as t
 from chat.prompt.budget import block_cost, fit_head, fit_items
 from chat.prompt.history import HistoryFitter, Summarizer
 from chat.prompt.params import PromptParams
 from chat.types import PromptParts
 from docmind.evidence import BLOCK_SEPARATOR, evidence_block
 from docmind.fences import DOCUMENT_DATA, fenced
+from docmind.prompts import answer as t
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
@@ -18,7 +18,7 @@ from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 def _computation_text(item: Any) -> str:
     if isinstance(item, Mapping):
         code, output = str(item.get("code", "")).strip(), str(item.get("output", item.get("result", ""))).strip()
-        return (f"```python\n{code}\n```\n" if code else "") + f"输出：\n{output}"
+        return (f"```python\n{code}\n```\n" if code else "") + f"{t.COMPUTATION_OUTPUT}{output}"
     return str(item).strip()
 
 
@@ -73,7 +73,7 @@ class PromptAssembler:
 
         system_text = system + (t.PROFILE_HEADER + profile_text if profile_text else "")
         # Document text is other people's words: fenced, and the rules say it is data.
-        evidence_text = fenced(evidence, DOCUMENT_DATA) if evidence else "（无）"
+        evidence_text = fenced(evidence, DOCUMENT_DATA) if evidence else t.NO_EVIDENCE
         user_text = (t.EVIDENCE_HEADER + evidence_text + comp_block + mem_block + hist_block
                      + t.QUESTION_HEADER + question)
         messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]

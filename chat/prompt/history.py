@@ -7,16 +7,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chat.prompt.budget import fit_tail
+from docmind.prompts.answer import HISTORY_ROLE_LABELS, OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 
 logger = logging.getLogger(__name__)
 
 # Old citation numbers would be reused by the model for this turn's evidence and land in invalidRefs.
 CITATION_REF = re.compile(r"\s?\[\d+(?:\s*[,，、]\s*\d+)*\]")
-SUMMARY_HEAD = "【较早对话摘要】"
-SUMMARY_SEPARATOR = "---（以下为最近原文）---"
-OMITTED_MARKER = "…（较早对话已省略）"
-_ROLE_LABEL = {"user": "用户", "assistant": "助手"}
 
 Summarizer = Callable[[str, int], str]
 
@@ -38,7 +35,7 @@ def history_lines(history: Sequence[dict], *, max_chars: int) -> list[str]:
     lines = []
     for turn in history:
         role = turn.get("role")
-        if role not in _ROLE_LABEL:
+        if role not in HISTORY_ROLE_LABELS:
             continue
         text = str(turn.get("content") or "").strip()
         if role == "assistant":
@@ -46,7 +43,7 @@ def history_lines(history: Sequence[dict], *, max_chars: int) -> list[str]:
         if len(text) > max_chars:
             text = text[:max_chars].rstrip() + "…"
         if text:
-            lines.append(f"{_ROLE_LABEL[role]}：{text}")
+            lines.append(f"{HISTORY_ROLE_LABELS[role]}：{text}")
     return lines
 
 

@@ -2,10 +2,8 @@
 from __future__ import annotations
 
 from docmind.llm.base import ChatModel, LlmError
+from docmind.prompts.summary import summary_prompt
 from docmind.tokens import estimate_tokens, truncate_to_tokens
-
-PROMPT = ("把下面的较早对话压缩成要点摘要，保留用户的问题、已确认的事实、结论和偏好，不要编造，"
-          "使用对话原本的语言，不超过 {chars} 字。只输出摘要本身。\n\n{text}")
 
 
 class HistorySummarizer:
@@ -27,7 +25,7 @@ class HistorySummarizer:
         # The newest part of the dropped head matters most to what follows it.
         source = truncate_to_tokens(text, self.input_max_tokens, keep="tail")
         reply = self.chat_model.complete(
-            [{"role": "user", "content": PROMPT.format(chars=budget_tokens, text=source)}],
+            [{"role": "user", "content": summary_prompt(text=source, chars=budget_tokens)}],
             model=self.model, temperature=0.0, max_tokens=budget_tokens * 2,
         )
         summary = reply.content.strip()

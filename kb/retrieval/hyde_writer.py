@@ -3,10 +3,7 @@ from __future__ import annotations
 
 from docmind.language import is_chinese
 from docmind.llm.base import ChatModel, LlmError
-
-PROMPT_ZH = "请写一段简短的、像知识库文档原文一样的段落来回答下面的问题（不超过 150 字，不要说明这是假设）：\n{q}"
-PROMPT_EN = ("Write a short passage, in the style of a knowledge-base document, that answers the question "
-             "below (at most 100 words; do not say it is hypothetical):\n{q}")
+from docmind.prompts.hyde import hyde_prompt
 
 
 class HypotheticalAnswerWriter:
@@ -22,7 +19,7 @@ class HypotheticalAnswerWriter:
         self.max_tokens = max_tokens
 
     def __call__(self, question: str) -> str:
-        prompt = (PROMPT_ZH if is_chinese(question) else PROMPT_EN).format(q=question.strip())
+        prompt = hyde_prompt(question, chinese=is_chinese(question))
         reply = self.chat_model.complete([{"role": "user", "content": prompt}], model=self.model,
                                          temperature=0.3, max_tokens=self.max_tokens)
         passage = reply.content.strip()

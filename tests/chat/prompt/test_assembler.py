@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from chat.prompt import PromptAssembler, PromptParams
-from chat.prompt.history import OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
 from docmind.evidence import EvidenceBudget
+from docmind.prompts.answer import OMITTED_MARKER, SUMMARY_HEAD, SUMMARY_SEPARATOR
 from docmind.tokens import estimate_tokens
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk, Source
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from chat.prompt import PromptAssembler
-from chat.prompt import templates as t
+from docmind.prompts import answer as t
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
 
 CHUNK = ScoredChunk(chunk_id="1", content="支付请求默认超时时间为 30 秒。", score=0.9,

@@ -1,4 +1,6 @@
-"""Prompt texts of the answer step: the normal, low-confidence and no-evidence templates and the block headers.
+"""The answer prompt: the normal, low-confidence and no-evidence system texts, the shape instructions, the
+headers of the user message's blocks and the history block's labels. The reply is the answer itself, free text
+with `[n]` citations (streamed).
 
 The evidence blocks are rendered in docmind.evidence, beside the budget that measures them."""
 from __future__ import annotations
@@ -44,3 +46,16 @@ MEMORY_HEADER = "\n\n【关于用户的长期记忆】（用户本人说过的�
 HISTORY_HEADER = "\n\n【对话历史】\n"
 QUESTION_HEADER = "\n\n【用户问题】\n"
 COMPUTATIONS_DROPPED = "（另有 {n} 条计算结果因篇幅省略）"
+NO_EVIDENCE = "（无）"
+COMPUTATION_OUTPUT = "输出：\n"
+
+# The history block: each message labelled by its role, and the marks of a summarised or dropped head.
+HISTORY_ROLE_LABELS = {"user": "用户", "assistant": "助手"}
+SUMMARY_HEAD = "【较早对话摘要】"
+SUMMARY_SEPARATOR = "---（以下为最近原文）---"
+OMITTED_MARKER = "…（较早对话已省略）"
+
+
+def question_as_understood(question: str, rewritten: str) -> str:
+    """The question as asked and, for a follow-up the classifier rewrote, what it was understood to mean."""
+    return question if rewritten == question else f"{question}\n（结合上文，即：{rewritten}）"
