@@ -1,9 +1,9 @@
 """The JSON object inside a model reply: models wrap it in code fences or chatter, so take the outermost braces."""
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
 
@@ -16,9 +16,11 @@ def json_object_text(reply: str | None, *, what: str = "reply") -> str:
     return found.group(0)
 
 
-def json_object_from_reply(reply: str | None, *, what: str = "reply") -> dict[str, Any]:
-    """The first JSON object in a model reply, parsed; ValueError when there is none or it does not parse."""
-    data = json.loads(json_object_text(reply, what=what))
-    if not isinstance(data, dict):
-        raise ValueError(f"{what} is not a JSON object")
-    return data
+def parse_reply[M: BaseModel](schema: type[M], reply: str | None, *, what: str = "reply") -> M:
+    """The reply's JSON object validated by `schema`; ValueError naming `what` when there is no object, it does
+    not parse or it does not fit (the model's text is never put in the message: it may hold the user's words)."""
+    text = json_object_text(reply, what=what)
+    try:
+        return schema.model_validate_json(text)
+    except ValidationError as exc:
+        raise ValueError(f"{what} does not fit the schema: {exc.error_count()} error(s)") from None

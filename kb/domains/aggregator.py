@@ -7,14 +7,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
-from docmind.llm.replies import json_object_from_reply
+from docmind.llm.replies import parse_reply
+from docmind.prompts.domain_aggregation import SYSTEM, DomainAggregationReply, user_message
 from kb.domains.markup import clean_phrase, clean_tags, strip_markup
 
 log = logging.getLogger(__name__)
-
-_SYSTEM = ("你为知识库的一个知识域写检索说明。根据各文档的检索时机，只输出 JSON："
-           "{\"description\": \"不超过 30 字的域描述\", \"when_to_retrieve\": \"一两句话：用户问到什么时检索本域；"
-           "优先检索一次，勿重复\"}。不要输出其它内容。")
 
 
 @dataclass(frozen=True)
@@ -53,15 +50,15 @@ class DomainAggregator:
 
     def _by_llm(self, domain_id: str, docs: Sequence[DocSummary]) -> DomainSummary:
         assert self.chat_model is not None
-        lines = "\n".join(f"- 《{d.title}》：{d.when_to_retrieve}（场景：{'、'.join(d.covers)}）" for d in docs)
-        messages = [{"role": "system", "content": _SYSTEM},
-                    {"role": "user", "content": f"知识域：{domain_id}\n文档：\n{lines}"}]
+        messages = [{"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": user_message(
+                        domain_id=domain_id, docs=[(d.title, d.when_to_retrieve, d.covers) for d in docs])}]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
-        data = json_object_from_reply(reply.content)
-        when = clean_phrase(str(data.get("when_to_retrieve", "")))[:500]
+        data = parse_reply(DomainAggregationReply, reply.content, what="domain reply")
+        when = clean_phrase(data.when_to_retrieve)[:500]
         if not when:
             raise ValueError("when_to_retrieve missing")
-        return DomainSummary(description=clean_phrase(str(data.get("description", "")))[:256], when_to_retrieve=when,
+        return DomainSummary(description=clean_phrase(data.description)[:256], when_to_retrieve=when,
                              source="llm")
 
 

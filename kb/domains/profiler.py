@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 from docmind.llm.base import ChatModel, LlmError
-from docmind.llm.replies import json_object_from_reply
+from docmind.llm.replies import parse_reply
+from docmind.prompts.domain_profile import SYSTEM, DocumentProfileReply, user_message
 from docmind.text import keywords
 from kb.domains.markup import clean_phrase, clean_tag, clean_tags, strip_markup
 
@@ -16,9 +17,6 @@ MAX_COVERS = 6
 # Markdown headings, 第一章 / 第2节, 1.2. / 3、 and 一、 style numbered headings.
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s+|第[一二三四五六七八九十百\d]+[章节部分条]\s*|\d+(?:\.\d+)*[.、]\s*"
                       r"|[一二三四五六七八九十]+、\s*)(.+?)\s*$")
-
-_SYSTEM = ("你为知识库文档生成检索元数据。只输出 JSON：{\"covers\": [2-6 个简短的业务场景标签], "
-           "\"when_to_retrieve\": \"一句话：用户问到什么时应检索这篇文档\"}。不要输出其它内容。")
 
 
 @dataclass(frozen=True)
@@ -51,12 +49,12 @@ class DocumentProfiler:
 
     def _by_llm(self, title: str, text: str) -> DocumentProfile:
         assert self.chat_model is not None
-        messages = [{"role": "system", "content": _SYSTEM},
-                    {"role": "user", "content": f"标题：{title}\n\n正文：\n{text[:self.max_input_chars]}"}]
+        messages = [{"role": "system", "content": SYSTEM},
+                    {"role": "user", "content": user_message(title=title, text=text[:self.max_input_chars])}]
         reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
-        data = json_object_from_reply(reply.content)
-        covers = clean_tags(data.get("covers", []), limit=MAX_COVERS)
-        when = clean_phrase(str(data.get("when_to_retrieve", "")))[:300]
+        data = parse_reply(DocumentProfileReply, reply.content, what="profile reply")
+        covers = clean_tags(data.covers, limit=MAX_COVERS)
+        when = clean_phrase(data.when_to_retrieve)[:300]
         if not covers or not when:
             raise ValueError("covers or when_to_retrieve missing")
         return DocumentProfile(covers=covers, when_to_retrieve=when, source="llm")
