@@ -36,6 +36,10 @@ def serve(argv: list[str]) -> int:
     memory, parent = argv
     memory_bytes = int(memory)
     _die_with_parent(int(parent))
+    # A shutdown signal ends the child at once, as SIGTERM does, and the parent reads its exit status as an
+    # interruption. Python's own SIGINT handler would raise KeyboardInterrupt instead, which a destructor or a
+    # library's cleanup can swallow, leaving the parse running to the end as if nothing had been asked.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     # The address-space limit holds for the process, and one document is parsed at a time, so it bounds
     # each document; the hard CPU limit stays where it is so that each request can move the soft one.
     _lower(resource.RLIMIT_AS, memory_bytes)
