@@ -10,6 +10,9 @@ Non-knowledge scopes (greeting, identity/help, KB meta, memory, out of scope) sk
 sequence with the cached evidence. ``error`` ends a stream that cannot finish (bad input,
 model timeout/500, cancellation, ``server_busy``); it carries ``code`` and ``message``, and
 ``conversation_id`` / ``message_id`` once the question was saved.
+
+What each type's payload carries is chat.event_schema's: the tests hold every event sent to it, and the OpenAPI
+document publishes it.
 """
 from __future__ import annotations
 

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from chat.events import ChatEvent
+from chat.event_schema import validate_event
+from chat.events import ChatEvent, order_problem
 
 HANDBOOK_TITLE = "星河公司员工手册"
 HANDBOOK = (
@@ -53,6 +56,25 @@ def types(events: Iterable[ChatEvent]) -> list[str]:
 
 def by_type(events: Iterable[ChatEvent], kind: str) -> ChatEvent:
     return next(e for e in events if e.type == kind)
+
+
+def assert_events_follow_the_contract(events: Iterable[ChatEvent | Mapping[str, Any] | tuple[str, Any]], *,
+                                      view_only: bool = False, whole_turn: bool = True) -> list[str]:
+    """Every event valid against chat.event_schema (pydantic's ValidationError names the field that is not) and,
+    for a `whole_turn`, the stream in protocol order; returns the types. Events are ChatEvents (checked as their
+    JSON, which is what leaves the server), WebSocket frames, or (type, payload) pairs of a parsed SSE stream."""
+    kinds = []
+    for event in events:
+        if isinstance(event, ChatEvent):
+            kind, data = event.type, json.dumps(event.data, ensure_ascii=False)
+        elif isinstance(event, Mapping):
+            kind, data = event["type"], event["data"]
+        else:
+            kind, data = event
+        validate_event(kind, data, view_only=view_only)
+        kinds.append(kind)
+    assert not whole_turn or order_problem(kinds) is None, kinds
+    return kinds
 
 
 def no_cancel() -> threading.Event:
