@@ -9,10 +9,9 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from chat.events import order_problem
 from chat.models import Message
 from project.asgi import application
-from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
+from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, assert_events_follow_the_contract, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -81,8 +80,10 @@ async def test_malformed_frames_get_an_error_and_the_socket_still_works(member, 
         reply = await ws.receive_json_from(timeout=5)
         assert reply["type"] == "error" and reply["data"]["code"] == "bad_frame"
         await ws.send_json_to({"type": "ask", "message": "  "})  # still served
-        reply = await ws.receive_json_from(timeout=10)
-        assert reply["type"] == "error" and reply["data"]["code"] == "empty_message"
+        refused = await ws.receive_json_from(timeout=10)
+        assert refused["type"] == "error" and refused["data"]["code"] == "empty_message"
+        assert_events_follow_the_contract([reply])
+        assert_events_follow_the_contract([refused])
     finally:
         await ws.disconnect()
 
@@ -94,7 +95,7 @@ async def test_a_full_ask_streams_to_done_and_saves_both_messages(member):
         assert (await ws.connect())[0]
         await ws.send_json_to({"type": "ask", "message": QUESTION})
         frames = await _until_end(ws)
-        assert order_problem([f["type"] for f in frames]) is None
+        assert_events_follow_the_contract(frames)
         done = frames[-1]["data"]
         assert "[1]" in done["answer"] and done["citations"][0]["document_title"] == HANDBOOK_TITLE
         count = await Message.objects.filter(conversation_id=done["conversation_id"]).acount()
@@ -137,6 +138,7 @@ async def test_cancel_stops_the_turn_and_saves_it_as_cancelled(member, monkeypat
         await ws.send_json_to({"type": "cancel"})
         frames = await _until_end(ws)
         assert (frames[-1]["type"], frames[-1]["data"]["code"]) == ("error", "cancelled")
+        assert_events_follow_the_contract(frames)
         statuses = [s async for s in Message.objects.values_list("status", flat=True)]
         assert statuses == ["complete", "cancelled"]
     finally:

@@ -8,9 +8,9 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient
 from rest_framework.authtoken.models import Token
 
-from chat.events import order_problem
 from chat.models import Conversation, Message
-from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, ingest_tiny_kb
+from chat.pipeline import ChatPipeline
+from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, assert_events_follow_the_contract, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -44,11 +44,24 @@ async def test_a_question_streams_the_events_as_text_event_stream(member):
     status, content_type, raw = await _post(await _token_client(member), {"message": QUESTION})
     assert status == 200 and content_type.startswith("text/event-stream")
     events = parse_sse(raw)
-    assert order_problem([kind for kind, _ in events]) is None
+    assert_events_follow_the_contract(events)
     kind, done = events[-1]
     assert kind == "done" and "[1]" in done["answer"]
     assert done["citations"][0]["document_title"] == HANDBOOK_TITLE
     assert await Message.objects.filter(conversation_id=done["conversation_id"]).acount() == 2
+
+
+def _failing_stages(snapshot, *, kb_ids):
+    raise RuntimeError("a stage could not be built")
+
+
+async def test_a_turn_that_fails_streams_an_error_event_of_the_contract(member, monkeypatch):
+    monkeypatch.setattr("chat.sse.pipeline_factory", lambda: ChatPipeline(stages_factory=_failing_stages))
+    status, _, raw = await _post(await _token_client(member), {"message": QUESTION})
+    events = parse_sse(raw)
+    assert status == 200 and assert_events_follow_the_contract(events) == ["error"]
+    error = events[-1][1]
+    assert error["code"] == "internal" and error["conversation_id"] and error["message_id"]
 
 
 async def test_regenerate_over_sse_replaces_the_last_answer(member):

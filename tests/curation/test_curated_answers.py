@@ -9,14 +9,13 @@ import pytest
 from django.core.files.base import ContentFile
 from rest_framework.test import APIClient
 
-from chat.events import order_problem
 from chat.models import Message
 from chat.pipeline import ChatPipeline
 from curation import services
 from curation.models import QaPair
 from kb.models import Document, KnowledgeBase
 from kb.services import kb_create
-from tests.chat.chat_helpers import by_type, types
+from tests.chat.chat_helpers import assert_events_follow_the_contract, by_type, types
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -53,7 +52,7 @@ def test_a_curated_pair_answers_its_question_labelled_with_author_and_date(membe
                                       format="json")
     assert created.status_code == 201, created.json()
     events = ask(member, "报销单要在多少天内提交")
-    assert order_problem(types(events)) is None, types(events)
+    assert_events_follow_the_contract(events)
     assert "retrieval" not in types(events)
     start, done = by_type(events, "start"), by_type(events, "done")
     assert start.data["curated"]["author"] == kb_editor.username and start.data["mode"] == "CURATED"

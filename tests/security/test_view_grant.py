@@ -16,15 +16,18 @@ from asgiref.sync import sync_to_async
 from django.contrib.auth.models import Group
 from django.core.cache import cache
 from django.test import AsyncClient, Client
+from pydantic import ValidationError
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from chat.event_schema import validate_event
 from chat.pipeline import ChatPipeline
 from docmind.backends import reset_backends
 from docmind.evidence import SNIPPET_CHARS
 from kb import access, services
 from kb.models import KbAccess
 from project.mcp import tools
+from tests.chat.chat_helpers import assert_events_follow_the_contract
 from tests.isolation import skip_used_ids
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -333,6 +336,16 @@ def _check_evidence(drill, name: str, cards: list[dict]) -> None:
         _assert_parent_text(cards)
 
 
+def _check_contract(name: str, events: list[dict]) -> None:
+    """The events follow the contract, and its view-only variant exactly for the view grant (rita's longer evidence
+    and reader links break it, so the check is not one every stream passes)."""
+    assert_events_follow_the_contract(events, view_only=name == "vera")
+    if name == "rita":
+        with pytest.raises(ValidationError, match="view-only asker"):
+            for event in events:
+                validate_event(event["type"], event["data"], view_only=True)
+
+
 def _retrieval(events: list[dict]) -> dict:
     return next(e["data"] for e in events if e["type"] == "retrieval")
 
@@ -353,6 +366,7 @@ async def test_the_sse_trace_gives_a_view_grant_only_snippets(drill, name):
                                         headers={"Authorization": f"Token {token.key}"})
     raw = b"".join([c async for c in response.streaming_content]).decode()
     _check_evidence(drill, name, _retrieval(_sse_events(raw))["kb_chunks"])
+    _check_contract(name, _sse_events(raw))
 
 
 @pytest.mark.parametrize("name", ["vera", "rita"])
@@ -361,6 +375,7 @@ async def test_the_websocket_trace_gives_a_view_grant_only_snippets(drill, name)
 
     events = json.loads(await _ws_ask(drill["users"][name], {"message": DRILL_QUESTION}))
     _check_evidence(drill, name, _retrieval(events)["kb_chunks"])
+    _check_contract(name, events)
 
 
 @pytest.mark.parametrize("name", ["vera", "rita"])

@@ -11,6 +11,7 @@ from chat.agentic.orchestrator import ToolFailed
 from chat.agentic.types import AgenticCancelled, AgenticEmpty
 from docmind.sandbox import PythonSandbox
 from tests.chat.agentic.conftest import FakeWeb, MemoryDocSearch, RecordingFinisher
+from tests.chat.chat_helpers import assert_events_follow_the_contract
 from tests.fakes.openai_server import tool_calls
 
 KNOWLEDGE_MAP = "available_knowledge_domains:\n- domain_id: general\n  description: 城市与文学\n"
@@ -139,7 +140,7 @@ def test_execute_code_runs_in_the_sandbox_and_becomes_a_computation(scripted_ope
                             tool_calls(("searchDocs", {"query": "上海"})), "检索完成"])
     events = []
     result = make_loop(model, sandbox=sandbox).run(question="上海比北京多多少人？", emit=events.append)
-    assert [e.type for e in events] == ["agentic", "agentic", "code_exec"]
+    assert assert_events_follow_the_contract(events, whole_turn=False) == ["agentic", "agentic", "code_exec"]
     assert events[-1].data["stdout"].strip() == "298" and "298" in result.computations[0]
     assert "298" in _tool_messages(scripted_openai.requests[1])[1]
 
