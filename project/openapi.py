@@ -6,16 +6,21 @@ from typing import Any
 from drf_spectacular.openapi import AutoSchema
 from rest_framework import permissions, serializers
 
-from chat.events import EVENT_TYPES
+from chat.event_schema import PAYLOADS, chat_event_adapter
 from chat.serializers import ChatRequestSerializer
 from docmind.errors import error_response
 
-ERROR_REF = {"$ref": "#/components/schemas/Error"}
+COMPONENTS = "#/components/schemas/"
+ERROR_REF = {"$ref": f"{COMPONENTS}Error"}
 _UNSAFE = {"POST", "PUT", "PATCH", "DELETE"}
 
 _EVENTS = ("understanding → routing → (agentic)* → (code_exec)* → retrieval → rerank → grader → start → "
-           "(token)* → done, or error. Each event is an SSE `event:` line with a JSON `data:` line; "
-           "the WebSocket /ws/chat/ sends the same events as {\"type\", \"data\"}.")
+           "(token)* → done, or error. Each server-sent event is a `ChatServerSentEvent`: its `event:` line names "
+           "the type, its `data:` line is that type's payload as JSON (`TokenData` for `token`…). The WebSocket "
+           "/ws/chat/ sends the same events as `ChatEvent` JSON frames, {\"type\", \"data\"}. While the model is "
+           "silent SSE sends `: keepalive` comment lines, which carry no event.")
+CHAT_EVENT = "ChatEvent"
+CHAT_SSE_EVENT = "ChatServerSentEvent"
 
 
 def _field_schema(field: serializers.Field) -> dict[str, Any]:
@@ -114,10 +119,55 @@ def _error(description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": ERROR_REF}}}
 
 
-# One server-sent event as an SSE parser reads it: its type and its JSON payload as text.
-_SSE_EVENT = {"type": "object", "required": ["event", "data"], "properties": {
-    "event": {"type": "string", "enum": list(EVENT_TYPES)},
-    "data": {"type": "string", "description": "the event's payload, a JSON object"}}}
+def chat_event_components() -> dict[str, dict[str, Any]]:
+    """The chat event contract (chat.event_schema) as OpenAPI 3.0 components: `ChatEvent`, the union of every event
+    by its `type` (a WebSocket frame), the models it names, and `ChatServerSentEvent`, the same events as SSE
+    carries them."""
+    schema = chat_event_adapter.json_schema(ref_template=f"{COMPONENTS}{{model}}")
+    components = {name: _openapi_30(part) for name, part in schema.pop("$defs").items()}
+    components[CHAT_EVENT] = _openapi_30(schema)
+    components[CHAT_SSE_EVENT] = {
+        "description": "One chat event as an SSE parser reads it: `event` and the `data` text.",
+        "oneOf": [_sse_event(kind, payload.__name__) for kind, payload in PAYLOADS.items()]}
+    return components
+
+
+def _sse_event(kind: str, payload: str) -> dict[str, Any]:
+    # OpenAPI 3.0 cannot say that a string holds JSON of a schema (3.1's contentMediaType and contentSchema):
+    # the same keywords are given as extensions, for readers and tools that follow them.
+    return {"type": "object", "required": ["event", "data"], "properties": {
+        "event": {"type": "string", "enum": [kind]},
+        "data": {"type": "string", "description": f"The event's payload as JSON: a `{payload}`.",
+                 "x-contentMediaType": "application/json", "x-contentSchema": {"$ref": f"{COMPONENTS}{payload}"}}}}
+
+
+def _openapi_30(schema: dict[str, Any]) -> dict[str, Any]:
+    """Pydantic writes JSON Schema 2020-12; OpenAPI 3.0 has no null type, no `const` and no siblings beside a
+    `$ref`: null becomes `nullable`, a constant a one-value `enum`, a described `$ref` an `allOf` of one."""
+    schema = dict(schema)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            options = [_openapi_30(option) for option in schema[key]]
+            if {"type": "null"} in options:
+                options = [option for option in options if option != {"type": "null"}]
+                schema["nullable"] = True
+            if len(options) == 1 and key == "anyOf":
+                del schema[key]
+                schema = {**options[0], **schema}
+            else:
+                schema[key] = options
+    if "const" in schema:
+        schema["enum"] = [schema.pop("const")]
+    if "properties" in schema:
+        # Pydantic titles each field after its name ("Citationcoverage"): noise beside the name itself.
+        schema["properties"] = {name: {k: v for k, v in _openapi_30(part).items() if k != "title"}
+                                for name, part in schema["properties"].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(schema.get(key), dict):
+            schema[key] = _openapi_30(schema[key])
+    if "$ref" in schema and len(schema) > 1:
+        schema = {"allOf": [{"$ref": schema.pop("$ref")}], **schema}
+    return schema
 
 
 def _text_limit(key: str) -> int:
@@ -141,6 +191,12 @@ def add_chat_stream(result: dict[str, Any], generator: Any, request: Any, public
     retrieve = result.get("components", {}).get("schemas", {}).get("RetrieveRequest")
     if retrieve is not None:
         retrieve["properties"]["query"].update(_question(_text_limit("retrieval.query_max_chars")))
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    events = chat_event_components()
+    clash = sorted(name for name, part in events.items() if schemas.get(name, part) != part)
+    if clash:
+        raise ValueError(f"chat event components clash with the API's own: {', '.join(clash)}")
+    schemas.update(events)
     body = chat_request_schema()
     body["properties"]["message"].update(_question(_text_limit("chat.max_message_chars")))
     result.setdefault("paths", {})["/api/chat/"] = {"post": {
@@ -150,7 +206,8 @@ def add_chat_stream(result: dict[str, Any], generator: Any, request: Any, public
         "security": [{"tokenAuth": []}, {"cookieAuth": []}],
         "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
         "responses": {
-            "200": {"description": _EVENTS, "content": {"text/event-stream": {"schema": _SSE_EVENT}}},
+            "200": {"description": _EVENTS, "content": {"text/event-stream": {
+                "schema": {"$ref": f"{COMPONENTS}{CHAT_SSE_EVENT}"}}}},
             "400": _error("invalid request: `fields` names each problem"),
             "401": _error("authentication required"),
             "403": _error("a session request without its CSRF token"),

@@ -7,6 +7,8 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from chat.event_schema import PAYLOADS
+from chat.events import EVENT_TYPES
 from chat.serializers import ChatRequestSerializer
 from project.openapi import chat_request_schema
 
@@ -94,3 +96,30 @@ def test_the_schema_says_what_the_views_answer(published):
     assert schemas["RetrievedChunk"]["properties"]["chunk_id"]["type"] == "string"
     forget_all = _responses(published, "/api/memories/forget-all/", "post")["200"]
     assert forget_all["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/ForgetAllResult"}
+
+
+def _component(schemas: dict, ref: str) -> dict:
+    return schemas[ref.removeprefix("#/components/schemas/")]
+
+
+@pytest.mark.django_db
+def test_the_chat_stream_publishes_every_event_of_the_contract(published):
+    schemas = published["components"]["schemas"]
+    stream = _responses(published, "/api/chat/", "post")["200"]["content"]["text/event-stream"]
+    assert stream["schema"] == {"$ref": "#/components/schemas/ChatServerSentEvent"}
+    sse = {item["properties"]["event"]["enum"][0]: item["properties"]["data"]
+           for item in schemas["ChatServerSentEvent"]["oneOf"]}
+    mapping = schemas["ChatEvent"]["discriminator"]["mapping"]
+    assert set(sse) == set(mapping) == set(EVENT_TYPES)
+    for kind, ref in mapping.items():
+        frame = _component(schemas, ref)
+        assert frame["properties"]["type"]["enum"] == [kind]
+        data_ref = frame["properties"]["data"]["$ref"]
+        assert sse[kind]["x-contentSchema"] == {"$ref": data_ref}  # SSE's data line is the frame's data
+        data = _component(schemas, data_ref)
+        assert set(data["properties"]) == set(PAYLOADS[kind].model_fields), kind
+        assert all(part.get("description") for part in data["properties"].values()), kind
+    # Optional on the wire is left out of `required`; null where the wire sends null is `nullable` (OpenAPI 3.0).
+    assert schemas["ErrorData"]["required"] == ["code", "message"]
+    assert schemas["DoneData"]["properties"]["usage"]["nullable"] is True
+    assert "curated" not in schemas["StartData"]["required"]
