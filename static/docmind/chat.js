@@ -572,7 +572,7 @@
         setStatus(turn, fmt(_("Agentic search, round %(round)s…"), { round: log.agenticRounds.length }));
         break;
       case "code_exec":
-        (log.agenticRounds || (log.agenticRounds = [])).push(_("Code run") + ": " + (data.ok === false || data.error ? _("failed") : _("done")) + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
+        (log.agenticRounds || (log.agenticRounds = [])).push(_("Code run") + ": " + (data.timedOut || data.exitCode !== 0 ? _("failed") : _("done")) + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
         break;
       case "retrieval":
         log.kb_chunks = data.kb_chunks; log.web_chunks = data.web_chunks;
