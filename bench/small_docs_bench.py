@@ -17,6 +17,8 @@ stage's time is summed over the round (the stages overlap: they run in different
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
 import threading
 import time
@@ -29,32 +31,41 @@ from bench.common import arguments, percentile, setup_django, write_json
 QUERIES = ["年假需要提前几天申请", "差旅报销的期限是多少天", "会议室预订后多久不签到会被释放", "密码有什么要求",
            "供应商准入需要哪些材料", "客户投诉多久要响应", "内部推荐奖励多少钱", "忘记打卡怎么办"]
 PROBE_INTERVAL = 0.2
+# How often the round checks whether every document is finished. It only decides when to stop waiting: the
+# round's length is read from the documents' own finishing times, so a slow check loses no accuracy, while a
+# database query every 50 ms took ~1 CPU s per round from the embedder (nothing a real client does).
+SETTLE_POLL = 0.5
 _MISSING = object()
 
 
 class StageClock:
-    """Sums wall time per named stage across threads."""
+    """Sums wall time and the calling thread's CPU time per named stage across threads."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.seconds: dict[str, float] = defaultdict(float)
+        self.cpu: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
+        self.sizes: dict[str, list[int]] = defaultdict(list)  # len() of the first argument, for `sized` stages
         self.wrapped: list[tuple[object, str, object]] = []
 
-    def wrap(self, owner, attr: str, name: str) -> None:
+    def wrap(self, owner, attr: str, name: str, *, sized: bool = False) -> None:
         inner = getattr(owner, attr, None)
         if inner is None or getattr(inner, "_bench_wrapped", False):
             return
         self.wrapped.append((owner, attr, vars(owner).get(attr, _MISSING)))
 
         def timed(*args, **kwargs):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return inner(*args, **kwargs)
             finally:
                 with self.lock:
                     self.seconds[name] += time.perf_counter() - start
+                    self.cpu[name] += time.thread_time() - cpu
                     self.calls[name] += 1
+                    if sized:
+                        self.sizes[name].append(len(args[0]))
 
         timed._bench_wrapped = True
         setattr(owner, attr, timed)
@@ -71,12 +82,15 @@ class StageClock:
     def reset(self) -> None:
         with self.lock:
             self.seconds.clear()
+            self.cpu.clear()
             self.calls.clear()
+            self.sizes.clear()
 
     def report(self, documents: int) -> dict[str, dict[str, float]]:
         with self.lock:
-            return {name: {"seconds": round(s, 3), "calls": self.calls[name],
-                           "ms_per_document": round(1000 * s / max(1, documents), 1)}
+            return {name: {"seconds": round(s, 3), "cpu_seconds": round(self.cpu[name], 3), "calls": self.calls[name],
+                           "ms_per_document": round(1000 * s / max(1, documents), 1),
+                           **({"sizes": list(self.sizes[name])} if name in self.sizes else {})}
                     for name, s in sorted(self.seconds.items(), key=lambda kv: -kv[1])}
 
 
@@ -107,26 +121,81 @@ def instrument(clock: StageClock) -> None:
     clock.wrap(vectors, "delete_documents", "vector_delete")
     clock.wrap(lexical, "add", "bm25_add")
     clock.wrap(lexical, "delete_documents", "bm25_delete")
-    clock.wrap(get_ingest_embedder(), "embed_passages", "embed")
+    clock.wrap(get_ingest_embedder(), "embed_passages", "embed", sized=True)
 
 
-def _summary(values: list[float]) -> dict[str, float]:
-    return {"queries": len(values), "p50_ms": round(statistics.median(values), 1) if values else 0.0,
-            "p95_ms": round(percentile(values, 0.95), 1) if values else 0.0}
+class CpuClock:
+    """CPU seconds spent during a round: this process by thread (named groups), and its child processes (the
+    embedding process and the parser children). With the embedder at the lowest priority, every CPU second
+    spent elsewhere on a 2-core machine is a second its OpenMP team waits for the core it was preempted on,
+    so this, not the stage wall times, is what the ratio to the embedder alone loses."""
+
+    def __init__(self) -> None:
+        import psutil
+
+        self.process = psutil.Process()
+        self.start = self._sample()
+
+    def _sample(self) -> tuple[float, dict[str, float], dict[str, float]]:
+        names = {thread.native_id: thread.name for thread in threading.enumerate()}
+        by_group: dict[str, float] = defaultdict(float)
+        for thread in self.process.threads():
+            by_group[_thread_group(names.get(thread.id, "other"))] += thread.user_time + thread.system_time
+        children: dict[str, float] = defaultdict(float)
+        for child in self.process.children(recursive=True):
+            try:
+                times, command = child.cpu_times(), " ".join(child.cmdline())
+            except Exception:  # noqa: BLE001 - a child that ended meanwhile
+                continue
+            kind = ("embedder" if "embedding_child" in command else "parser" if "parsers.child" in command
+                    else "other")
+            children[kind] += times.user + times.system
+        times = self.process.cpu_times()
+        return times.user + times.system, by_group, children
+
+    def report(self, seconds: float, documents: int) -> dict:
+        total0, groups0, children0 = self.start
+        total, groups, children = self._sample()
+        groups_spent = {name: round(value - groups0.get(name, 0.0), 2) for name, value in groups.items()}
+        spent = {"server_process": round(total - total0, 2),
+                 "server_threads": dict(sorted(((k, v) for k, v in groups_spent.items() if v >= 0.01),
+                                               key=lambda kv: -kv[1])),
+                 **{f"{kind}_process": round(value - children0.get(kind, 0.0), 2) for kind, value in children.items()}}
+        outside = spent["server_process"] + sum(v for k, v in spent.items() if k in ("parser_process", "other_process"))
+        spent["outside_embedder_ms_per_document"] = round(1000 * outside / max(1, documents), 1)
+        spent["outside_embedder_share_of_round"] = round(outside / max(seconds, 1e-9) / (os.cpu_count() or 1), 3)
+        return spent
 
 
-def _probe(retriever, *, until: Callable[[], bool], minimum: int) -> list[float]:
-    latencies: list[float] = []
+def _thread_group(name: str) -> str:
+    """A thread's name without its serial numbers: the threads of one pool count together."""
+    return re.sub(r"[-_]?\d+", "", name) or "other"
+
+
+def _summary(probes: list[tuple[float, float]]) -> dict[str, float]:
+    """p50/p95 of the queries' wall time, and of the CPU time their thread spent: when the wall time grows
+    during ingestion and the CPU time does not, the query waited (for the GIL, a lock or a core); when both
+    grow, the same work ran slower (caches and memory shared with the embedder)."""
+    summary: dict[str, float] = {"queries": len(probes)}
+    for key, values in (("", [wall for wall, _ in probes]), ("cpu_", [cpu for _, cpu in probes])):
+        summary[f"{key}p50_ms"] = round(statistics.median(values), 1) if values else 0.0
+        summary[f"{key}p95_ms"] = round(percentile(values, 0.95), 1) if values else 0.0
+    return summary
+
+
+def _probe(retriever, *, until: Callable[[], bool], minimum: int) -> list[tuple[float, float]]:
+    """(wall ms, thread CPU ms) of one-shot retrievals sent every PROBE_INTERVAL."""
+    probes: list[tuple[float, float]] = []
     next_at = time.perf_counter()
     i = 0
-    while len(latencies) < minimum or not until():
+    while len(probes) < minimum or not until():
         time.sleep(max(0.0, next_at - time.perf_counter()))
         next_at += PROBE_INTERVAL
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.thread_time()
         retriever.run(query=QUERIES[i % len(QUERIES)], top_k=5)
-        latencies.append((time.perf_counter() - start) * 1000)
+        probes.append(((time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000))
         i += 1
-    return latencies
+    return probes
 
 
 def _client():
@@ -140,10 +209,11 @@ def _client():
     return client
 
 
-def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str]) -> None:
+def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.db import close_old_connections
 
+    start = time.thread_time()
     try:
         for seed in seeds:
             title, text = article(seed)
@@ -156,6 +226,7 @@ def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str]
                 ids.append(response.json()["id"])
     finally:
         close_old_connections()
+        cpu.append(time.thread_time() - start)
 
 
 def _settled(ids_expected: int, ids: list[int]) -> bool:
@@ -176,30 +247,40 @@ def _embedded_texts(ids: list[int]) -> list[str]:
 
 def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
     """Upload `seeds` one by one while the worker runs; returns when every document is ready or failed."""
-    from django.db.models import Count
+    from django.db.models import Count, Max
+    from django.utils import timezone
 
     from kb.models import Document, DocumentStatus
 
     ids: list[int] = []
     errors: list[str] = []
-    start = time.perf_counter()
-    uploader = threading.Thread(target=_upload, args=(client, seeds, domain, ids, errors), daemon=True)
+    upload_cpu: list[float] = []
+    cpu = CpuClock()
+    started = timezone.now()
+    uploader = threading.Thread(target=_upload, args=(client, seeds, domain, ids, errors, upload_cpu),
+                                name="bench-uploader", daemon=True)
     uploader.start()
-    latencies: list[float] = []
+    latencies: list[tuple[float, float]] = []
     if retriever is not None:
         latencies = _probe(retriever, until=lambda: _settled(len(seeds), ids) and not uploader.is_alive(),
                            minimum=1)
     while uploader.is_alive() or not _settled(len(seeds) - len(errors), ids):
-        time.sleep(0.05)
-    seconds = time.perf_counter() - start
+        time.sleep(SETTLE_POLL)
     uploader.join()
+    # From the round's start to the commit of the last document's final status (ready or failed rows are not
+    # written again by ingestion; the knowledge map's profile write does not touch updated_at).
+    finished = Document.objects.filter(pk__in=ids).aggregate(last=Max("updated_at"))["last"] or timezone.now()
+    seconds = (finished - started).total_seconds()
+    spent = cpu.report(seconds, len(ids))
+    spent["uploads"] = round(sum(upload_cpu), 2)
     statuses = dict(Document.objects.filter(pk__in=ids).values_list("status").annotate(n=Count("id"))
                     .values_list("status", "n"))
     texts = _embedded_texts(ids)
     return {"documents": len(ids), "upload_errors": errors[:5], "statuses": statuses, "child_chunks": len(texts),
             "seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2),
             "documents_per_s": round(len(ids) / seconds, 2), "texts": texts, "latencies": latencies,
-            "ready": statuses.get(DocumentStatus.READY, 0)}
+            "ready": statuses.get(DocumentStatus.READY, 0), "cpu_seconds": spent,
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def embed_alone(texts: list[str]) -> dict:
@@ -211,7 +292,8 @@ def embed_alone(texts: list[str]) -> dict:
     for i in range(0, len(texts), BATCH_SIZE):
         embed(texts[i:i + BATCH_SIZE])
     seconds = time.perf_counter() - start
-    return {"seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2), "batch": BATCH_SIZE}
+    return {"seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2), "batch": BATCH_SIZE,
+            "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
 def parse_only(docs: int) -> dict:
@@ -289,8 +371,9 @@ def main(argv: list[str] | None = None) -> None:
         if retriever is not None:
             idle_after = _probe(retriever, until=lambda: True, minimum=args.idle_queries)
             idle_all = idle + idle_after
-            entry["queries"] = {"idle": _summary(idle_all), "during_ingestion": _summary(during),
-                                "p95_ratio": round(percentile(during, 0.95) / percentile(idle_all, 0.95), 2)}
+            entry["queries"] = {"idle": _summary(idle_all), "during_ingestion": _summary(during)}
+            entry["queries"]["p95_ratio"] = round(percentile([wall for wall, _ in during], 0.95)
+                                                  / percentile([wall for wall, _ in idle_all], 0.95), 2)
         result[name] = entry
         print(f"{name}: {run['documents']} documents, {run['child_chunks']} child chunks in {run['seconds']} s "
               f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s; "
@@ -298,10 +381,17 @@ def main(argv: list[str] | None = None) -> None:
         if "queries" in entry:
             q = entry["queries"]
             print(f"  queries idle p95 {q['idle']['p95_ms']} ms, during ingestion p95 "
-                  f"{q['during_ingestion']['p95_ms']} ms: {q['p95_ratio']} (target <= 1.5)")
+                  f"{q['during_ingestion']['p95_ms']} ms: {q['p95_ratio']} (target <= 1.5); the query thread's CPU "
+                  f"p95 idle {q['idle']['cpu_p95_ms']} ms, during {q['during_ingestion']['cpu_p95_ms']} ms")
+        cpu = run["cpu_seconds"]
+        print(f"  load average {run['load_average']}; CPU s: server process {cpu['server_process']} "
+              f"({cpu['server_threads']}), embedder {cpu.get('embedder_process')}, parser {cpu.get('parser_process')}; "
+              f"outside the embedder {cpu['outside_embedder_ms_per_document']} ms/document, "
+              f"{cpu['outside_embedder_share_of_round']} of the machine")
+        print(f"  embedding batches {stages.get('embed', {}).get('sizes')} (alone: {alone['batch']} a call)")
         for stage, figures in stages.items():
-            print(f"  {stage:24s} {figures['seconds']:8.2f} s  {figures['calls']:5d} calls  "
-                  f"{figures['ms_per_document']:7.1f} ms/document")
+            print(f"  {stage:24s} {figures['seconds']:8.2f} s  {figures['cpu_seconds']:6.2f} CPU s  "
+                  f"{figures['calls']:5d} calls  {figures['ms_per_document']:7.1f} ms/document")
         # After each round, so that a long run interrupted later keeps what it measured.
         write_json(result, args.out, echo=False)
     stop.set()
