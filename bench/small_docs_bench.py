@@ -8,11 +8,14 @@ The server's arrangement in one process: the ingestion worker thread (as `make r
 uploader thread posting short Chinese articles (bench/articles.py, 2–3 child chunks each) through the
 document API one request per file, and — in the latency round — this thread sending one retrieval
 query every 200 ms through the one-shot path. The throughput round runs without queries: it is the
-pipeline against the embedder. Right after it, the ingestion embedder alone (its own process, every
-core) embeds the very texts the pipeline embedded, in the pipeline's batch size: the ratio of the two
-rates is the figure, since other users of a shared machine move both alike — as long as the load is
-steady; the share of the round the embedder was busy is the figure that load drift cannot move. Each
-stage's time is summed over the round (the stages overlap: they run in different threads), per document.
+pipeline against the embedder. Right before and right after it, the ingestion embedder alone (its own
+process, every core) embeds the very texts the pipeline embedded, in full batches: the ratio of the
+pipeline's rate to theirs is the figure, since other users of a shared machine move both alike — as
+long as the load is steady, which the difference between the two timings shows; the share of the round
+the embedder was busy is the figure that load drift cannot move. The round runs from the first upload
+to the commit of the last document's status. Each stage's time is summed over the round (the stages
+overlap: they run in different threads), per document; so is the CPU time spent outside the embedder,
+which the embedder (lowest priority, a static OpenMP team) loses about one for one.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from collections.abc import Callable
 
 from bench.articles import article
 from bench.common import arguments, percentile, setup_django, write_json
+from kb.ingestion.chunker import retrieval_text
 
 QUERIES = ["年假需要提前几天申请", "差旅报销的期限是多少天", "会议室预订后多久不签到会被释放", "密码有什么要求",
            "供应商准入需要哪些材料", "客户投诉多久要响应", "内部推荐奖励多少钱", "忘记打卡怎么办"]
@@ -47,6 +51,7 @@ class StageClock:
         self.cpu: dict[str, float] = defaultdict(float)
         self.calls: dict[str, int] = defaultdict(int)
         self.sizes: dict[str, list[int]] = defaultdict(list)  # len() of the first argument, for `sized` stages
+        self.span: dict[str, tuple[float, float]] = {}  # epoch seconds: the first call's start, the last one's end
         self.wrapped: list[tuple[object, str, object]] = []
 
     def wrap(self, owner, attr: str, name: str, *, sized: bool = False) -> None:
@@ -56,11 +61,12 @@ class StageClock:
         self.wrapped.append((owner, attr, vars(owner).get(attr, _MISSING)))
 
         def timed(*args, **kwargs):
-            start, cpu = time.perf_counter(), time.thread_time()
+            start, cpu, began = time.perf_counter(), time.thread_time(), time.time()
             try:
                 return inner(*args, **kwargs)
             finally:
                 with self.lock:
+                    self.span[name] = (self.span.get(name, (began, 0.0))[0], time.time())
                     self.seconds[name] += time.perf_counter() - start
                     self.cpu[name] += time.thread_time() - cpu
                     self.calls[name] += 1
@@ -85,6 +91,7 @@ class StageClock:
             self.cpu.clear()
             self.calls.clear()
             self.sizes.clear()
+            self.span.clear()
 
     def report(self, documents: int) -> dict[str, dict[str, float]]:
         with self.lock:
@@ -237,7 +244,6 @@ def _settled(ids_expected: int, ids: list[int]) -> bool:
 
 
 def _embedded_texts(ids: list[int]) -> list[str]:
-    from kb.ingestion.chunker import retrieval_text
     from kb.models import Chunk, ChunkLevel
 
     return [retrieval_text(context, content) for context, content in
@@ -280,7 +286,25 @@ def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
             "seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2),
             "documents_per_s": round(len(ids) / seconds, 2), "texts": texts, "latencies": latencies,
             "ready": statuses.get(DocumentStatus.READY, 0), "cpu_seconds": spent,
+            "span": (started.timestamp(), finished.timestamp()),
             "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _expected_texts(seeds: range) -> list[str]:
+    """The children's texts the pipeline will embed for these articles, by the same parser and chunker, so that
+    the embedder alone can be timed on them before the round as well as after it."""
+    from config_admin.conf import ai_config
+    from kb.ingestion.chunker import TextChunker
+    from kb.ingestion.parsers import parse_located
+
+    snap = ai_config.snapshot()
+    chunker = TextChunker(parent_chars=snap["chunk.parent_chars"], child_chars=snap["chunk.child_chars"])
+    texts = []
+    for seed in seeds:
+        title, text = article(seed)
+        for parent in chunker.split(parse_located(text.encode("utf-8"), "txt").text, title=title):
+            texts.extend(retrieval_text(parent.context, child.content) for child in parent.children)
+    return texts
 
 
 def embed_alone(texts: list[str]) -> dict:
@@ -356,18 +380,36 @@ def main(argv: list[str] | None = None) -> None:
         retriever.run(query="预热查询")
         rounds.append(("latency", retriever))
     for number, (name, retriever) in enumerate(rounds):
-        clock.reset()
-        idle = _probe(retriever, until=lambda: True, minimum=args.idle_queries) if retriever else []
         first = args.seed + number * 100_000
+        expected = _expected_texts(range(first, first + args.docs))
+        before = embed_alone(expected)
+        idle = _probe(retriever, until=lambda: True, minimum=args.idle_queries) if retriever else []
+        clock.reset()
         run = ingest_round(client, range(first, first + args.docs), f"bench-{name}", retriever=retriever)
-        stages = clock.report(run["documents"])
-        alone = embed_alone(run.pop("texts"))
+        stages, spans = clock.report(run["documents"]), dict(clock.span)
+        texts = run.pop("texts")
+        after = embed_alone(texts)
+        # The embedder alone is timed just before and just after the round on the same texts: their mean is the
+        # baseline, and their difference is how far the machine's load drifted meanwhile (the ratio means
+        # little when it is large; repeat the run).
+        same = sorted(expected) == sorted(texts)
+        alone_seconds = (before["seconds"] + after["seconds"]) / 2 if same else after["seconds"]
+        alone = {**after, "seconds": round(alone_seconds, 2), "chunks_per_s": round(len(texts) / alone_seconds, 2),
+                 "before": before if same else "not the texts the pipeline embedded", "after": after,
+                 "drift": round(abs(before["seconds"] - after["seconds"]) / alone_seconds, 3) if same else None}
         during = run.pop("latencies")
         # The share of the round the embedder was working: immune to the machine's load drifting between the
         # round and the embedder-alone measurement (1.0: the pipeline ran at the embedder's speed).
         busy = round(stages.get("embed", {}).get("seconds", 0.0) / run["seconds"], 3)
         entry = {**run, "embedder_alone": alone, "ratio": round(run["chunks_per_s"] / alone["chunks_per_s"], 3),
                  "embedder_busy": busy, "stages": stages}
+        # What the round holds that the embedder alone does not: from the first upload to the first embedding
+        # call, and from the end of the last one to the last document's status committed.
+        round_start, round_end = entry.pop("span")
+        if "embed" in spans:
+            embed_start, embed_end = spans["embed"]
+            entry["before_first_embedding_s"] = round(embed_start - round_start, 3)
+            entry["after_last_embedding_s"] = round(round_end - embed_end, 3)
         if retriever is not None:
             idle_after = _probe(retriever, until=lambda: True, minimum=args.idle_queries)
             idle_all = idle + idle_after
@@ -376,7 +418,8 @@ def main(argv: list[str] | None = None) -> None:
                                                   / percentile([wall for wall, _ in idle_all], 0.95), 2)
         result[name] = entry
         print(f"{name}: {run['documents']} documents, {run['child_chunks']} child chunks in {run['seconds']} s "
-              f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s; "
+              f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s "
+              f"(before / after the round {before['seconds']} / {after['seconds']} s, drift {alone['drift']}); "
               f"ratio {entry['ratio']} (target >= 0.9); embedder busy {busy} of the round; statuses {run['statuses']}")
         if "queries" in entry:
             q = entry["queries"]
@@ -388,7 +431,9 @@ def main(argv: list[str] | None = None) -> None:
               f"({cpu['server_threads']}), embedder {cpu.get('embedder_process')}, parser {cpu.get('parser_process')}; "
               f"outside the embedder {cpu['outside_embedder_ms_per_document']} ms/document, "
               f"{cpu['outside_embedder_share_of_round']} of the machine")
-        print(f"  embedding batches {stages.get('embed', {}).get('sizes')} (alone: {alone['batch']} a call)")
+        print(f"  embedding batches {stages.get('embed', {}).get('sizes')} (alone: {alone['batch']} a call); "
+              f"{entry.get('before_first_embedding_s')} s before the first, {entry.get('after_last_embedding_s')} s "
+              f"after the last")
         for stage, figures in stages.items():
             print(f"  {stage:24s} {figures['seconds']:8.2f} s  {figures['cpu_seconds']:6.2f} CPU s  "
                   f"{figures['calls']:5d} calls  {figures['ms_per_document']:7.1f} ms/document")
