@@ -28,7 +28,6 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import MySQLdb
 import psutil
 
 from bench.chat_bench import MiniWebSocket, login
@@ -56,6 +55,10 @@ class Db:
                     "user": parsed.username or "root", "password": parsed.password or ""}
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
+        # The MySQL driver is an optional install (DOCMIND_WITH_MYSQL=1); imported here so the module, and
+        # the suite that imports every bench module, loads on the embedded defaults too.
+        import MySQLdb
+
         conn = MySQLdb.connect(**self._kw)
         try:
             with conn.cursor() as cursor:

@@ -1,6 +1,7 @@
 """In-memory fakes of the retrieval ports, for stage tests only."""
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -70,7 +71,10 @@ class FakeSearcher:
 
 
 class FakeEmbedder:
-    """Maps known texts to fixed vectors; anything else gets a hash-seeded unit vector."""
+    """Maps known texts to fixed vectors; anything else gets a unit vector seeded by the text's CRC-32.
+
+    Python's own `hash()` of a str changes with every process (PYTHONHASHSEED), which made a test that
+    depends on an unknown text's vector pass or fail by the worker it ran in."""
 
     name = "fake"
     dim = 3
@@ -81,7 +85,7 @@ class FakeEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         if text in self.table:
             return self.table[text]
-        rng = np.random.default_rng(abs(hash(text)) % 2**32)
+        rng = np.random.default_rng(zlib.crc32(text.encode()))
         return unit(*rng.normal(size=self.dim))
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:

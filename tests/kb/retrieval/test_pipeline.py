@@ -26,8 +26,12 @@ def searcher() -> FakeSearcher:
 QUERY = "珠穆朗玛峰的海拔是多少"
 
 
+MARS_QUERY = "火星最高的山叫什么"
+MARS_PAGE = "火星上最高的山是奥林帕斯山，高约两万米。"
+
+
 def _retriever(searcher, **kwargs) -> OneShotRetriever:
-    embedder = FakeEmbedder({QUERY: unit(1, 0, 0)})
+    embedder = FakeEmbedder({QUERY: unit(1, 0, 0), MARS_QUERY: unit(0, 0, 1), MARS_PAGE: unit(0, 0.1, 1)})
     return OneShotRetriever(searcher=searcher, embedder=embedder, reranker=LocalReranker(cos_floor=0.0),
                             params=RetrievalParams(top_k=3), **kwargs)
 
@@ -69,15 +73,15 @@ class FakeWeb:
 
 
 def test_a_low_grade_adds_web_results_once(searcher):
-    web = FakeWeb([web_chunk("w1", "火星上最高的山是奥林帕斯山，高约两万米。")])
-    evidence = _retriever(searcher, web=web).run(query="火星最高的山叫什么")
+    web = FakeWeb([web_chunk("w1", MARS_PAGE)])
+    evidence = _retriever(searcher, web=web).run(query=MARS_QUERY)
     assert web.calls == 1 and any(c.source == Source.WEB for c in evidence.chunks)
     assert any("web compensation" in line for line in evidence.trace)
 
 
 def test_web_failure_keeps_the_kb_evidence(searcher):
     web = FakeWeb(error=TimeoutError("slow"))
-    evidence = _retriever(searcher, web=web).run(query="火星最高的山叫什么")
+    evidence = _retriever(searcher, web=web).run(query=MARS_QUERY)
     assert web.calls == 1 and any("web compensation failed" in line for line in evidence.trace)
 
 
