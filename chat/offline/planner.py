@@ -5,6 +5,8 @@ import json
 import re
 from collections.abc import Iterator
 
+from pydantic import BaseModel
+
 from docmind.llm.base import ChatReply, LlmError, ToolCall
 
 # At most this many searches in the first round (one per focus), so a question listing many parts cannot
@@ -30,7 +32,8 @@ class OfflinePlanner:
     """
 
     def complete(self, messages: list[dict], *, model: str = "offline", tools: list[dict] | None = None,
-                 temperature: float = 0.0, max_tokens: int | None = None) -> ChatReply:
+                 temperature: float = 0.0, max_tokens: int | None = None,
+                 response_schema: type[BaseModel] | None = None, structured_outputs: str = "auto") -> ChatReply:
         question, rounds, results = _read_turn(messages)
         offered = {t["function"]["name"] for t in tools or ()}
         if "searchDocs" not in offered or not question:

@@ -3,7 +3,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+# How a reply schema is asked for (``ChatModel.complete``'s ``structured_outputs``; the llm.structured_outputs option).
+STRUCTURED_OUTPUT_MODES = ("auto", "on", "off")
+
+
+def checked_structured_outputs(mode: str) -> str:
+    """`mode` when it is one of STRUCTURED_OUTPUT_MODES; ValueError otherwise (for stage constructors)."""
+    if mode not in STRUCTURED_OUTPUT_MODES:
+        raise ValueError(f"structured_outputs must be one of {', '.join(STRUCTURED_OUTPUT_MODES)}")
+    return mode
 
 
 class LlmError(Exception):
@@ -56,6 +69,11 @@ class ChatModel(Protocol):
     - ``stream`` yields content deltas (non-empty strings) as they arrive; when the reply stopped at the
       token limit it raises ``LlmTruncated`` after the last delta, and a reply without any text is an
       ``LlmError`` (never an empty answer).
+    - ``complete`` with a ``response_schema`` (a pydantic model) asks the endpoint for a reply that fits it (OpenAI's
+      ``response_format`` json_schema) unless ``structured_outputs`` is "off". With "auto", an endpoint that refuses
+      the request (HTTP 400 naming it) is asked once more without it, and that model is not asked again for the
+      rest of the process; with "on" the refusal is an ``LlmError``. The reply is text either way and untrusted: an
+      endpoint may ignore the schema, so the caller still validates it (``docmind.llm.replies.parse_reply``).
     - Both raise ``LlmTimeout`` when the call (or a stream between deltas) exceeds the timeout or
       the current call budget's deadline (``docmind.llm.budget``), ``LlmCancelled`` when the
       budget's turn is cancelled,
@@ -64,7 +82,8 @@ class ChatModel(Protocol):
     """
 
     def complete(self, messages: list[dict], *, model: str, tools: list[dict] | None = None,
-                 temperature: float = 0.2, max_tokens: int | None = None) -> ChatReply: ...
+                 temperature: float = 0.2, max_tokens: int | None = None,
+                 response_schema: type[BaseModel] | None = None, structured_outputs: str = "auto") -> ChatReply: ...
 
     def stream(self, messages: list[dict], *, model: str, temperature: float = 0.2,
                max_tokens: int | None = None) -> Iterator[str]: ...

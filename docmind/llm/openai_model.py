@@ -2,18 +2,36 @@
 from __future__ import annotations
 
 import logging
+import re
+import threading
 from collections.abc import Iterator
 from typing import Any
 
 import httpx2
 import openai
+from openai.types.chat import ChatCompletion
+from pydantic import BaseModel
 
-from docmind.llm.base import ChatReply, LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable, ToolCall
+from docmind.llm.base import (
+    STRUCTURED_OUTPUT_MODES,
+    ChatReply,
+    LlmCancelled,
+    LlmError,
+    LlmTimeout,
+    LlmTruncated,
+    LlmUnavailable,
+    ToolCall,
+)
 from docmind.llm.budget import current_budget
+from docmind.llm.structured import response_format_for
 from docmind.llm.transport import budgeted_http_client
 from docmind.telemetry.genai import ModelCall, model_call, server_of
 
 logger = logging.getLogger(__name__)
+
+# How OpenAI-compatible services word a refused reply schema: OpenAI names the parameter, older vLLM fails
+# validating `response_format.type`, others name json_schema.
+_REFUSED_SCHEMA = re.compile(r"response_format|json_schema|structured output", re.IGNORECASE)
 
 
 class OpenAIChatModel:
@@ -36,19 +54,33 @@ class OpenAIChatModel:
         self.max_retries = max_retries
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=max_retries,
                                      http_client=budgeted_http_client(timeout=timeout))
+        # Models that refused a reply schema: in "auto" mode they are not asked again while this client lives
+        # (built once per process), so each refusal costs one extra request, not one per call.
+        self._without_schema: set[str] = set()
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never show the key
         return f"OpenAIChatModel(base_url={self.base_url!r}, timeout={self.timeout})"
 
     def complete(self, messages: list[dict], *, model: str, tools: list[dict] | None = None,
-                 temperature: float = 0.2, max_tokens: int | None = None) -> ChatReply:
+                 temperature: float = 0.2, max_tokens: int | None = None,
+                 response_schema: type[BaseModel] | None = None, structured_outputs: str = "auto") -> ChatReply:
+        if structured_outputs not in STRUCTURED_OUTPUT_MODES:
+            raise LlmError(f"structured_outputs must be one of {', '.join(STRUCTURED_OUTPUT_MODES)}")
         kwargs = _params(model, temperature, max_tokens)
         if tools:
             kwargs["tools"] = tools
+        ask_schema = response_schema is not None and (
+            structured_outputs == "on" or (structured_outputs == "auto" and model not in self._without_schema))
         with model_call(operation="chat", model=model, messages=messages, temperature=temperature,
                         max_tokens=max_tokens, server_address=self._server_address,
                         server_port=self._server_port) as call, _mapped_errors(model):
-            response = self._bounded_client().chat.completions.create(messages=messages, **kwargs)
+            if ask_schema:
+                assert response_schema is not None
+                response = self._create_with_schema(messages, kwargs, response_schema,
+                                                    may_drop=structured_outputs == "auto")
+            else:
+                response = self._bounded_client().chat.completions.create(messages=messages, **kwargs)
             if not response.choices:
                 raise LlmError(f"{model}: reply without choices")
             choice = response.choices[0]
@@ -93,6 +125,22 @@ class OpenAIChatModel:
                 raise LlmTruncated(f"{model}: the reply stopped at the token limit")
             if not said:
                 raise LlmError(f"{model}: empty reply (finish reason {call.finish_reason or 'none'})")
+
+    def _create_with_schema(self, messages: list[dict], kwargs: dict[str, Any], schema: type[BaseModel], *,
+                            may_drop: bool) -> ChatCompletion:
+        """The request with `response_format`; when the endpoint refuses it and `may_drop`, once more without."""
+        model = str(kwargs["model"])
+        try:
+            return self._bounded_client().chat.completions.create(
+                messages=messages, response_format=response_format_for(schema), **kwargs)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            if not may_drop or not _REFUSED_SCHEMA.search(f"{exc.message} {exc.body}"):
+                raise
+            status = exc.status_code
+        with self._lock:
+            self._without_schema.add(model)
+        logger.warning("%s refused a reply schema (HTTP %s): asking it without one from now on", model, status)
+        return self._bounded_client().chat.completions.create(messages=messages, **kwargs)
 
     def _bounded_client(self) -> openai.OpenAI:
         """The client for one call: as configured, or limited by the current call budget."""

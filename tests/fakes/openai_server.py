@@ -23,6 +23,7 @@ API
   non-streaming calls; tool calls appear in both, arguments as raw text (malformed JSON allowed).
 - ``http_error(500, times=3)`` answers three consecutive requests with the status: remember the
   client retries (``OpenAIChatModel`` retries twice, so three 500s exhaust it).
+  ``message=…`` sets the error body's ``error.message`` (how a service says what it refused).
 - ``text(..., usage=(prompt, completion))`` / ``tool_calls(..., usage=…)`` report those token counts
   in the ``usage`` fields (non-streaming body; streaming: a last chunk when the request asks with
   ``stream_options.include_usage``); without it the fields are zeros.
@@ -67,8 +68,8 @@ def tool_calls(*calls: tuple[str, dict | str], content: str = "",
     return ScriptedReply(content=content, tool_calls=built, usage=usage)
 
 
-def http_error(status: int = 500, *, times: int = 1) -> list[ScriptedReply]:
-    return [ScriptedReply(status=status)] * times
+def http_error(status: int = 500, *, times: int = 1, message: str = "") -> list[ScriptedReply]:
+    return [ScriptedReply(content=message, status=status)] * times
 
 
 def delayed(seconds: float, reply: str | ScriptedReply = "") -> ScriptedReply:

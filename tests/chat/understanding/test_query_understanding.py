@@ -20,7 +20,8 @@ class FakeModel:
         self.reply = reply
         self.calls: list[dict] = []
 
-    def complete(self, messages, *, model, tools=None, temperature=0.2, max_tokens=None) -> ChatReply:
+    def complete(self, messages, *, model, tools=None, temperature=0.2, max_tokens=None, response_schema=None,
+                 structured_outputs="auto") -> ChatReply:
         self.calls.append({"messages": messages, "model": model})
         if isinstance(self.reply, Exception):
             raise self.reply

@@ -4,9 +4,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import BaseModel
 
 from docmind.llm.base import ChatModel, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable, ToolCall
 from docmind.llm.openai_model import OpenAIChatModel
+from docmind.llm.replies import parse_reply
 from tests.fakes.openai_server import delayed, http_error, tool_calls
 
 
@@ -149,3 +151,82 @@ def test_an_empty_reply_is_an_error_not_an_empty_answer(scripted_openai):
     scripted_openai.script([""])
     with pytest.raises(LlmError, match="empty reply"):
         list(_model(scripted_openai).stream([{"role": "user", "content": "q"}], model="m"))
+
+
+class _Verdict(BaseModel):
+    answer: str
+    score: int
+
+
+_VERDICT = '{"answer": "yes", "score": 3}'
+_REFUSAL = "response_format.type json_schema is not supported by this model"
+
+
+def _ask(model: OpenAIChatModel, *, name: str = "m", mode: str = "auto") -> _Verdict:
+    reply = model.complete([{"role": "user", "content": "q"}], model=name, response_schema=_Verdict,
+                           structured_outputs=mode)
+    return parse_reply(_Verdict, reply.content, what="verdict")
+
+
+@pytest.mark.parametrize("mode", ["auto", "on"])
+def test_it_asks_for_the_reply_schema(scripted_openai, mode):
+    scripted_openai.script([_VERDICT])
+    assert _ask(_model(scripted_openai), mode=mode) == _Verdict(answer="yes", score=3)
+    sent = scripted_openai.requests[0]["response_format"]
+    assert sent == {"type": "json_schema", "json_schema": {
+        "name": "_Verdict", "strict": True,
+        "schema": {"type": "object", "title": "_Verdict", "additionalProperties": False,
+                   "required": ["answer", "score"],
+                   "properties": {"answer": {"title": "Answer", "type": "string"},
+                                  "score": {"title": "Score", "type": "integer"}}}}}
+
+
+def test_off_sends_no_reply_schema(scripted_openai):
+    scripted_openai.script([_VERDICT])
+    assert _ask(_model(scripted_openai), mode="off").score == 3
+    assert "response_format" not in scripted_openai.requests[0]
+
+
+def test_a_call_without_a_schema_sends_none(scripted_openai):
+    scripted_openai.script(["plain"])
+    _model(scripted_openai).complete([{"role": "user", "content": "q"}], model="m")
+    assert "response_format" not in scripted_openai.requests[0]
+
+
+def test_auto_asks_once_more_without_the_schema_when_refused_and_stops_asking_that_model(scripted_openai):
+    scripted_openai.script([*http_error(400, message=_REFUSAL), "```json\n" + _VERDICT + "\n```", _VERDICT, _VERDICT])
+    model = _model(scripted_openai)
+    assert _ask(model) == _Verdict(answer="yes", score=3)  # the retry's fenced reply is still parsed
+    assert _ask(model).score == 3
+    assert _ask(model, name="other").score == 3
+    sent = [("response_format" in body, body["model"]) for body in scripted_openai.requests]
+    assert sent == [(True, "m"), (False, "m"), (False, "m"), (True, "other")]
+
+
+def test_on_fails_when_the_schema_is_refused(scripted_openai):
+    scripted_openai.script(http_error(400, message=_REFUSAL))
+    with pytest.raises(LlmError, match="HTTP 400"):
+        _ask(_model(scripted_openai), mode="on")
+    assert len(scripted_openai.requests) == 1
+
+
+def test_a_400_about_something_else_is_not_retried_and_not_remembered(scripted_openai):
+    scripted_openai.script([*http_error(400, message="the prompt is longer than the context window"), _VERDICT])
+    model = _model(scripted_openai)
+    with pytest.raises(LlmError, match="HTTP 400"):
+        _ask(model)
+    assert _ask(model).score == 3
+    assert ["response_format" in body for body in scripted_openai.requests] == [True, True]
+
+
+def test_a_reply_that_does_not_fit_the_schema_still_fails(scripted_openai):
+    # An endpoint may accept response_format and ignore it: the reply is validated all the same.
+    scripted_openai.script(['{"answer": "yes", "score": "many"}'])
+    with pytest.raises(ValueError, match="verdict does not fit the schema"):
+        _ask(_model(scripted_openai))
+
+
+def test_an_unknown_mode_is_an_llm_error(scripted_openai):
+    with pytest.raises(LlmError, match="structured_outputs"):
+        _ask(_model(scripted_openai), mode="sometimes")
+    assert scripted_openai.requests == []
