@@ -10,6 +10,8 @@ from typing import Any
 # them for extraction without translating at import time).
 from django.utils.translation import gettext_noop as N_
 
+from docmind.llm.base import STRUCTURED_OUTPUT_MODES
+
 VALUE_TYPES = ("int", "float", "bool", "str", "json")
 
 
@@ -185,6 +187,10 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("llm.interactive_timeout_seconds", "float", 15.0, "llm",
               N_("Timeout of one model call (or one wait between streamed tokens) during a chat turn; "
               "such calls are retried at most once."), minimum=1, maximum=300),
+    ConfigKey("llm.structured_outputs", "str", "auto", "llm",
+              N_("Ask the model for JSON replies that fit their schema (response_format json_schema): auto stops "
+                 "asking a model whose endpoint refuses it, on always asks, off never does. Replies are validated "
+                 "either way."), choices=STRUCTURED_OUTPUT_MODES),
     # Chat
     ConfigKey("chat.max_message_chars", "int", 4000, "chat", N_("Longest question a user may send."),
               minimum=1, maximum=100000),
