@@ -26,6 +26,7 @@ def memory_params(snapshot: Mapping[str, Any]) -> MemoryParams:
         recall_min_score=float(snapshot["memory.recall.min_score"]),
         recall_margin=float(snapshot["memory.recall.margin"]),
         extract_model=str(snapshot["memory.extract_model"]),
+        structured_outputs=str(snapshot["llm.structured_outputs"]),
     )
 
 

@@ -11,7 +11,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.base import ChatModel, LlmError, checked_structured_outputs
 from docmind.llm.replies import parse_reply
 from docmind.prompts.memory_extraction import (
     MAX_CONTENT_CHARS,
@@ -116,17 +116,21 @@ class MemoryExtractor:
     """The cheap model (memory.extract_model), its reply read by MemoryExtractionReply; raises LlmError or
     ValueError when the reply is unusable, so the caller can fall back to the explicit extractor."""
 
-    def __init__(self, *, chat_model: ChatModel, model: str, max_existing: int = 30) -> None:
+    def __init__(self, *, chat_model: ChatModel, model: str, max_existing: int = 30,
+                 structured_outputs: str = "auto") -> None:
         if not model:
             raise ValueError("model name is required")
         self.chat_model, self.model, self.max_existing = chat_model, model, max_existing
+        self.structured_outputs = checked_structured_outputs(structured_outputs)
 
     def run(self, *, message: str, existing: Sequence[MemoryItem]) -> list[MemoryCandidate]:
         known = [{"id": m.id, "type": m.memory_type, "content": m.content} for m in existing[: self.max_existing]]
         user = user_message(existing=known, message=message)
         reply = self.chat_model.complete([{"role": "system", "content": SYSTEM_PROMPT},
                                           {"role": "user", "content": user}],
-                                         model=self.model, temperature=0.0, max_tokens=400)
+                                         model=self.model, temperature=0.0, max_tokens=400,
+                                         response_schema=MemoryExtractionReply,
+                                         structured_outputs=self.structured_outputs)
         parsed = parse_reply(MemoryExtractionReply, reply.content, what="extractor reply")
         ids = {m.id for m in existing}
         out: list[MemoryCandidate] = []

@@ -140,7 +140,8 @@ def extract_and_save(*, user_id: int, message: str, hints: Sequence[str], params
 
     saved: list[dict[str, Any]] = []
     try:
-        model = MemoryExtractor(chat_model=chat_model, model=params.extract_model) if chat_model else None
+        model = (MemoryExtractor(chat_model=chat_model, model=params.extract_model,
+                                 structured_outputs=params.structured_outputs) if chat_model else None)
         existing = memory_items_from_db(user_id=user_id)
         candidates, how = extract(message=message, hints=hints, existing=existing, model=model)
         source = MemorySource.EXTRACTOR if how == "model" else MemorySource.EXPLICIT

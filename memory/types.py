@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from docmind.llm.base import checked_structured_outputs
+
 TYPES = ("preference", "fact", "profile", "instruction")
 # Always worth knowing, whatever the question: who the user is and how they want to be answered.
 STANDING_TYPES = ("profile", "instruction")
@@ -89,6 +91,7 @@ class MemoryParams:
     recall_min_score: float = 0.2
     recall_margin: float = 0.1
     extract_model: str = "qwen-flash"
+    structured_outputs: str = "auto"  # how the extractor asks for its reply schema (llm.structured_outputs)
 
     def __post_init__(self) -> None:
         if not self.supersede_threshold <= self.duplicate_threshold:
@@ -98,3 +101,4 @@ class MemoryParams:
                 raise ValueError(f"{name} must be positive")
         if self.decay_days <= 0:
             raise ValueError("decay_days must be positive")
+        checked_structured_outputs(self.structured_outputs)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from enum import StrEnum
 
 from chat.types import Complexity, ConversationContext, Intent, QueryClassification, Scope, Specificity
-from docmind.llm.base import ChatModel
+from docmind.llm.base import ChatModel, checked_structured_outputs
 from docmind.llm.replies import parse_reply
 from docmind.prompts.classifier import SYSTEM_PROMPT, ClassifierReply, user_message
 
@@ -18,7 +18,8 @@ def _enum[E: StrEnum](kind: type[E], name: str | None, default: E) -> E:
 class LlmQueryClassifier:
     """Each field the model got wrong keeps the heuristic's value: a bad field never spoils the rest."""
 
-    def __init__(self, *, chat_model: ChatModel, model: str, history_turns: int = 4) -> None:
+    def __init__(self, *, chat_model: ChatModel, model: str, history_turns: int = 4,
+                 structured_outputs: str = "auto") -> None:
         if not model:
             raise ValueError("model name is required")
         if history_turns < 0:
@@ -26,6 +27,7 @@ class LlmQueryClassifier:
         self.chat_model = chat_model
         self.model = model
         self.history_turns = history_turns
+        self.structured_outputs = checked_structured_outputs(structured_outputs)
 
     def run(self, *, message: str, history: Sequence[dict], baseline: QueryClassification,
             context: ConversationContext | None = None) -> QueryClassification:
@@ -40,7 +42,8 @@ class LlmQueryClassifier:
                 history=[(t["role"], str(t.get("content", ""))) for t in recent], message=message,
                 source_titles=titles, sections=previous.sections if previous is not None else ())},
         ]
-        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=400)
+        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=400,
+                                         response_schema=ClassifierReply, structured_outputs=self.structured_outputs)
         data = parse_reply(ClassifierReply, reply.content, what="classifier reply")
         return replace(
             baseline,

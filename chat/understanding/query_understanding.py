@@ -37,7 +37,8 @@ def context_from_history(history: Sequence[dict]) -> ConversationContext:
 class QueryUnderstanding:
     """Classifies one user message. Never raises for model trouble: it falls back to the heuristic."""
 
-    def __init__(self, chat_model: ChatModel | None, small_model: str, *, min_scope_confidence: float = 0.5) -> None:
+    def __init__(self, chat_model: ChatModel | None, small_model: str, *, min_scope_confidence: float = 0.5,
+                 structured_outputs: str = "auto") -> None:
         if chat_model is not None and not small_model:
             raise ValueError("small_model is required with a chat model")
         if not 0.0 <= min_scope_confidence <= 1.0:
@@ -47,7 +48,8 @@ class QueryUnderstanding:
         self._rewriter = ConversationRewriter()
         self._validator = RewriteValidator()
         self._heuristic = HeuristicClassifier()
-        self._llm = LlmQueryClassifier(chat_model=chat_model, model=small_model) if chat_model else None
+        self._llm = (LlmQueryClassifier(chat_model=chat_model, model=small_model, structured_outputs=structured_outputs)
+                     if chat_model else None)
         self._signals = DeterministicSignals()
 
     def run(self, *, message: str, history: Sequence[dict] = (),

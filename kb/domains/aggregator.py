@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.base import ChatModel, LlmError, checked_structured_outputs
 from docmind.llm.replies import parse_reply
 from docmind.prompts.domain_aggregation import SYSTEM, DomainAggregationReply, user_message
 from kb.domains.markup import clean_phrase, clean_tags, strip_markup
@@ -31,11 +31,13 @@ class DomainSummary:
 class DomainAggregator:
     """With a chat model: one JSON call over the documents' lines; any failure → deterministic merge."""
 
-    def __init__(self, *, chat_model: ChatModel | None, model: str, max_docs: int = 40) -> None:
+    def __init__(self, *, chat_model: ChatModel | None, model: str, max_docs: int = 40,
+                 structured_outputs: str = "auto") -> None:
         if max_docs <= 0:
             raise ValueError("max_docs must be positive")
         self.chat_model = chat_model
         self.model = model
+        self.structured_outputs = checked_structured_outputs(structured_outputs)
         self.max_docs = max_docs
 
     def run(self, *, domain_id: str, docs: Sequence[DocSummary]) -> DomainSummary:
@@ -53,7 +55,9 @@ class DomainAggregator:
         messages = [{"role": "system", "content": SYSTEM},
                     {"role": "user", "content": user_message(
                         domain_id=domain_id, docs=[(d.title, d.when_to_retrieve, d.covers) for d in docs])}]
-        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
+        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300,
+                                         response_schema=DomainAggregationReply,
+                                         structured_outputs=self.structured_outputs)
         data = parse_reply(DomainAggregationReply, reply.content, what="domain reply")
         when = clean_phrase(data.when_to_retrieve)[:500]
         if not when:

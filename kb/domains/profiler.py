@@ -5,7 +5,7 @@ import logging
 import re
 from dataclasses import dataclass
 
-from docmind.llm.base import ChatModel, LlmError
+from docmind.llm.base import ChatModel, LlmError, checked_structured_outputs
 from docmind.llm.replies import parse_reply
 from docmind.prompts.domain_profile import SYSTEM, DocumentProfileReply, user_message
 from docmind.text import keywords
@@ -32,11 +32,13 @@ class DocumentProfile:
 class DocumentProfiler:
     """With a chat model: one JSON call; any failure (or no model) → derived from headings and jieba terms."""
 
-    def __init__(self, *, chat_model: ChatModel | None, model: str, max_input_chars: int = 4000) -> None:
+    def __init__(self, *, chat_model: ChatModel | None, model: str, max_input_chars: int = 4000,
+                 structured_outputs: str = "auto") -> None:
         if max_input_chars <= 0:
             raise ValueError("max_input_chars must be positive")
         self.chat_model = chat_model
         self.model = model
+        self.structured_outputs = checked_structured_outputs(structured_outputs)
         self.max_input_chars = max_input_chars
 
     def run(self, *, title: str, text: str) -> DocumentProfile:
@@ -51,7 +53,9 @@ class DocumentProfiler:
         assert self.chat_model is not None
         messages = [{"role": "system", "content": SYSTEM},
                     {"role": "user", "content": user_message(title=title, text=text[:self.max_input_chars])}]
-        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300)
+        reply = self.chat_model.complete(messages, model=self.model, temperature=0.0, max_tokens=300,
+                                         response_schema=DocumentProfileReply,
+                                         structured_outputs=self.structured_outputs)
         data = parse_reply(DocumentProfileReply, reply.content, what="profile reply")
         covers = clean_tags(data.covers, limit=MAX_COVERS)
         when = clean_phrase(data.when_to_retrieve)[:300]

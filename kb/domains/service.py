@@ -112,7 +112,8 @@ def build_domain_service() -> KnowledgeDomainService:
     from config_admin.conf import ai_config
     from docmind.backends import get_chat_model
 
-    model = ai_config.get("llm.small_model")
+    model, structured = ai_config.get("llm.small_model"), ai_config.get("llm.structured_outputs")
     chat_model = get_chat_model()
-    return KnowledgeDomainService(profiler=DocumentProfiler(chat_model=chat_model, model=model),
-                                  aggregator=DomainAggregator(chat_model=chat_model, model=model))
+    return KnowledgeDomainService(
+        profiler=DocumentProfiler(chat_model=chat_model, model=model, structured_outputs=structured),
+        aggregator=DomainAggregator(chat_model=chat_model, model=model, structured_outputs=structured))

@@ -8,8 +8,10 @@ import pytest
 
 from chat.understanding.meta_intent_detector import memory_write_hints
 from docmind.llm.openai_model import OpenAIChatModel
+from docmind.prompts.memory_extraction import MemoryExtractionReply
 from memory.extraction import ExplicitStatementExtractor, MemoryExtractor, classify, extract
 from memory.types import MemoryItem
+from tests.fakes.openai_server import http_error
 
 
 def offline(message: str) -> list[tuple[str, str]]:
@@ -68,6 +70,9 @@ def test_model_extractor_returns_typed_memories_with_supersedes(scripted_openai)
     assert [(c.memory_type, c.content, c.supersedes) for c in found] == [("profile", "我在北京工作", (11,))]
     sent = scripted_openai.requests[0]["messages"][1]["content"]
     assert "我在上海工作" in sent and '"id": 11' in sent
+    # Length limits on a memory's text are beyond strict mode: the schema guides the model without constraining it.
+    assert scripted_openai.requests[0]["response_format"]["json_schema"] == {
+        "name": "MemoryExtractionReply", "strict": False, "schema": MemoryExtractionReply.model_json_schema()}
 
 
 def test_a_bad_model_reply_falls_back_to_explicit_statements(scripted_openai):
@@ -77,6 +82,16 @@ def test_a_bad_model_reply_falls_back_to_explicit_statements(scripted_openai):
                          model=MemoryExtractor(chat_model=model(scripted_openai), model="flash"))
     assert how == "explicit (model failed)"
     assert [c.content for c in found] == ["我更喜欢简洁的回答"]
+
+
+def test_a_reply_that_breaks_the_schema_falls_back_after_a_refused_schema_too(scripted_openai):
+    scripted_openai.script([*http_error(400, message="Input should be 'text' or 'json_object' (response_format)"),
+                            json.dumps({"memories": [{"type": "preference", "content": ""}]})], model="flash")
+    message = "记住我更喜欢简洁的回答"
+    found, how = extract(message=message, hints=memory_write_hints(message), existing=[],
+                         model=MemoryExtractor(chat_model=model(scripted_openai), model="flash"))
+    assert how == "explicit (model failed)" and [c.content for c in found] == ["我更喜欢简洁的回答"]
+    assert ["response_format" in body for body in scripted_openai.requests] == [True, False]
 
 
 @pytest.mark.parametrize(("old", "new"), [

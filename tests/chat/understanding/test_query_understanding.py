@@ -166,6 +166,19 @@ def test_classifier_over_the_real_client(scripted_openai):
     result = QueryUnderstanding(model, "qwen-turbo").run(message="解释一下 RRF")
     assert result.complexity is Complexity.COMPLEX and result.source == "llm"
     assert scripted_openai.requests[0]["model"] == "qwen-turbo"
+    assert scripted_openai.requests[0]["response_format"]["json_schema"]["name"] == "ClassifierReply"
+
+
+def test_the_classifier_sends_no_reply_schema_when_structured_outputs_are_off(scripted_openai):
+    scripted_openai.script(['{"scope": "KNOWLEDGE", "complexity": "COMPLEX"}'], model="qwen-turbo")
+    model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=2)
+    result = QueryUnderstanding(model, "qwen-turbo", structured_outputs="off").run(message="解释一下 RRF")
+    assert result.complexity is Complexity.COMPLEX and "response_format" not in scripted_openai.requests[0]
+
+
+def test_it_rejects_an_unknown_structured_outputs_mode():
+    with pytest.raises(ValueError, match="structured_outputs"):
+        QueryUnderstanding(FakeModel("{}"), "small", structured_outputs="always")
 
 
 def test_a_question_in_traditional_characters_is_understood_as_its_simplified_form():

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from docmind.llm.openai_model import OpenAIChatModel
 from kb.domains.aggregator import DocSummary, DomainAggregator
 from kb.domains.profiler import DocumentProfiler
@@ -29,6 +31,7 @@ def test_llm_profile_is_parsed_from_json(scripted_openai):
     profile = DocumentProfiler(chat_model=model, model="small").run(title="支付手册", text=TEXT)
     assert profile.source == "llm" and profile.covers == ("支付超时", "扣款无回调")
     assert scripted_openai.requests[0]["model"] == "small"
+    assert scripted_openai.requests[0]["response_format"]["json_schema"]["name"] == "DocumentProfileReply"
 
 
 def test_a_bad_llm_reply_falls_back_to_offline(scripted_openai):
@@ -57,3 +60,18 @@ def test_llm_aggregation(scripted_openai):
     model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=5, max_retries=0)
     out = DomainAggregator(chat_model=model, model="small").run(domain_id="p", docs=[DocSummary("A", ("x",), "y")])
     assert (out.source, out.when_to_retrieve, out.description) == ("llm", "涉及支付时检索", "支付")
+    assert scripted_openai.requests[0]["response_format"]["json_schema"]["name"] == "DomainAggregationReply"
+
+
+def test_a_refused_reply_schema_is_dropped_and_the_profile_still_comes_from_the_model(scripted_openai):
+    reply = json.dumps({"covers": ["支付超时"], "when_to_retrieve": "用户描述支付失败时"}, ensure_ascii=False)
+    scripted_openai.script([*http_error(400, message="'response_format' json_schema is not supported"), reply])
+    model = OpenAIChatModel(base_url=scripted_openai.base_url, api_key="k", timeout=5, max_retries=0)
+    assert DocumentProfiler(chat_model=model, model="small").run(title="支付手册", text=TEXT).source == "llm"
+    assert ["response_format" in body for body in scripted_openai.requests] == [True, False]
+
+
+@pytest.mark.parametrize("stage", [DocumentProfiler, DomainAggregator])
+def test_the_stages_reject_an_unknown_structured_outputs_mode(stage):
+    with pytest.raises(ValueError, match="structured_outputs"):
+        stage(chat_model=None, model="m", structured_outputs="yes")

@@ -4,10 +4,11 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from config_admin.services import config_set
 from kb.domains.aggregator import DomainAggregator
 from kb.domains.knowledge_map import current_knowledge_map
 from kb.domains.profiler import DocumentProfiler
-from kb.domains.service import KnowledgeDomainService
+from kb.domains.service import KnowledgeDomainService, build_domain_service
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +112,10 @@ def test_domains_and_the_map_are_per_knowledge_base(service):
     assert "支付手册" in text and "机密" not in text
     assert theirs.title in current_knowledge_map(kb_ids=[other.pk])
     assert current_knowledge_map(kb_ids=[]).strip().endswith("[]")
+
+
+def test_the_built_service_asks_for_reply_schemas_as_llm_structured_outputs_says():
+    assert build_domain_service().profiler.structured_outputs == "auto"
+    config_set(key="llm.structured_outputs", value="off")
+    built = build_domain_service()
+    assert (built.profiler.structured_outputs, built.aggregator.structured_outputs) == ("off", "off")
