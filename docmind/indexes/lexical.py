@@ -90,7 +90,10 @@ class MilvusLexicalIndex(MilvusCollection):
                 for i, text, d, dom, kb in zip(ids, texts, document_ids, domains, kb_ids, strict=True)]
         self._write(lambda local: local.add(ids=ids, texts=[row["text"] for row in rows], document_ids=document_ids,
                                             domains=domains, kb_ids=kb_ids), "upsert", self.collection, rows)
-        # Sealed segments are searched through the inverted index; growing ones are scanned slowly.
+
+    def flush(self) -> None:
+        """Seal written rows: Milvus searches sealed segments through the inverted index and scans growing ones.
+        Not done per write: the rows are searchable either way, and a writer seals once per many writes."""
         self._call("flush", self.collection)
 
     def delete_documents(self, document_ids: Sequence[int]) -> None:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -15,6 +16,13 @@ log = logging.getLogger(__name__)
 # How many embedding batches may be submitted at once: one running, one queued behind it, so that the
 # embedder starts on the next the moment it finishes one.
 DEPTH = 2
+# Longest time written index rows stay unsealed while a run goes on; a run seals once more when it ends. A seal
+# (Milvus flush) is not what makes a document searchable: the in-process copies take every write at once, and
+# Milvus searches unsealed rows too, only by scanning them. It bounds how many rows Milvus Lite scans in the
+# seconds after a restart, before the copies are loaded, and replays from its log: 30 s of ingestion is a few
+# hundred rows at the local embedder's speed. Sealing after every batch cost a write of both collections and a
+# compaction with an index build in Milvus Lite, CPU taken from the embedder, per 32 children.
+SEAL_SECONDS = 30.0
 
 
 @dataclass(eq=False)
@@ -38,9 +46,9 @@ class IngestionConveyor:
     finished batches and completes finished documents. Embedding batches are filled across documents
     — a short page has two or three children, far fewer than a batch — and so are the index writes
     around them: the documents whose children go into a batch are BM25-indexed in one write just
-    before it is submitted, and a batch's vectors are written and sealed in one write, after which
-    every document it finished is done. When the embedder would otherwise wait, whatever is queued
-    goes at once, however few.
+    before it is submitted, and a batch's vectors are written in one write, after which every document
+    it finished is done. The written rows are sealed at most every `seal_seconds` and when the run
+    ends. When the embedder would otherwise wait, whatever is queued goes at once, however few.
 
     Documents are taken from `documents` only while fewer than `lookahead` batches of children wait
     for the embedder, so that several workers share the queue and a prepared document waits seconds,
@@ -52,15 +60,18 @@ class IngestionConveyor:
     """
 
     def __init__(self, *, ingester: DocumentIngester, on_done: Callable[[Document, int], None],
-                 on_failed: Callable[[Document, Exception], None], lookahead: int = 2) -> None:
+                 on_failed: Callable[[Document, Exception], None], lookahead: int = 2,
+                 seal_seconds: float = SEAL_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
         if lookahead <= 0:
             raise ValueError("lookahead must be positive")
         self.ingester, self.on_done, self.on_failed, self.lookahead = ingester, on_done, on_failed, lookahead
+        self.seal_seconds, self._clock = seal_seconds, clock
 
     def run(self, documents: Iterator[Document | None]) -> int:
         """Process documents until the iterator ends (or has none right now and all work is done); returns how
         many were taken from it."""
         self._taken, self._exhausted, self._dry = 0, False, False
+        self._sealed_at, self._unsealed = self._clock(), False
         self._unindexed: list[_Job] = []  # prepared, not yet BM25-indexed
         self._queue: deque[tuple[_Job, Chunk]] = deque()  # children waiting for the embedder
         self._inflight: deque[_Batch] = deque()
@@ -78,6 +89,7 @@ class IngestionConveyor:
                 elif self._unindexed:
                     self._index()  # documents whose children all have vectors already (resumed)
                 else:
+                    self._seal()
                     return self._taken
         finally:
             for batch in self._inflight:
@@ -121,6 +133,7 @@ class IngestionConveyor:
         (an interrupted run stored them all) are done from here."""
         jobs, self._unindexed = self._unindexed, []
         try:
+            self._unsealed = True
             self.ingester.index_lexical([job.prepared for job in jobs])
         except Exception as exc:
             for job in jobs:
@@ -155,6 +168,7 @@ class IngestionConveyor:
             return
         items = [batch.items[i] for i in keep]
         try:
+            self._unsealed = True
             gone = self.ingester.store_vector_batch([(job.prepared, chunk) for job, chunk in items], matrix[keep])
         except Exception as exc:
             for job in _jobs_of(items):
@@ -173,14 +187,22 @@ class IngestionConveyor:
             self._complete(finished)
 
     def _complete(self, jobs: list[_Job]) -> None:
-        try:
-            self.ingester.flush()
-        except Exception as exc:
-            for job in jobs:
-                self._fail(job, exc)
-            return
+        if self._clock() - self._sealed_at >= self.seal_seconds:
+            self._seal()
         for job in jobs:
             self.on_done(job.prepared.document, len(job.prepared.children))
+
+    def _seal(self) -> None:
+        """Seal what was written since the last seal. A failure fails no document: its rows are written and
+        searchable, and stay in Milvus' log for the next seal (or Milvus' own, at its size limit)."""
+        if not self._unsealed:
+            return
+        self._sealed_at, self._unsealed = self._clock(), False
+        try:
+            self.ingester.flush()
+        except Exception:
+            log.exception("sealing the written index rows failed; they stay searchable and are sealed later")
+            self._unsealed = True
 
     def _fail(self, job: _Job, exc: Exception) -> None:
         if job.failed:

@@ -131,10 +131,12 @@ class DocumentIngester:
 
     # -- stage 4 -------------------------------------------------------------------------------------------
     def flush(self) -> None:
-        """Seal the written vectors (one call serves every document of a batch)."""
-        flush = getattr(self.vectors, "flush", None)
-        if flush is not None:
-            flush()
+        """Seal the written vectors and BM25 rows into indexed segments (one call serves every document written
+        since the last). Rows are searchable before: through the in-process copies, or scanned by Milvus."""
+        for store in (self.vectors, self.lexical):
+            flush = getattr(store, "flush", None)
+            if flush is not None:
+                flush()
 
     def complete(self, prepared: PreparedDocument) -> int:
         self.flush()

@@ -92,7 +92,7 @@ class IndexReconciler:
         _index(report.missing_lexical + report.wrong_kb_lexical, lexical=self.lexical)
         _embed(report.missing_vectors, vectors=self.vectors, embedder=embedder)
         _relabel(report.wrong_kb_vectors, vectors=self.vectors, embedder=embedder)
-        self.vectors.flush()
+        _seal(self.vectors, self.lexical)
         return (len(report.orphan_vectors) + len(report.orphan_lexical) + len(report.missing_lexical)
                 + len(report.missing_vectors) + len(report.failed_chunks) + len(report.failed_vectors)
                 + len(report.failed_lexical) + len(report.wrong_kb_vectors) + len(report.wrong_kb_lexical))
@@ -154,5 +154,13 @@ def reindex_all(*, vectors, lexical, embedder: Embedder, progress: Callable[[int
                .order_by("id").values_list("id", flat=True))
     _index(ids, lexical=lexical)
     _embed(ids, vectors=vectors, embedder=embedder, progress=progress)
-    vectors.flush()
+    _seal(vectors, lexical)
     return len(ids)
+
+
+def _seal(*stores) -> None:
+    """Seal what the stores were written (a store without sealing has no `flush`)."""
+    for store in stores:
+        flush = getattr(store, "flush", None)
+        if flush is not None:
+            flush()

@@ -1,11 +1,12 @@
 """IngestionConveyor: documents flow through prepare → embed → vectors with the next one prepared early."""
+import itertools
 import threading
 
 import pytest
 
 from docmind.backends import get_embedder
 from docmind.indexes.stores import get_vector_store
-from kb.ingestion.conveyor import IngestionConveyor
+from kb.ingestion.conveyor import SEAL_SECONDS, IngestionConveyor
 from kb.ingestion.parsers import ParseError
 from kb.ingestion.pipeline import STORED, DocumentGone
 from kb.ingestion.worker import build_ingester
@@ -195,3 +196,64 @@ def test_a_failed_embedding_batch_fails_the_documents_in_it_and_only_those(kb_in
     assert len(results) == len(documents) and documents[1].pk in in_failed_batch
     assert outcome == {d.pk: "failed" if d.pk in in_failed_batch else "done" for d in documents}
     assert "done" in outcome.values()
+
+
+def _sealing_recorded(ingester, results, *, fail: bool = False):
+    """Record each seal of the ingester's stores in `results`, after the documents finished before it."""
+    def flush():
+        results.append(("sealed", None, None))
+        if fail:
+            raise RuntimeError("milvus flush failed")
+
+    ingester.flush = flush
+
+
+def test_a_run_seals_its_index_writes_once_when_it_ends_not_once_per_batch(kb_index):
+    documents = _claimed(4)
+    ingester = build_ingester()
+    ingester.batch_size = 2  # several embedding batches, each finishing documents
+    ingester.embedder = _Embedder()
+    results = []
+    _sealing_recorded(ingester, results)
+    _conveyor(ingester, results).run(iter(documents))
+
+    assert len(ingester.embedder.batches) > 2
+    assert [kind for kind, _, _ in results] == ["done"] * 4 + ["sealed"]
+
+
+def test_a_long_run_seals_what_it_wrote_every_seal_seconds(kb_index):
+    documents = _claimed(4)
+    ingester = build_ingester()
+    ingester.batch_size = 2
+    now = [0.0]
+
+    class SlowEmbedder(_Embedder):
+        def embed_passages(self, texts):
+            now[0] += SEAL_SECONDS  # each batch takes the whole interval
+            return super().embed_passages(texts)
+
+    ingester.embedder = SlowEmbedder()
+    results = []
+    _sealing_recorded(ingester, results)
+    IngestionConveyor(ingester=ingester, on_done=lambda d, n: results.append(("done", d.pk, n)),
+                      on_failed=lambda d, exc: results.append(("failed", d.pk, exc)), clock=lambda: now[0]
+                      ).run(iter(documents))
+
+    kinds = [kind for kind, _, _ in results]
+    assert kinds.count("done") == 4
+    # Sealed before finishing the documents of each batch after the first interval, never twice in a row.
+    assert kinds.count("sealed") >= len(ingester.embedder.batches) - 1 > 1
+    assert ("sealed", "sealed") not in itertools.pairwise(kinds)
+
+
+def test_a_failed_seal_fails_no_document(kb_index):
+    documents = _claimed(2)
+    ingester = build_ingester()
+    results = []
+    _sealing_recorded(ingester, results, fail=True)
+    _conveyor(ingester, results).run(iter(documents))
+
+    assert [(kind, pk) for kind, pk, _ in results if kind != "sealed"] == [("done", d.pk) for d in documents]
+    for document in documents:
+        children = list(Chunk.objects.filter(document=document, level=ChunkLevel.CHILD).values_list("id", flat=True))
+        assert get_vector_store().fetch(children).keys() == set(children)
