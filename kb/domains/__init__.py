@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -65,6 +67,71 @@ class DomainUpdates:
 
             self._service = build_domain_service()
         return self._service
+
+
+class BackgroundDomainUpdates:
+    """DomainUpdates in a thread of its own, for the server's ingestion worker.
+
+    Profiling a document is one model call when a chat model is configured: done where the documents are
+    finished, each call held up the ingestion conveyor (and the readiness of the other documents of the
+    batch), and the embedder ran dry after its two queued batches. Here `document_ready` only queues the
+    document; the thread profiles the queue in order and aggregates domains as DomainUpdates does.
+    `flush` asks for the aggregation once the documents queued so far are profiled, without waiting;
+    `close` waits for everything queued (up to `timeout`) and ends the thread. Never fails ingestion.
+    """
+
+    def __init__(self, updates: DomainUpdates | None = None) -> None:
+        self.updates = updates or DomainUpdates()
+        self._queue: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._started = threading.Lock()
+
+    def document_ready(self, document: Document) -> None:
+        self._put("ready", document)
+
+    def flush(self) -> None:
+        self._put("flush", None)
+
+    def close(self, *, timeout: float | None = None) -> bool:
+        """Finish the queued work and end the thread; False when `timeout` passed first (the thread, a daemon,
+        then ends with the process: those documents stay unprofiled until an admin regenerates their domain)."""
+        if self._thread is None:
+            return True
+        self._queue.put(("flush", None))
+        self._queue.put(("stop", None))
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            log.warning("knowledge map: work still queued after %.0f s; leaving it", timeout or 0.0)
+            return False
+        self._thread = None
+        return True
+
+    def _put(self, kind: str, item: object) -> None:
+        with self._started:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._serve, name="docmind-knowledge-map", daemon=True)
+                self._thread.start()
+        self._queue.put((kind, item))
+
+    def _serve(self) -> None:
+        from django.db import close_old_connections, connection
+
+        try:
+            while True:
+                kind, item = self._queue.get()
+                if kind == "stop":
+                    return
+                try:
+                    if kind == "ready":
+                        self.updates.document_ready(item)  # type: ignore[arg-type]
+                    else:
+                        self.updates.flush()
+                except Exception:  # DomainUpdates logs its own failures; this keeps the thread alive regardless
+                    log.exception("knowledge map update failed")
+                if self._queue.empty():
+                    close_old_connections()
+        finally:
+            connection.close()
 
 
 def on_document_deleted(domain_id: str, *, kb_id: int) -> None:

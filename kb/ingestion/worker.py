@@ -18,12 +18,16 @@ from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
 
 if TYPE_CHECKING:
-    from kb.domains import DomainUpdates
+    from kb.domains import BackgroundDomainUpdates, DomainUpdates
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 POLL_SECONDS = 2.0
+# A stopping worker gives the knowledge-map work still queued this long: within the grace a process manager
+# allows a stopping process (docmind.shutdown.GRACE_SECONDS is 8 of the usual 10 s). The documents are ready
+# already; one whose profile is left undone gets it when an admin regenerates its domain.
+MAP_DRAIN_SECONDS = 5.0
 # A processing job whose row has not moved for this long belongs to a process that died.
 LEASE = timedelta(minutes=5)
 
@@ -63,12 +67,12 @@ def _observe(document: Document, outcome: str) -> None:
         metrics.INGEST_SECONDS.observe(max(0.0, (timezone.now() - document.updated_at).total_seconds()))
 
 
-def _finish_ready(document: Document, count: int, map_updates: DomainUpdates) -> None:
+def _finish_ready(document: Document, count: int, map_updates: DomainUpdates | BackgroundDomainUpdates) -> None:
     from kb.services import document_mark_ready
 
     _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
-        # knowledge map: profile the document now, re-aggregate its domain debounced; never raises
+        # knowledge map: its profile (here or in the map's thread), its domain re-aggregated debounced; never raises
         map_updates.document_ready(document)
 
 
@@ -93,11 +97,14 @@ def _finish_failed(document: Document, exc: Exception) -> None:
     document_mark_failed(document_id=document.pk, reason=failure_reason(exc))
 
 
-def _run(documents: Iterator[Document | None]) -> int:
+def _run(documents: Iterator[Document | None],
+         map_updates: DomainUpdates | BackgroundDomainUpdates | None = None) -> int:
+    """The conveyor over `documents`; the knowledge-map work goes to `map_updates` (by default done in this
+    thread: profiles as documents finish, the domains at the end)."""
     from kb.domains import DomainUpdates
     from kb.ingestion.conveyor import IngestionConveyor
 
-    map_updates = DomainUpdates()
+    map_updates = map_updates or DomainUpdates()
     conveyor = IngestionConveyor(ingester=build_ingester(), on_failed=_finish_failed,
                                  on_done=lambda document, count: _finish_ready(document, count, map_updates))
     try:
@@ -163,13 +170,15 @@ def _claimed(limit: int | None, stop: threading.Event | None = None) -> Iterator
             yield document
 
 
-def process_pending_documents(*, limit: int | None = None, stop: threading.Event | None = None) -> int:
+def process_pending_documents(*, limit: int | None = None, stop: threading.Event | None = None,
+                              map_updates: BackgroundDomainUpdates | None = None) -> int:
     """Drain the queue in this thread (workers, ingest command, tests, benchmarks); returns how many were taken.
 
     The documents go through the conveyor: the next one is parsed and stored while the current one embeds.
-    Once `stop` is set no further document is claimed; the ones started are finished.
+    Once `stop` is set no further document is claimed; the ones started are finished. The knowledge map is
+    up to date on return, unless `map_updates` takes its work to a thread of its own.
     """
-    return _run(_claimed(limit, stop))
+    return _run(_claimed(limit, stop), map_updates)
 
 
 def _requeue_or_fail(document_id: int, attempts: int) -> None:
@@ -211,23 +220,31 @@ def run_worker(*, stop: threading.Event, sole_worker: bool, poll_seconds: float 
 
     `sole_worker`: no other process works on this queue, so documents left processing at start-up
     are resumed at once instead of after their lease."""
+    from kb.domains import BackgroundDomainUpdates
+
     stale_after = timedelta(0) if sole_worker else LEASE
     taken = 0
-    while not stop.is_set():
-        drained = 0
-        try:
-            close_old_connections()
-            recover_interrupted(stale_after=stale_after)
-            stale_after = LEASE
-            drained = process_pending_documents(stop=stop)
-            taken += drained
-        except Exception:
-            log.exception("ingestion worker iteration failed; retrying")
-        finally:
-            close_old_connections()
-        if until_idle and not drained:
-            break
-        wait_for_work(poll_seconds)
+    # The knowledge map is worked on beside the conveyor, so that no profile (a model call) holds it up.
+    map_updates = BackgroundDomainUpdates()
+    try:
+        while not stop.is_set():
+            drained = 0
+            try:
+                close_old_connections()
+                recover_interrupted(stale_after=stale_after)
+                stale_after = LEASE
+                drained = process_pending_documents(stop=stop, map_updates=map_updates)
+                taken += drained
+            except Exception:
+                log.exception("ingestion worker iteration failed; retrying")
+            finally:
+                close_old_connections()
+            if until_idle and not drained:
+                break
+            wait_for_work(poll_seconds)
+    finally:
+        # Idle: everything queued is finished; stopped: within the grace of a stopping process.
+        map_updates.close(timeout=MAP_DRAIN_SECONDS if stop.is_set() else None)
     return taken
 
 

@@ -1,7 +1,10 @@
-"""DomainUpdates: each document profiled when ready, each touched domain aggregated once per interval and at the end."""
+"""DomainUpdates: each document profiled when ready, each touched domain aggregated once per interval and at the end;
+BackgroundDomainUpdates: the same work in a thread of its own, so that a slow profile holds nobody up."""
+import threading
+import time
 from types import SimpleNamespace
 
-from kb.domains import DomainUpdates
+from kb.domains import BackgroundDomainUpdates, DomainUpdates
 
 
 class RecordingService:
@@ -64,3 +67,53 @@ def test_a_failing_profile_or_aggregation_never_stops_the_others():
         updates.document_ready(_doc(pk, domain))
     updates.flush()
     assert service.profiled == [2] and service.aggregated == [(1, "good")]
+
+
+class GatedService(RecordingService):
+    """Each profile waits for `gate`, as a call to a slow model would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+
+    def profile_document(self, document) -> None:
+        self.gate.wait(20)
+        super().profile_document(document)
+
+
+def test_documents_queued_for_the_background_map_do_not_wait_for_their_profiles():
+    service = GatedService()
+    updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
+    started = time.monotonic()
+    for pk in range(5):
+        updates.document_ready(_doc(pk, "hr"))
+    updates.flush()
+    assert time.monotonic() - started < 1.0 and service.profiled == []
+
+    service.gate.set()
+    assert updates.close(timeout=20)
+    assert service.profiled == list(range(5))
+    assert service.aggregated == [(1, "hr")]
+
+
+def test_closing_the_background_map_gives_up_after_its_timeout():
+    service = GatedService()
+    updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
+    updates.document_ready(_doc(1, "hr"))
+    assert updates.close(timeout=0.2) is False
+    service.gate.set()  # the abandoned thread finishes on its own
+
+
+def test_a_failing_profile_does_not_stop_the_background_map():
+    class Failing(RecordingService):
+        def profile_document(self, document) -> None:
+            if document.pk == 1:
+                raise RuntimeError("model down")
+            super().profile_document(document)
+
+    service = Failing()
+    updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
+    for pk in (1, 2):
+        updates.document_ready(_doc(pk, "hr"))
+    assert updates.close(timeout=20)
+    assert service.profiled == [2] and service.aggregated == [(1, "hr")]

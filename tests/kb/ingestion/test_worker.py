@@ -1,8 +1,11 @@
 """The DB-backed queue: atomic claim, progress to 100, interrupted jobs resumed or failed."""
+import threading
+import time
 from datetime import timedelta
 
 import pytest
 from django.core.files.base import ContentFile
+from django.db import connection
 
 from docmind.backends import get_embedder
 from docmind.embeddings import EmbeddingError
@@ -198,3 +201,39 @@ def test_a_zip_bomb_fails_with_its_reason_and_the_queue_moves_on(kb_index):
     good.refresh_from_db()
     assert bomb.status == DocumentStatus.FAILED and "zip bomb" in bomb.error
     assert good.status == DocumentStatus.READY
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_server_worker_finishes_documents_while_their_profiles_wait_for_a_slow_model(kb_index, monkeypatch):
+    from kb.domains.service import KnowledgeDomainService
+
+    gate, profile = threading.Event(), KnowledgeDomainService.profile_document
+
+    def slow_profile(self, document):
+        gate.wait(60)  # as a configured chat model answering slowly
+        profile(self, document)
+
+    monkeypatch.setattr(KnowledgeDomainService, "profile_document", slow_profile)
+    documents = [document_ingest_text(title=f"t{i}", text=f"第{i}篇。" + TEXT, domain="general")[0] for i in range(3)]
+    taken = []
+
+    def serve():
+        try:
+            taken.append(worker.run_worker(stop=threading.Event(), sole_worker=True, poll_seconds=1, until_idle=True))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=serve)
+    thread.start()
+    ids = [d.pk for d in documents]
+    deadline = time.monotonic() + 60
+    while Document.objects.filter(pk__in=ids, status=DocumentStatus.READY).count() < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    ready = Document.objects.filter(pk__in=ids, status=DocumentStatus.READY).count()
+    profiled = [d for d in Document.objects.filter(pk__in=ids) if "covers" in (d.metadata or {})]
+    gate.set()
+    thread.join(60)
+
+    assert (ready, profiled) == (3, [])
+    assert taken == [3]
+    assert all("covers" in d.metadata for d in Document.objects.filter(pk__in=ids))
