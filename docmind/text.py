@@ -259,3 +259,40 @@ def coverage(terms: tuple[Term, ...], text: str) -> float:
     haystack = text.lower()
     return sum(t.weight for t in terms if (has_acronym(text, t.text) if _ACRONYM.fullmatch(t.text)
                                            else contains(haystack, t.text))) / total
+
+
+# A heading in text without markup: a short line standing alone between blank lines, with no sentence punctuation,
+# and body text after it. 40 characters hold a long Chinese heading and an English one of six or seven words.
+PLAIN_HEADING_MAX_CHARS = 40
+# Numbering a heading may open with: "1.", "2.3", "一、", "（二）", "第三章".
+_NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.)、．]?|[一二三四五六七八九十]+、|"
+                        r"[（(][一二三四五六七八九十\d]{1,3}[）)]|第[一二三四五六七八九十百零\d]+[章节条部分篇])\s*")
+# What a sentence has and a heading has not: sentence and clause punctuation, a period before a space or the end.
+_SENTENCE_MARK = re.compile(r"[。！？!?；;，,：:]|\.(?:\s|$)")
+
+
+def heading_like(line: str) -> bool:
+    """Could `line` be a heading written without markup: short, one line, a word in it, no sentence punctuation?"""
+    line = line.strip()
+    if "\n" in line or not 2 <= len(line) <= PLAIN_HEADING_MAX_CHARS or line[0] in "#-*•>|":
+        return False
+    rest = _NUMBERING.sub("", line)
+    return bool(rest) and any(ch.isalpha() for ch in rest) and not _SENTENCE_MARK.search(rest)
+
+
+def plain_headings(text: str) -> set[int]:
+    """Indexes (in `text.splitlines()`) of the lines that are headings written without markup: heading-like, a
+    paragraph of their own (a blank line or the text's edge on both sides) and followed by a paragraph that is not
+    heading-like, so that a list written one item per paragraph stays text."""
+    lines = text.splitlines()
+    found: set[int] = set()
+    for i, line in enumerate(lines):
+        if not heading_like(line) or i > 0 and lines[i - 1].strip() or i + 1 < len(lines) and lines[i + 1].strip():
+            continue
+        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+        if following is None:
+            continue
+        end = next((j for j in range(following, len(lines)) if not lines[j].strip()), len(lines))
+        if end - following > 1 or not heading_like(lines[following]):
+            found.add(i)
+    return found

@@ -22,6 +22,7 @@ from docmind.text import (
     coverage,
     in_vocabulary,
     names_in,
+    plain_headings,
     salient_terms,
     words,
 )
@@ -215,10 +216,11 @@ def _closed(pieces: Sequence[str]) -> list[str]:
 
 def _units(content: str) -> list[str]:
     """What can be quoted, in order: a list item or labelled line whole (one clause of the document), the
-    sentences of any other line one by one."""
+    sentences of any other line one by one; headings, marked up or plain, are not."""
     out: list[str] = []
-    for line in content.splitlines():
-        if not line.strip():
+    headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
+    for i, line in enumerate(content.splitlines()):
+        if not line.strip() or i in headings:
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
             out.append(line.strip())

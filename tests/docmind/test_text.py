@@ -14,6 +14,7 @@ from docmind.text import (
     coverage,
     keywords,
     names_in,
+    plain_headings,
     rarity,
     salient_terms,
     tokens,
@@ -170,3 +171,27 @@ def test_char_bigrams_overlap_in_order(text, grams):
                                              ("A  b", frozenset({"a ", " b"}))])
 def test_bigrams_normalise_whitespace_and_case(text, grams):
     assert bigrams(text) == grams
+
+
+PLAIN = "Support hours\n\nStandard support runs from 9:00 to 18:00 on working days.\n\n考核周期\n\n公司每半年考核一次。"
+
+
+def test_a_short_standalone_line_before_body_text_is_a_plain_heading():
+    lines = PLAIN.splitlines()
+    assert [lines[i] for i in sorted(plain_headings(PLAIN))] == ["Support hours", "考核周期"]
+
+
+@pytest.mark.parametrize("text", [
+    "Support hours\nStandard support runs from 9:00 to 18:00.",          # no blank line: part of a paragraph
+    "Note: read this first\n\nStandard support runs from 9:00.",       # a colon: a labelled sentence
+    "Support hours",                                                    # nothing follows it
+    "- Support hours\n\nStandard support runs from 9:00 to 18:00.",    # a list item
+])
+def test_a_line_is_no_plain_heading_without_all_of_its_marks(text):
+    assert plain_headings(text) == set()
+
+
+def test_a_list_written_one_item_a_paragraph_keeps_its_items():
+    text = "Item A\n\nItem B\n\nItem C\n\nA longer paragraph of body text follows the list."
+    lines = text.splitlines()
+    assert [lines[i] for i in plain_headings(text)] == ["Item C"]  # only the last, before the body

@@ -168,3 +168,14 @@ def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedd
     chunks = [_english_policy_chunk()]
     answer = ExtractiveAnswerer(embedder=Refusing()).run(question="How long must passwords be?", chunks=chunks)
     assert "Passwords must be at least 12 characters long." in answer
+
+
+def test_a_plain_text_heading_is_never_quoted_as_an_answer():
+    chunk = ScoredChunk(chunk_id="sla", score=0.9, document_title="SLA", content=(
+        "Support hours\n\nStandard support is available from 9:00 to 18:00 on working days.\n\n"
+        "Response times\n\n1. Priority 1: first response within 30 minutes."), stage_scores={"rerank": 0.9})
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("hours")).run(question="技术支持的服务时间？", chunks=[chunk],
+                                                                        low_confidence=True)
+    quoted = [sentence for sentence, _ in _answer_sentences(answer)]
+    assert not any("Support hours" in sentence or "Response times" in sentence for sentence in quoted)
+    assert any("9:00 to 18:00" in sentence for sentence in quoted)
