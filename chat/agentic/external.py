@@ -21,7 +21,8 @@ from chat.agentic.tools import ToolContext, ToolSpec
 from chat.agentic.types import ToolOutcome
 from docmind.fences import EXTERNAL_DATA, fenced
 from docmind.mcp.client import McpCallFailed, McpConnector, RemoteServer, RemoteTool
-from docmind.prompts.agentic import external_result_header, external_tool_description
+from docmind.prompts import tool_results as texts
+from docmind.prompts.agentic import external_tool_description
 from docmind.telemetry import add_event
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from kb.retrieval.types import ScoredChunk, Source
@@ -115,23 +116,23 @@ def _spec(server: RemoteServer, tool: RemoteTool, name: str, connector: McpConne
 
     def run(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
         if health.down:
-            return ToolOutcome(text=f"错误：外部工具 {name} 本轮不可用（{health.down}）。请改用知识库检索。",
+            return ToolOutcome(text=texts.external_unavailable(name, health.down),
                                error=f"mcp server unavailable: {health.down}")
         try:
             result = connector.call_tool(tool.name, args)
         except McpCallFailed as exc:
             health.down = str(exc)
             add_event("mcp.server_dropped", {"docmind.mcp.server": server.name, "docmind.mcp.reason": str(exc)})
-            return ToolOutcome(text=f"错误：外部工具 {name} 失败（{exc}），本轮不再使用它。请改用知识库检索。",
-                               error=f"mcp: {exc}")
+            return ToolOutcome(text=texts.external_failed(name, str(exc)), error=f"mcp: {exc}")
         text, cut = _budgeted(result.text, server.budget_for(tool.name))
-        note = ("（结果已截断）" if cut else "") + (f"（省略 {result.omitted} 个非文本内容）" if result.omitted else "")
+        note = texts.external_note(cut=cut, omitted=result.omitted)
         if result.is_error:
-            return ToolOutcome(text=f"外部工具 {name} 报告错误{note}：\n{_fenced(text)}", error="mcp tool error")
+            return ToolOutcome(text=f"{texts.external_error_header(tool=name, note=note)}\n{_fenced(text)}",
+                               error="mcp tool error")
         chunk = ScoredChunk(chunk_id=_chunk_id(server.name, tool.name, args, text), content=text, score=0.0,
                             source=Source.WEB, document_title=f"{server.name} · {tool.name}",
                             url=f"mcp://{server.name}/{tool.name}#{_digest(args)}")
-        return ToolOutcome(text=f"{external_result_header(tool=name, note=note)}\n{_fenced(text)}",
+        return ToolOutcome(text=f"{texts.external_result_header(tool=name, note=note)}\n{_fenced(text)}",
                            chunks=(chunk,) if text.strip() else ())
 
     return ToolSpec(name=name, description=description, parameters=_parameters(dict(tool.input_schema)), run=run,

@@ -19,6 +19,7 @@ from chat.offline.planner import OfflinePlanner
 from docmind.fairshare import FairShareExecutor
 from docmind.llm.base import ChatModel, ToolCall
 from docmind.prompts import agentic as prompts
+from docmind.prompts import tool_results as texts
 from docmind.sandbox import PythonSandbox
 from docmind.telemetry import in_context, set_attributes, span
 from docmind.tokens import estimate_tokens, truncate_to_tokens
@@ -192,13 +193,13 @@ class AgenticSearchOrchestrator:
         for call in calls:
             spec = offered.get(call.name)
             if spec is None:  # store_memory and kb_meta land here too: they are not offered
-                text = f"错误：没有名为 {call.name!r} 的工具。可用：{', '.join(offered)}。"
-                pending.append((call, call.arguments, ToolOutcome(text=text, error="unknown tool")))
+                pending.append((call, call.arguments, ToolOutcome(text=texts.unknown_tool(call.name, offered),
+                                                                  error="unknown tool")))
                 continue
             try:
                 args = parse_arguments(spec, call.arguments)
             except ValueError as exc:
-                pending.append((call, call.arguments, ToolOutcome(text=f"错误：{call.name} 的参数无效：{exc}",
+                pending.append((call, call.arguments, ToolOutcome(text=texts.invalid_arguments(call.name, str(exc)),
                                                                   error=f"bad arguments: {exc}")))
                 continue
             job = self.executor.submit(in_context(_on_worker), spec, ctx, args, self.on_worker_thread)
@@ -211,7 +212,7 @@ class AgenticSearchOrchestrator:
                 try:
                     outcome = _result(job, timeout=self.tool_timeout, cancel=cancel)
                 except FutureTimeout:
-                    outcome = ToolOutcome(text=f"错误：{call.name} 超时。", error="timeout")
+                    outcome = ToolOutcome(text=texts.timed_out(call.name), error="timeout")
                 except AgenticCancelled:
                     raise
                 except Exception as exc:
@@ -228,13 +229,13 @@ class AgenticSearchOrchestrator:
         """No tool result may exceed the per-result budget, whatever the tool did."""
         if estimate_tokens(outcome.text) <= self.result_max_tokens:
             return outcome
-        return replace(outcome, text=truncate_to_tokens(outcome.text, self.result_max_tokens - 12) + "\n…（已截断）")
+        return replace(outcome, text=truncate_to_tokens(outcome.text, self.result_max_tokens - 12) + texts.RESULT_CUT)
 
     @staticmethod
     def _computation_blocks(computations: list[dict[str, Any]]) -> tuple[str, ...]:
         """Sandbox runs as prompt blocks; the prompt assembler owns their budget and drops whole blocks to fit."""
-        return tuple(f"```python\n{comp['code']}\n```\n退出码 {comp['exitCode']}"
-                     f"{'（超时）' if comp['timedOut'] else ''}\n输出：\n{comp['stdout']}" for comp in computations)
+        return tuple(texts.computation_block(code=comp["code"], exit_code=comp["exitCode"], timed_out=comp["timedOut"],
+                                             stdout=comp["stdout"]) for comp in computations)
 
 
 def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],

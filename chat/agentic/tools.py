@@ -11,7 +11,8 @@ from chat.agentic.search import DocSearch
 from chat.agentic.tracker import RetrievedDocTracker
 from chat.agentic.types import ToolOutcome
 from docmind.fences import DOCUMENT_DATA, fenced
-from docmind.prompts.agentic import CODE_ARGUMENT, DOCUMENT_LABEL, DOMAIN_ARGUMENT, QUERY_ARGUMENT, TOOL_DESCRIPTIONS
+from docmind.prompts import tool_results as texts
+from docmind.prompts.agentic import CODE_ARGUMENT, DOMAIN_ARGUMENT, QUERY_ARGUMENT, TOOL_DESCRIPTIONS
 from docmind.sandbox import PythonSandbox
 from docmind.tokens import estimate_tokens, truncate_to_tokens
 from docmind.websearch import WebSearch
@@ -70,38 +71,35 @@ def keyword_search(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
 
 def web_search(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
     if ctx.web is None:
-        return ToolOutcome(text="webSearch 不可用。", error="web search is not configured")
+        return ToolOutcome(text=texts.unavailable("webSearch"), error="web search is not configured")
     try:
         hits = ctx.web.search(args["query"], k=ctx.k)
     except Exception as exc:  # the web is optional: the model may go on with the knowledge base
-        return ToolOutcome(text=f"webSearch 失败：{exc.__class__.__name__}，请改用知识库检索。", error=str(exc),
-                           used_web=True)
+        return ToolOutcome(text=texts.web_search_failed(exc.__class__.__name__), error=str(exc), used_web=True)
     return _kb_outcome(ctx, "webSearch", hits, used_web=True)
 
 
 def recall_memory(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
     if ctx.memory is None:
-        return ToolOutcome(text="recall_memory 不可用。", error="memory is disabled")
+        return ToolOutcome(text=texts.unavailable("recall_memory"), error="memory is disabled")
     try:
         lines = ctx.memory(args["query"])
     except Exception as exc:  # memory is an aid: the loop goes on with the knowledge base
-        return ToolOutcome(text=f"recall_memory 失败：{exc.__class__.__name__}。", error=str(exc))
+        return ToolOutcome(text=texts.recall_memory_failed(exc.__class__.__name__), error=str(exc))
     if not lines:
-        return ToolOutcome(text="没有与此相关的长期记忆。")
-    # Memories are the user's own words about themselves: context for the answer, never evidence to cite.
-    text = "该用户的相关长期记忆（用于个性化，不是知识库资料）：\n" + "\n".join(f"- {line}" for line in lines)
-    return ToolOutcome(text=truncate_to_tokens(text, ctx.result_max_tokens))
+        return ToolOutcome(text=texts.NO_MEMORIES)
+    return ToolOutcome(text=truncate_to_tokens(texts.memories(lines), ctx.result_max_tokens))
 
 
 def execute_code(ctx: ToolContext, args: dict[str, Any]) -> ToolOutcome:
     if ctx.sandbox is None:
-        return ToolOutcome(text="executeCode 不可用。", error="sandbox is disabled")
+        return ToolOutcome(text=texts.unavailable("executeCode"), error="sandbox is disabled")
     result = ctx.sandbox.run(code=args["code"])
-    status = "超时被终止" if result.timed_out else f"退出码 {result.exit_code}"
-    body = f"{status}\nstdout:\n{result.stdout}" + (f"\nstderr:\n{result.stderr}" if result.stderr else "")
+    status = texts.code_status(timed_out=result.timed_out, exit_code=result.exit_code)
+    body = texts.code_output(status=status, stdout=result.stdout, stderr=result.stderr)
     text = truncate_to_tokens(body, ctx.result_max_tokens, code_like=True)
     if text != body:
-        text += "\n…（输出已截断）"
+        text += texts.CODE_OUTPUT_CUT
     return ToolOutcome(text=text, computation={"code": args["code"], **result.as_dict()},
                        error="" if result.ok else status)
 
@@ -144,32 +142,32 @@ def parse_arguments(spec: ToolSpec, raw: str) -> dict[str, Any]:
     try:
         args = json.loads(raw) if raw and raw.strip() else {}
     except json.JSONDecodeError as exc:
-        raise ValueError(f"arguments are not valid JSON ({exc.msg})") from None
+        raise ValueError(texts.ARGUMENTS_NOT_JSON.format(reason=exc.msg)) from None
     if not isinstance(args, dict):
-        raise ValueError("arguments must be a JSON object")
+        raise ValueError(texts.ARGUMENTS_NOT_OBJECT)
     props = spec.parameters.get("properties", {})
     for name in spec.parameters.get("required", []):
         if name not in args:
-            raise ValueError(f"missing required argument {name!r}")
+            raise ValueError(texts.ARGUMENT_MISSING.format(name=name))
     clean: dict[str, Any] = {}
     for name, value in args.items():
         if name not in props:
-            raise ValueError(f"unknown argument {name!r}")
+            raise ValueError(texts.ARGUMENT_UNKNOWN.format(name=name))
         if props[name].get("type") == "string" and not isinstance(value, str):
-            raise ValueError(f"argument {name!r} must be a string")
+            raise ValueError(texts.ARGUMENT_NOT_STRING.format(name=name))
         clean[name] = value
     for name in spec.parameters.get("required", []):
         if isinstance(clean[name], str) and not clean[name].strip():
-            raise ValueError(f"argument {name!r} must not be empty")
+            raise ValueError(texts.ARGUMENT_EMPTY.format(name=name))
     return clean
 
 
 def _kb_outcome(ctx: ToolContext, tool: str, hits: Sequence[ScoredChunk], *, used_web: bool = False) -> ToolOutcome:
     fresh = ctx.tracker.filter_new(ctx.session_id, hits)
     filtered = len(hits) - len(fresh)
-    note = f"（{filtered} 条来自本轮已返回过的文档，已省略）" if filtered else ""
+    note = texts.already_returned(filtered)
     if not fresh:
-        return ToolOutcome(text=f"{tool}：没有新的结果{note}。", used_web=used_web, filtered=filtered)
+        return ToolOutcome(text=texts.no_new_results(tool, note), used_web=used_web, filtered=filtered)
     return ToolOutcome(text=render_results(tool, fresh, note, ctx.result_max_tokens), chunks=tuple(fresh),
                        used_web=used_web, filtered=filtered)
 
@@ -177,15 +175,16 @@ def _kb_outcome(ctx: ToolContext, tool: str, hits: Sequence[ScoredChunk], *, use
 def render_results(tool: str, chunks: Sequence[ScoredChunk], note: str, max_tokens: int) -> str:
     """Compact numbered lines (title, domain, snippet, chunk id), fenced as data and cut to the per-result budget
     (the cut falls inside the fence, which always closes)."""
-    header = f"{tool} 找到 {len(chunks)} 条{note}：\n{DOCUMENT_LABEL}"
-    lines = []
-    for i, c in enumerate(chunks, start=1):
-        where = c.url if c.url else f"domain: {c.domain or '-'}"
-        snippet = _SPACES.sub(" ", c.content).strip()[:SNIPPET_CHARS]
-        lines.append(f"[{i}] 《{c.document_title or '无标题'}》 | {where} | chunk: {c.chunk_id}\n{snippet}")
-    inner = "\n".join(lines)
+    header = texts.results_header(tool, len(chunks), note)
+    inner = "\n".join(texts.result_line(number=i, title=c.document_title, url=c.url, domain=c.domain,
+                                         chunk_id=c.chunk_id, snippet=_snippet(c.content))
+                       for i, c in enumerate(chunks, start=1))
     text = f"{header}\n{fenced(inner, DOCUMENT_DATA)}"
     if estimate_tokens(text) > max_tokens:
         room = max(max_tokens - estimate_tokens(header) - 30, 1)
-        text = f"{header}\n{fenced(truncate_to_tokens(inner, room) + chr(10) + '…（结果已截断）', DOCUMENT_DATA)}"
+        text = f"{header}\n{fenced(truncate_to_tokens(inner, room) + chr(10) + texts.RESULTS_CUT, DOCUMENT_DATA)}"
     return text
+
+
+def _snippet(content: str) -> str:
+    return _SPACES.sub(" ", content).strip()[:SNIPPET_CHARS]

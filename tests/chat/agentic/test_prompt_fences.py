@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from chat.agentic.tools import REGISTRY, render_results
-from docmind.prompts.agentic import DOCUMENT_LABEL, system_prompt
+from docmind.prompts.agentic import system_prompt
+from docmind.prompts.tool_results import DOCUMENT_LABEL
 from kb.domains.knowledge_map import MapDocument, MapDomain, render_knowledge_map
 from kb.retrieval.types import ScoredChunk
 from tests.fakes.openai_server import tool_calls
