@@ -175,11 +175,6 @@ _SHAPES = (
                       r"also known|other names?", re.IGNORECASE),
            re.compile(r"又名|又称|别名|别称|俗称|俗名|简称|原名|本名|亦作|亦称|或称|也称|称为|名为|称作|名叫|"
                       r"also known|called", re.IGNORECASE)),
-    # How someone died ("怎么死的", "死因"; not "X病死后…", which only dates what is asked).
-    _Shape(re.compile(r"(?:怎么|怎样|如何|因何|为什么|为何|何时|哪年|哪一年|什么时候)(?:而)?(?:死|去世|逝世|身亡|过世)|"
-                      r"死因|死于|死亡原因|(?:去世|逝世|死亡|身亡)的(?:时间|原因|地点)|how did .* die|cause of death",
-                      re.IGNORECASE),
-           re.compile(r"死|亡|卒|逝|崩|薨|殁|诛|遇害|遇刺|自尽|自杀|病故|杀害|处死|\bdie|death|killed", re.IGNORECASE)),
 )
 # Interrogatives and their parts: never part of what the answer says.
 _ASKING = re.compile(r"什么|哪|几|多少|怎|如何|为何|吗|呢|谁")
