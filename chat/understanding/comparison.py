@@ -10,18 +10,38 @@ _EN_NOISE = re.compile(r"\b(?:what(?:'s| is| are)?|the|differences?|different|be
                        r"how|does|do|is|are|differ|please|which|one|better)\b|[?.!]", re.I)
 _EN_JOIN = re.compile(r"\s(?:and|with|to|vs\.?|versus|or|from)\s|,", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# What the sides are compared on, when the question names it apart from them: "the difference in response time
+# between P1 and P2", "compare the warranty of A and B".
+_EN_ASPECT = re.compile(r"\b(?:differences?|compare[ds]?|comparison)\s+(?:in\s+|of\s+)?(?:the\s+)?(?P<aspect>.+?)\s+"
+                        r"(?:between|of|for)\s+(?P<sides>.+)$", re.I)
+# …and in Chinese, after the last side: "X100 和 X200 的 RO 膜更换周期", "A 和 B 在价格上".
+_ZH_ASPECT = re.compile(r"^(?P<side>.+?)\s*(?:的(?P<of>.+)|在(?P<on>.+?)(?:上|方面))$")
 MAX_SIDES = 4
 
 
 def comparison_sides(question: str) -> tuple[str, ...]:
-    """Two to four compared things, in the order asked; () when the question does not name them."""
+    """Two to four compared things, in the order asked, each with the aspect they are compared on when the question
+    names one ("P1 response time", "P2 response time"): each side's evidence is then chosen for that aspect, not for
+    whatever else it says. () when the question does not name two things."""
+    aspect = ""
     if _CJK.search(question):
         cleaned, joiner = _ZH_NOISE.sub(" ", question), _ZH_JOIN
     else:
+        found = _EN_ASPECT.search(question)
+        if found:
+            aspect, question = found.group("aspect").strip(), found.group("sides")
         cleaned, joiner = _EN_NOISE.sub(" ", question), _EN_JOIN
     sides = []
     for piece in joiner.split(cleaned):
         side = re.sub(r"\s+", " ", piece).strip(" 的")
         if len(side) >= 2 and side not in sides:
             sides.append(side)
-    return tuple(sides[:MAX_SIDES]) if len(sides) >= 2 else ()
+    if len(sides) >= 2 and not aspect:
+        last = _ZH_ASPECT.match(sides[-1])
+        if last and not any(_ZH_ASPECT.match(side) for side in sides[:-1]):
+            aspect = (last.group("of") or last.group("on")).strip()
+            sides[-1] = last.group("side").strip()
+    sides = sides[:MAX_SIDES]
+    if len(sides) < 2:
+        return ()
+    return tuple(f"{side} {aspect}" if aspect else side for side in sides)

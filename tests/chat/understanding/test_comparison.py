@@ -1,0 +1,28 @@
+"""comparison_sides: the compared things of a question, each with the aspect they are compared on."""
+import pytest
+
+from chat.understanding.comparison import comparison_sides
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("What is the difference between TCP and UDP", ("TCP", "UDP")),
+    ("Compare Redis and Memcached", ("Redis", "Memcached")),
+    ("支付超时和重复扣款有什么区别？", ("支付超时", "重复扣款")),
+    ("今天天气怎么样？", ()),
+])
+def test_the_sides_are_the_things_named_around_the_joining_word(question, sides):
+    assert comparison_sides(question) == sides
+
+
+@pytest.mark.parametrize(("question", "sides"), [
+    ("What is the difference in response time between P1 and P2?", ("P1 response time", "P2 response time")),
+    ("Compare the warranty of the X100 and the X200", ("X100 warranty", "X200 warranty")),
+    ("X100 和 X200 的 RO 膜更换周期有什么区别？", ("X100 RO 膜更换周期", "X200 RO 膜更换周期")),
+    ("年假和病假在工资上有什么不同？", ("年假 工资", "病假 工资")),
+])
+def test_an_aspect_named_apart_from_the_sides_goes_with_each_side(question, sides):
+    assert comparison_sides(question) == sides
+
+
+def test_sides_that_each_name_their_aspect_keep_it():
+    assert comparison_sides("X100的功率和X200的功率有什么区别") == ("X100的功率", "X200的功率")
