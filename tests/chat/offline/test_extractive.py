@@ -179,3 +179,13 @@ def test_a_plain_text_heading_is_never_quoted_as_an_answer():
     quoted = [sentence for sentence, _ in _answer_sentences(answer)]
     assert not any("Support hours" in sentence or "Response times" in sentence for sentence in quoted)
     assert any("9:00 to 18:00" in sentence for sentence in quoted)
+
+
+def test_a_line_labelled_with_a_few_words_is_quoted_whole():
+    chunk = ScoredChunk(chunk_id="sev", score=0.9, document_title="Incident procedure", content=(
+        "P1 (critical): customer data exposed or production down. Response within 15 minutes, around the clock.\n"
+        "P2 (high): a single system compromised. Response within 1 hour."))
+    answer = ExtractiveAnswerer().run(question="What is the P1 severity level?", chunks=[chunk])
+    assert ("P1 (critical): customer data exposed or production down. Response within 15 minutes, around the "
+            "clock.") in answer
+    assert "P2 (high)" not in answer
