@@ -88,9 +88,9 @@ CROSS_LANGUAGE_QUOTES = 2
 MIN_SENTENCE_CHARS = 6
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
 # A list item or a labelled line ("E2: The fan motor is blocked. Switch the purifier off…", "婚假：…", a label of up to
-# three words: "P1 (critical): … Response within 15 minutes.") is one clause
-# of the document, up to this many meaningful characters: quoted whole, never in part and never glued to a sentence
-# of the next item. Other lines (running prose) are quoted sentence by sentence.
+# three words: "P1 (critical): … Response within 15 minutes.") is one clause of the document, up to this many
+# meaningful characters: quoted whole, never in part and never glued to a sentence of the next item. Other lines
+# (running prose) are quoted sentence by sentence.
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*(?=[^:：]{1,24}[:：])[^\s:：。.，,]+(?:\s[^\s:：。.，,]+){0,2}[:：]\s*\S")

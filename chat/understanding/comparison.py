@@ -23,24 +23,32 @@ def comparison_sides(question: str) -> tuple[str, ...]:
     """Two to four compared things, in the order asked, each with the aspect they are compared on when the question
     names one ("P1 response time", "P2 response time"): each side's evidence is then chosen for that aspect, not for
     whatever else it says. () when the question does not name two things."""
-    aspect = ""
     if _CJK.search(question):
-        cleaned, joiner = _ZH_NOISE.sub(" ", question), _ZH_JOIN
-    else:
-        found = _EN_ASPECT.search(question)
-        if found:
-            aspect, question = found.group("aspect").strip(), found.group("sides")
-        cleaned, joiner = _EN_NOISE.sub(" ", question), _EN_JOIN
-    sides = []
+        return _with_aspect(_split(_ZH_NOISE.sub(" ", question), _ZH_JOIN), "")
+    found = _EN_ASPECT.search(question)
+    if found:  # "compare A and B for caching" names no aspect before its sides: read it as if "for" were not there
+        sides = _with_aspect(_split(_EN_NOISE.sub(" ", found.group("sides")), _EN_JOIN), found.group("aspect").strip())
+        if sides:
+            return sides
+    return _with_aspect(_split(_EN_NOISE.sub(" ", question), _EN_JOIN), "")
+
+
+def _split(cleaned: str, joiner: re.Pattern[str]) -> list[str]:
+    sides: list[str] = []
     for piece in joiner.split(cleaned):
         side = re.sub(r"\s+", " ", piece).strip(" 的")
         if len(side) >= 2 and side not in sides:
             sides.append(side)
+    return sides
+
+
+def _with_aspect(sides: list[str], aspect: str) -> tuple[str, ...]:
+    """The sides, each followed by the aspect; without one, the aspect the last side names for all ("X200 的 RO 膜")."""
     if len(sides) >= 2 and not aspect:
         last = _ZH_ASPECT.match(sides[-1])
         if last and not any(_ZH_ASPECT.match(side) for side in sides[:-1]):
             aspect = (last.group("of") or last.group("on")).strip()
-            sides[-1] = last.group("side").strip()
+            sides = [*sides[:-1], last.group("side").strip()]
     sides = sides[:MAX_SIDES]
     if len(sides) < 2:
         return ()

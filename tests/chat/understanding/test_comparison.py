@@ -7,6 +7,7 @@ from chat.understanding.comparison import comparison_sides
 @pytest.mark.parametrize(("question", "sides"), [
     ("What is the difference between TCP and UDP", ("TCP", "UDP")),
     ("Compare Redis and Memcached", ("Redis", "Memcached")),
+    ("Compare Redis and Memcached for caching", ("Redis", "Memcached for caching")),
     ("支付超时和重复扣款有什么区别？", ("支付超时", "重复扣款")),
     ("今天天气怎么样？", ()),
 ])
