@@ -133,10 +133,7 @@ class DocumentIngester:
     def flush(self) -> None:
         """Seal the written vectors and BM25 rows into indexed segments (one call serves every document written
         since the last). Rows are searchable before: through the in-process copies, or scanned by Milvus."""
-        for store in (self.vectors, self.lexical):
-            flush = getattr(store, "flush", None)
-            if flush is not None:
-                flush()
+        seal(self.vectors, self.lexical)
 
     def complete(self, prepared: PreparedDocument) -> int:
         self.flush()
@@ -198,3 +195,11 @@ def _metadata(document: Document, text: str, parents: int, children: int) -> dic
     metadata = dict(document.metadata or {})
     metadata.update({"chars": len(text), "parent_chunks": parents, "child_chunks": children})
     return metadata
+
+
+def seal(*stores: object) -> None:
+    """Seal what the stores were written (a store without sealing has no `flush`)."""
+    for store in stores:
+        flush = getattr(store, "flush", None)
+        if flush is not None:
+            flush()

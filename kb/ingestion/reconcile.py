@@ -9,7 +9,7 @@ from django.db.models import F
 from docmind.embeddings import Embedder
 from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
-from kb.ingestion.pipeline import BATCH_SIZE
+from kb.ingestion.pipeline import BATCH_SIZE, seal
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 
 BATCH = BATCH_SIZE
@@ -92,7 +92,7 @@ class IndexReconciler:
         _index(report.missing_lexical + report.wrong_kb_lexical, lexical=self.lexical)
         _embed(report.missing_vectors, vectors=self.vectors, embedder=embedder)
         _relabel(report.wrong_kb_vectors, vectors=self.vectors, embedder=embedder)
-        _seal(self.vectors, self.lexical)
+        seal(self.vectors, self.lexical)
         return (len(report.orphan_vectors) + len(report.orphan_lexical) + len(report.missing_lexical)
                 + len(report.missing_vectors) + len(report.failed_chunks) + len(report.failed_vectors)
                 + len(report.failed_lexical) + len(report.wrong_kb_vectors) + len(report.wrong_kb_lexical))
@@ -154,13 +154,5 @@ def reindex_all(*, vectors, lexical, embedder: Embedder, progress: Callable[[int
                .order_by("id").values_list("id", flat=True))
     _index(ids, lexical=lexical)
     _embed(ids, vectors=vectors, embedder=embedder, progress=progress)
-    _seal(vectors, lexical)
+    seal(vectors, lexical)
     return len(ids)
-
-
-def _seal(*stores) -> None:
-    """Seal what the stores were written (a store without sealing has no `flush`)."""
-    for store in stores:
-        flush = getattr(store, "flush", None)
-        if flush is not None:
-            flush()
