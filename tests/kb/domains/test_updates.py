@@ -18,6 +18,15 @@ class RecordingService:
         self.aggregated.append((kb_id, domain_id))
 
 
+class FirstProfileFails(RecordingService):
+    """Profiling document 1 fails, as a model that is down would."""
+
+    def profile_document(self, document) -> None:
+        if document.pk == 1:
+            raise RuntimeError("model down")
+        super().profile_document(document)
+
+
 def _doc(pk: int, domain: str, kb_id: int = 1):
     return SimpleNamespace(pk=pk, domain=domain, kb_id=kb_id)
 
@@ -49,12 +58,7 @@ def test_a_long_ingestion_refreshes_its_domains_every_interval():
 
 
 def test_a_failing_profile_or_aggregation_never_stops_the_others():
-    class Failing(RecordingService):
-        def profile_document(self, document) -> None:
-            if document.pk == 1:
-                raise RuntimeError("model down")
-            super().profile_document(document)
-
+    class Failing(FirstProfileFails):
         def on_document_change(self, domain_id: str, *, kb_id: int) -> None:
             if domain_id == "bad":
                 raise RuntimeError("model down")
@@ -104,13 +108,7 @@ def test_closing_the_background_map_gives_up_after_its_timeout():
 
 
 def test_a_failing_profile_does_not_stop_the_background_map():
-    class Failing(RecordingService):
-        def profile_document(self, document) -> None:
-            if document.pk == 1:
-                raise RuntimeError("model down")
-            super().profile_document(document)
-
-    service = Failing()
+    service = FirstProfileFails()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
     for pk in (1, 2):
         updates.document_ready(_doc(pk, "hr"))
