@@ -271,10 +271,10 @@ _NUMBERING = re.compile(r"^(?:\d{1,2}(?:\.\d{1,2})*[.)、．]?|[一二三四五�
 _SENTENCE_MARK = re.compile(r"[。！？!?；;，,：:]|\.(?:\s|$)")
 
 
-def heading_like(line: str) -> bool:
-    """Could `line` be a heading written without markup: short, one line, a word in it, no sentence punctuation?"""
+def _heading_like(line: str) -> bool:
+    """Could this one line be a heading written without markup: short, a word in it, no sentence punctuation?"""
     line = line.strip()
-    if "\n" in line or not 2 <= len(line) <= PLAIN_HEADING_MAX_CHARS or line[0] in "#-*•>|":
+    if not 2 <= len(line) <= PLAIN_HEADING_MAX_CHARS or line[0] in "#-*•>|":
         return False
     rest = _NUMBERING.sub("", line)
     return bool(rest) and any(ch.isalpha() for ch in rest) and not _SENTENCE_MARK.search(rest)
@@ -287,12 +287,12 @@ def plain_headings(text: str) -> set[int]:
     lines = text.splitlines()
     found: set[int] = set()
     for i, line in enumerate(lines):
-        if not heading_like(line) or i > 0 and lines[i - 1].strip() or i + 1 < len(lines) and lines[i + 1].strip():
+        if not _heading_like(line) or i > 0 and lines[i - 1].strip() or i + 1 < len(lines) and lines[i + 1].strip():
             continue
         following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
         if following is None:
             continue
         end = next((j for j in range(following, len(lines)) if not lines[j].strip()), len(lines))
-        if end - following > 1 or not heading_like(lines[following]):
+        if end - following > 1 or not _heading_like(lines[following]):
             found.add(i)
     return found
