@@ -49,8 +49,11 @@ class MilvusLexicalIndex(MilvusCollection):
         file, beside which the in-process index is saved so that the next process starts in seconds."""
         super().__init__(client=client, collection=collection)
         self._ensure()
-        snapshot = self._snapshot(lite_path) if in_process and lite_path else None
-        self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot) if in_process else None
+        snapshot = self._snapshot(lite_path) if lite_path else None
+        if in_process:
+            self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot)
+        else:
+            self._unmirrored = snapshot
 
     def _ensure(self) -> None:
         with self._lock:
@@ -136,8 +139,7 @@ class MilvusLexicalIndex(MilvusCollection):
 
     def reset(self) -> None:
         with self._lock, self._local.lock if self._local is not None else nullcontext():
-            if self._local is not None:
-                self._local.before_write()
+            self._before_write()
             self._drop()
             self._create_and_load()
             if self._local is not None:

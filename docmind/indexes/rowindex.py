@@ -200,6 +200,8 @@ class WriteThroughIndex:
             self._pending = None
             self._clear()
             self._publish()
+            if self._snapshot is not None:
+                self._snapshot.loading()  # as whole as the emptied store
 
     def invalidate(self) -> None:
         """Forget the content: the next search loads it again from the store."""
@@ -263,6 +265,8 @@ class WriteThroughIndex:
             generation = self._generation
             self._pending = []
             self._clear()
+            if self._snapshot is not None:
+                self._snapshot.loading()
         restored = self._snapshot is not None and self._restore_snapshot(generation)
         if not restored:
             for batch in self._load():

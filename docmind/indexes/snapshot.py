@@ -20,6 +20,28 @@ SETTLE_SECONDS = 20.0
 MAX_WAIT_SECONDS = 300.0
 
 
+class _FileState:
+    """What every IndexSnapshot of one file in this process shares. Two stores can be open on one Lite file at
+    once (a store being replaced and its successor, a store without an in-process copy beside one with it);
+    a write through either must invalidate a snapshot the other saved, and a save must not publish a copy
+    that misses a write the other made while it was copying."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.writes = 0  # writes seen through any store of this file in this process
+        # Another process may have saved a snapshot: clear the token before this process's first write.
+        self.token_may_be_set = True
+
+
+_files: dict[Path, _FileState] = {}
+_files_lock = threading.Lock()
+
+
+def _state_of(path: Path) -> _FileState:
+    with _files_lock:
+        return _files.setdefault(path.resolve(), _FileState())
+
+
 class IndexSnapshot:
     """Named numpy arrays in one .npz file plus a token, valid only while the store holds the same token.
 
@@ -37,8 +59,8 @@ class IndexSnapshot:
         self.path = Path(path)
         self._get_token, self._set_token = get_token, set_token
         self.settle_seconds, self.max_wait_seconds = settle_seconds, max_wait_seconds
-        # Another process may have saved a snapshot: clear the token before this process's first write.
-        self._token_may_be_set = True
+        self._file = _state_of(self.path)
+        self._consistent_at = -1  # the file's write count this copy holds every write up to; -1: not loaded
         self._timer: threading.Timer | None = None
         self._timer_since = 0.0
         self._timer_lock = threading.Lock()
@@ -56,14 +78,26 @@ class IndexSnapshot:
                 return None
             return {name: data[name] for name in data.files if name != "__token__"}
 
+    def loading(self) -> None:
+        """Called as the in-process copy starts to load: from here on, only writes made through it keep it
+        whole (a write through another store of the file goes to Milvus but not into this copy)."""
+        with self._file.lock:
+            self._consistent_at = self._file.writes
+
     def mark_dirty(self) -> None:
-        """Called by the store (holding its write lock) before each write."""
-        if self._token_may_be_set:
-            self._set_token("")
-            self._token_may_be_set = False
+        """Called by the store (holding its write lock) before each write, also by a store that keeps no
+        in-process copy of this file."""
+        with self._file.lock:
+            if self._consistent_at == self._file.writes:
+                self._consistent_at += 1
+            self._file.writes += 1
+            if self._file.token_may_be_set:
+                self._set_token("")
+                self._file.token_may_be_set = False
 
     def save(self, arrays: dict[str, np.ndarray], *, still_current: Callable[[], bool], lock) -> bool:
-        """Write `arrays`, then publish the token, unless a write came in meanwhile (`still_current()` False)."""
+        """Write `arrays`, then publish the token, unless a write came in meanwhile (`still_current()` False)
+        or a write through another store of this file reached Milvus since this copy was loaded."""
         token = uuid.uuid4().hex
         with self._save_lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -75,12 +109,12 @@ class IndexSnapshot:
                     np.savez(handle, __token__=np.asarray(token), **arrays)
                     handle.flush()
                     os.fsync(handle.fileno())
-                with lock:
-                    if not still_current():
+                with lock, self._file.lock:
+                    if not still_current() or self._consistent_at != self._file.writes:
                         return False
                     os.replace(partial, self.path)
                     self._set_token(token)
-                    self._token_may_be_set = True
+                    self._file.token_may_be_set = True
                 return True
             finally:
                 partial.unlink(missing_ok=True)

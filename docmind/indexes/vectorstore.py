@@ -93,6 +93,9 @@ class MilvusCollection:
         self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
         # With a Milvus Lite file: a write-through in-process copy that answers searches (DenseIndex, Bm25Index).
         self._local: Any = None
+        # With a Milvus Lite file but no in-process copy: the snapshot another store of the file may have saved,
+        # which this store's writes make stale.
+        self._unmirrored: IndexSnapshot | None = None
         # False for a collection made before knowledge bases existed (see KbFieldMissing).
         self.has_kb_field = True
 
@@ -181,14 +184,22 @@ class MilvusCollection:
             self._local.warm_up()
         return self._local.ready
 
+    def _before_write(self) -> None:
+        """Whatever snapshot of this collection was saved stops being valid (the caller holds the locks)."""
+        if self._local is not None:
+            self._local.before_write()
+        elif self._unmirrored is not None:
+            self._unmirrored.mark_dirty()
+
     def _write(self, apply_local: Callable[[Any], None], method: str, *args, **kwargs) -> None:
         """A Milvus write and the same change to the in-process copy, under its lock so that a load never
         misses one; if Milvus fails it may hold part of the write, so the copy reloads on the next search."""
         if self._local is None:
+            self._before_write()
             self._call(method, *args, **kwargs)
             return
         with self._local.lock:
-            self._local.before_write()
+            self._before_write()
             try:
                 self._call(method, *args, **kwargs)
             except VectorStoreError:
@@ -237,8 +248,10 @@ class MilvusVectorStore(MilvusCollection):
         # Milvus Lite searches in Python over every row; a Lite file is opened by one process only, so an
         # in-process index written through by this store is exact and consistent. A server searches itself.
         self._ensure(check_embedder=check_embedder)
-        self._local = (DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri))
-                       if self.is_lite and in_process else None)
+        if self.is_lite and in_process:
+            self._local = DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri))
+        elif self.is_lite:
+            self._unmirrored = self._snapshot(uri)
 
     @classmethod
     def for_rebuild(cls, *, uri: str, dim: int, embedder_name: str) -> MilvusVectorStore:
@@ -379,8 +392,7 @@ class MilvusVectorStore(MilvusCollection):
         from pymilvus import DataType
 
         with self._lock, self._local.lock if self._local is not None else nullcontext():
-            if self._local is not None:
-                self._local.before_write()
+            self._before_write()
             self._drop()
             self.dim, self.embedder_name = dim, embedder_name
             self._create_chunk_collection(DataType)

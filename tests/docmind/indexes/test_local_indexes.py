@@ -188,3 +188,60 @@ def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(tmp
     _same(store_3.search(query, k=10), store_2.search(query, k=10))
     _same(lexical_3.search("报销发票", k=10), lexical_2.search("报销发票", k=10))
     assert 31 in dict(lexical_3.search("报销发票", k=40))
+
+
+def _open(uri, dim, embedder_name, *, in_process=True):
+    from docmind.indexes.vectorstore import MilvusVectorStore
+
+    vectors = MilvusVectorStore(uri=uri, dim=dim, embedder_name=embedder_name, in_process=in_process)
+    lexical = MilvusLexicalIndex(client=vectors.client, in_process=in_process, lite_path=uri)
+    return vectors, lexical
+
+
+def _write_one(vectors, lexical, pk, vector):
+    vectors.upsert(ids=[pk], vectors=vector[None, :], document_ids=[pk], domains=["a"], kb_ids=[1])
+    lexical.add(ids=[pk], texts=[f"第{pk}条：发票报销"], document_ids=[pk], domains=["a"], kb_ids=[1])
+
+
+def test_a_write_through_a_store_without_an_in_process_copy_makes_a_saved_snapshot_stale(tmp_path):
+    cached = get_vector_store()
+    uri = str(tmp_path / "mixed.db")
+    rng = np.random.default_rng(7)
+    vector = rng.normal(size=cached.dim).astype(np.float32)
+    mirrored = _open(uri, cached.dim, cached.embedder_name)
+    _write_one(*mirrored, 1, vector)
+    for index in mirrored:
+        index.warm_up(wait=True)
+        assert index._local.save_snapshot()
+
+    _write_one(*_open(uri, cached.dim, cached.embedder_name, in_process=False), 2, vector)
+
+    vectors, lexical = _open(uri, cached.dim, cached.embedder_name)
+    for index in (vectors, lexical):
+        index.warm_up(wait=True)  # searched in process, not by Milvus
+    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2}
+    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2}
+
+
+def test_a_copy_that_misses_another_stores_write_saves_no_snapshot(tmp_path):
+    cached = get_vector_store()
+    uri = str(tmp_path / "two.db")
+    rng = np.random.default_rng(8)
+    vector = rng.normal(size=cached.dim).astype(np.float32)
+    first, second = _open(uri, cached.dim, cached.embedder_name), _open(uri, cached.dim, cached.embedder_name)
+    _write_one(*first, 1, vector)
+    for index in first:
+        index.warm_up(wait=True)
+    _write_one(*second, 2, vector)  # in Milvus, not in the first store's copies
+    for index in first:
+        assert not index._local.save_snapshot()
+    for index in second:
+        index.warm_up(wait=True)  # read from Milvus: both rows
+        assert index._local.save_snapshot()
+    _write_one(*first, 3, vector)  # after the second store's save: its snapshot no longer describes Milvus
+
+    vectors, lexical = _open(uri, cached.dim, cached.embedder_name)
+    for index in (vectors, lexical):
+        index.warm_up(wait=True)  # searched in process, not by Milvus
+    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2, 3}
+    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2, 3}
