@@ -65,6 +65,14 @@ def get_embedder() -> Embedder:
 
 
 @built_once
+def get_language_means():
+    """Where the embedder puts Chinese and English text (docmind.crosslingual), measured on first use."""
+    from docmind.crosslingual import LanguageMeans
+
+    return LanguageMeans(get_embedder())
+
+
+@built_once
 def get_ingest_embedder() -> Embedder:
     """The embedder for ingestion and re-indexing: the same model, but with every core and at low priority.
 

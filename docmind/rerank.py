@@ -18,6 +18,7 @@ from docmind.bilingual import (
     translate_terms,
     translated_coverage,
 )
+from docmind.crosslingual import CENTRED_VECTOR_STAGE
 from docmind.evidence import ScoredChunk
 from docmind.language import is_chinese
 from docmind.text import coverage, salient_terms
@@ -112,7 +113,12 @@ class LocalReranker:
                     # Below a match of the question's own words (TRANSLATION_WEIGHT): a translation matching a
                     # common word ("days") must not lift other-language text over same-language evidence.
                     cov = max(cov, TRANSLATION_WEIGHT * translated_coverage(translated, chunk.searchable_text))
-                scores.append(max(cos, self._w * cos + (1 - self._w) * cov))
+                blended = self._w * cos + (1 - self._w) * cov
+                # Found by the centred question vector alone, neither by its words nor by their translation: its
+                # cosine says the topic is near, not that it answers, so it is blended like same-language text.
+                stages = set(chunk.stage_scores)
+                alone = CENTRED_VECTOR_STAGE in stages and stages <= {CENTRED_VECTOR_STAGE, "rrf"}
+                scores.append(blended if alone else max(cos, blended))
             else:
                 scores.append(self._w * cos + (1 - self._w) * cov)
         return [min(1.0, max(0.0, s)) for s in scores]

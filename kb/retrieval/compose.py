@@ -98,11 +98,12 @@ def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
 
 
 def query_translator() -> QueryTranslator:
-    """Dictionary translation for the BM25 leg (searched only when the vector candidates show documents in the
-    other language than the question)."""
+    """The question for the other language's passages: its words by dictionary for BM25, its vector less its
+    language's mean for a second vector search; each keeps only its hits in the other language."""
+    from docmind.backends import get_language_means
     from docmind.bilingual import LazyLexicon
 
-    return QueryTranslator(lexicon=LazyLexicon())
+    return QueryTranslator(lexicon=LazyLexicon(), means=get_language_means())
 
 
 def build_evidence_finisher(params: RetrievalParams, *, kb_ids: Collection[int],

@@ -10,6 +10,7 @@ from types import MappingProxyType
 import numpy as np
 
 from docmind.bilingual import source_coverage, translated_coverage
+from docmind.crosslingual import CENTRED_VECTOR_STAGE
 from docmind.language import is_chinese
 from docmind.telemetry import record_span
 from kb.retrieval.gather import HybridGatherer
@@ -17,6 +18,10 @@ from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.rrf import RrfFuser
 from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator
 from kb.retrieval.types import ScoredChunk
+
+# The share of the question's content words that one BM25 hit in its own language must hold for the centred vector
+# search to be skipped: a priori half, "most of what was asked is written in the question's language".
+OWN_WORDS_FOUND = 0.5
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,10 @@ class HybridSearch:
         self._candidate_k = candidate_k
         self._executor = executor
         self._on_worker_thread = on_worker_thread
+        # The centred vector's list weighs as the vector list: it is the same question's embedding, less the part
+        # that only says which language it is in.
         self._fuser = RrfFuser(weights={"vector": vector_weight, "bm25": bm25_weight,
+                                        CENTRED_VECTOR_STAGE: vector_weight,
                                         "bm25_translated": bm25_weight * TRANSLATED_SHARE}, rrf_k=rrf_k)
 
     def run(self, *, query: str, candidate_k: int | None = None, domains: Sequence[str] | None = None,
@@ -63,6 +71,14 @@ class HybridSearch:
         lists = {"vector": gathered.vector, "bm25": gathered.lexical}
         notes = list(gathered.notes)
         timings = dict(gathered.timings_ms)
+        if self._translator is not None and gathered.query_vector is not None:
+            start = time.perf_counter()
+            centred = self._centred(query, gathered.query_vector, gathered.lexical, candidate_k or self._candidate_k,
+                                    domains, document_ids, notes)
+            if centred:
+                lists[CENTRED_VECTOR_STAGE] = centred
+                timings[CENTRED_VECTOR_STAGE] = round((time.perf_counter() - start) * 1000, 2)
+                record_span("retrieval.vector_translated", start)
         if self._translator is not None:
             start = time.perf_counter()
             translated = self._translated(query, gathered.lexical, candidate_k or self._candidate_k, domains,
@@ -78,6 +94,31 @@ class HybridSearch:
                             lexical_count=len(gathered.lexical), query_vector=gathered.query_vector,
                             timings_ms={**timings, "rrf": round((time.perf_counter() - start) * 1000, 2)},
                             notes=tuple(notes))
+
+    def _centred(self, query: str, query_vector: np.ndarray, lexical: Sequence[ScoredChunk], k: int,
+                 domains: Sequence[str] | None, document_ids: Sequence[int] | None,
+                 notes: list[str]) -> tuple[ScoredChunk, ...]:
+        """Vector hits, in the other language than the question, of its vector less its language's mean
+        (docmind.crosslingual): the question's own vector ranks nearly every passage of its language above one
+        in the other language that answers it, so those never reach the candidates. Searched only when no BM25
+        hit of the question's own words holds OWN_WORDS_FOUND of them: a question its own language answers
+        word for word gains nothing from the other language but other-language passages near its topic. A
+        knowledge base in one language gets nothing here. Scored as their own stage: the confidence reads
+        "vector" and "bm25" on one chunk as two retrievers agreeing."""
+        try:
+            terms = self._translator.translate(query)
+            if max((source_coverage(terms, c.searchable_text) for c in lexical), default=0.0) >= OWN_WORDS_FOUND:
+                return ()
+            chinese = is_chinese(query)
+            centred = self._translator.vector(query_vector, chinese=chinese)
+            if centred is None:
+                return ()
+            hits = self._searcher.vector_search(centred, k=k, domains=domains, document_ids=document_ids)
+        except Exception as exc:  # only adds candidates: the search of the question's own vector still stands
+            notes.append(f"centred vector search failed: {exc.__class__.__name__}: {exc}")
+            return ()
+        return tuple(replace(c, stage_scores=MappingProxyType({})).with_score(CENTRED_VECTOR_STAGE, c.score)
+                     for c in hits if is_chinese(c.searchable_text) != chinese)
 
     def _translated(self, query: str, lexical: Sequence[ScoredChunk], k: int, domains: Sequence[str] | None,
                     document_ids: Sequence[int] | None, notes: list[str]) -> tuple[ScoredChunk, ...]:

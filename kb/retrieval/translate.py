@@ -1,7 +1,11 @@
-"""QueryTranslator: dictionary translations of a question's content words, for BM25 over the other language."""
+"""QueryTranslator: the question for the other language's passages — its content words by dictionary, for BM25,
+and its vector less its language's mean, for the vector search."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
 
 from docmind.bilingual import (
     MAX_TRANSLATED_TERMS,
@@ -14,6 +18,12 @@ from docmind.bilingual import (
 
 # The translated BM25 list's RRF weight as a share of the BM25 list's.
 TRANSLATED_SHARE = TRANSLATION_WEIGHT
+
+
+class LanguageCentring(Protocol):
+    """docmind.crosslingual.LanguageMeans, as the vector search needs it."""
+
+    def centred(self, vector: np.ndarray, *, chinese: bool) -> np.ndarray | None: ...
 
 
 @dataclass(frozen=True)
@@ -37,15 +47,24 @@ class QueryTranslator:
     """
 
     def __init__(self, *, lexicon: Lexicon, per_term: int = TRANSLATIONS_PER_TERM,
-                 max_terms: int = MAX_TRANSLATED_TERMS) -> None:
+                 max_terms: int = MAX_TRANSLATED_TERMS, means: LanguageCentring | None = None) -> None:
+        """`means`: takes the language out of a question's vector (docmind.crosslingual); without them only the
+        words are translated."""
         if per_term <= 0 or max_terms <= 0:
             raise ValueError("per_term and max_terms must be positive")
         self._lexicon = lexicon
+        self._means = means
         self._per_term, self._max_terms = per_term, max_terms
 
     def run(self, *, query: str) -> TranslatedQuery | None:
         terms = self.translate(query)
         return TranslatedQuery(terms=terms) if terms else None
+
+    def vector(self, query_vector: np.ndarray, *, chinese: bool) -> np.ndarray | None:
+        """The question's vector less its language's mean, or None without the means."""
+        if self._means is None:
+            return None
+        return self._means.centred(query_vector, chinese=chinese)
 
     def translate(self, query: str) -> tuple[TranslatedTerm, ...]:
         """The question's translated words and phrases, in the order they appear (no gate)."""

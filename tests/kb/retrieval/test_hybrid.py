@@ -1,6 +1,7 @@
 """HybridSearch: both retrievers fused by RRF, the candidate count per call, one failing retriever noted."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kb.retrieval.gather import RetrievalFailed
@@ -136,3 +137,68 @@ def test_a_failing_translated_search_is_a_note_and_the_search_stands():
     result = search.run(query="年假几天")
     assert [c.chunk_id for c in result.chunks][0] == "zh"
     assert any(note.startswith("translated bm25 failed: OSError") for note in result.notes)
+
+
+class _Means:
+    """docmind.crosslingual.LanguageMeans with a fixed answer: the centred vector points at `towards`."""
+
+    def __init__(self, towards: np.ndarray) -> None:
+        self.towards, self.calls = towards, 0
+
+    def centred(self, vector, *, chinese):
+        self.calls += 1
+        return self.towards
+
+
+def _crowded_base() -> FakeSearcher:
+    """Chinese passages all nearer the question's own vector than the English one that answers it."""
+    s = FakeSearcher()
+    for i in range(3):
+        s.add(f"zh{i}", f"第{i}条：工位与门禁", unit(1, 0.1 * i, 0))
+    s.add("en", "Maternity leave is 158 days.", unit(0, 0, 1))
+    return s
+
+
+def test_the_centred_question_vector_brings_the_other_languages_passage_the_own_vector_ranks_out():
+    means = _Means(unit(0, 0, 1))
+    search = HybridSearch(searcher=_crowded_base(), embed_query=FakeEmbedder({"产假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=_translator(means=means))
+    result = search.run(query="产假几天")
+    english = next(c for c in result.chunks if c.chunk_id == "en")
+    # Its own stage: not the question's vector (nor words) agreeing, and only its hits in the other language.
+    assert set(english.stage_scores) == {"vector_translated", "rrf"}
+    assert all("vector_translated" not in c.stage_scores for c in result.chunks if c.chunk_id != "en")
+    assert "vector_translated" in result.timings_ms
+    plain = HybridSearch(searcher=_crowded_base(), embed_query=FakeEmbedder({"产假几天": unit(1, 0, 0)}).embed_query,
+                         candidate_k=2).run(query="产假几天")
+    assert "en" not in {c.chunk_id for c in plain.chunks}
+
+
+def test_a_question_its_own_language_answers_word_for_word_gets_no_centred_search():
+    s = _crowded_base()
+    s.add("zh-answer", "年假为五天", unit(1, 0, 0))
+    means = _Means(unit(0, 0, 1))
+    result = HybridSearch(searcher=s, embed_query=FakeEmbedder({"年假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=_translator(means=means)).run(query="年假几天")
+    assert means.calls == 0
+    assert all("vector_translated" not in c.stage_scores for c in result.chunks)
+
+
+def test_a_base_in_the_questions_language_gets_nothing_from_the_centred_vector():
+    s = FakeSearcher()
+    s.add("a", "工位与门禁", unit(1, 0, 0))
+    s.add("b", "产假一百五十八天", unit(0, 0, 1))
+    result = HybridSearch(searcher=s, embed_query=FakeEmbedder({"产假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=1, translator=_translator(means=_Means(unit(0, 0, 1)))).run(query="产假几天")
+    assert all("vector_translated" not in c.stage_scores for c in result.chunks)
+
+
+def test_a_failing_centred_search_is_a_note_and_the_search_stands():
+    class Failing:
+        def centred(self, vector, *, chinese):
+            raise FloatingPointError("no means")
+
+    result = HybridSearch(searcher=_crowded_base(), embed_query=FakeEmbedder({"产假几天": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=_translator(means=Failing())).run(query="产假几天")
+    assert [c.chunk_id for c in result.chunks][0] == "zh0"
+    assert any(note.startswith("centred vector search failed: FloatingPointError") for note in result.notes)

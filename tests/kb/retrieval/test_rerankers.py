@@ -196,3 +196,18 @@ def test_the_local_reranker_consults_no_dictionary_for_chunks_in_the_questions_l
     chunks = [chunk("a", "产假为158天"), chunk("b", "病假为12天")]
     plain = LocalReranker().rerank("产假多少天？", chunks)
     assert LocalReranker(lexicon=Refusing()).rerank("产假多少天？", chunks) == plain
+
+
+def test_a_chunk_only_the_centred_question_vector_found_is_blended_not_read_by_its_cosine_alone():
+    # The same English chunk: found by BM25 of the translation its cosine speaks for it; found by the centred
+    # vector alone (a topic near the question, no word of it) it is blended with its coverage like any chunk.
+    from docmind.crosslingual import CENTRED_VECTOR_STAGE
+
+    text = "Employees receive 158 days of maternity leave."
+    by_words = chunk("en", text).with_score("bm25_translated", 3.0).with_score("rrf", 0.1)
+    by_vector_alone = chunk("en", text).with_score(CENTRED_VECTOR_STAGE, 0.8).with_score("rrf", 0.1)
+    reranker = LocalReranker(cos_floor=0.0, cos_ceiling=1.0, cross_language_shift=0.0)
+    kwargs = {"query_vector": unit(1, 0, 0), "chunk_vectors": {"en": unit(1, 0.2, 0)}}
+    cosine = float(np.dot(unit(1, 0, 0), unit(1, 0.2, 0)))
+    assert reranker.rerank("产假多少天？", [by_words], **kwargs)[0] == pytest.approx(cosine, abs=1e-6)
+    assert reranker.rerank("产假多少天？", [by_vector_alone], **kwargs)[0] == pytest.approx(0.5 * cosine, abs=1e-6)
