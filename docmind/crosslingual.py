@@ -77,9 +77,15 @@ PARALLEL_SENTENCES: tuple[tuple[str, str], ...] = (
 )
 
 
+# Measured means by embedder name: they belong to the model, so backends rebuilt for a configuration change (or a
+# test's settings) reuse them instead of embedding the sentences again.
+_measured: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
 class LanguageMeans:
     """The mean embedding of the Chinese sentences and of their English translations, for one embedder, measured
-    once on first use (PARALLEL_SENTENCES: one batch of passages); none when the embedder fails."""
+    once per embedder name on first use (PARALLEL_SENTENCES: one batch of passages); none when the embedder
+    fails (asked again by the next LanguageMeans, not by this one)."""
 
     def __init__(self, embedder) -> None:
         self._embedder = embedder
@@ -107,6 +113,9 @@ class LanguageMeans:
         return centred / norm if norm and np.isfinite(norm) else None
 
     def _measure(self) -> tuple[np.ndarray, np.ndarray] | None:
+        name = getattr(self._embedder, "name", None)
+        if isinstance(name, str) and name in _measured:
+            return _measured[name]
         try:
             vectors = np.asarray(self._embedder.embed_passages([text for pair in PARALLEL_SENTENCES for text in pair]),
                                  dtype=np.float32)
@@ -114,4 +123,7 @@ class LanguageMeans:
             log.exception("the embedder's language means could not be measured; no cross-language vector search")
             return None
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-        return vectors[0::2].mean(axis=0), vectors[1::2].mean(axis=0)
+        means = vectors[0::2].mean(axis=0), vectors[1::2].mean(axis=0)
+        if isinstance(name, str):
+            _measured[name] = means
+        return means

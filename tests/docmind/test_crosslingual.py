@@ -58,3 +58,12 @@ def test_a_failing_embedder_gives_no_centred_vector_and_is_not_asked_again(caplo
 
 def test_a_vector_of_another_size_gets_none():
     assert LanguageMeans(TwoSidedEmbedder()).centred(np.ones(4, dtype=np.float32), chinese=True) is None
+
+
+def test_a_rebuilt_instance_for_the_same_model_reuses_the_measured_means():
+    first, second = TwoSidedEmbedder(), TwoSidedEmbedder()
+    first.name = second.name = "two-sided/test-reuse"
+    vector = np.ones(3, dtype=np.float32)
+    assert LanguageMeans(first).centred(vector, chinese=True) == pytest.approx(
+        LanguageMeans(second).centred(vector, chinese=True))
+    assert (first.batches, second.batches) == (1, 0)
