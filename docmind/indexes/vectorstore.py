@@ -152,7 +152,10 @@ class MilvusCollection:
         self._client.load_collection(META_COLLECTION)
 
     def _meta_get(self, key: str) -> str | None:
-        rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"])
+        # Strong: the default (bounded) consistency may answer from before a write of the last seconds, and a
+        # snapshot token cleared by a write must never read as still set (the stale copy would be restored).
+        rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"],
+                                  consistency_level="Strong")
         return rows[0]["value"] if rows else None
 
     def _meta_set(self, key: str, value: str) -> None:

@@ -53,6 +53,22 @@ def test_all_ids_closes_the_iterator_when_a_batch_fails():
     assert iterator.closed
 
 
+def test_a_snapshot_token_is_read_with_strong_consistency():
+    # Bounded consistency may answer from before a write of the last seconds: a token a write has just cleared
+    # would read as set, and the next store would restore a copy that misses the write.
+    class Recording:
+        def __init__(self) -> None:
+            self.kwargs: dict = {}
+
+        def query(self, collection: str, **kwargs) -> list[dict]:
+            self.kwargs = kwargs
+            return [{"value": "token"}]
+
+    client = Recording()
+    assert MilvusCollection(client=client, collection="c")._meta_get("c.snapshot") == "token"
+    assert client.kwargs["consistency_level"] == "Strong"
+
+
 def test_a_milvus_lite_client_does_not_ping_faster_than_the_lite_server_allows(tmp_path):
     from docmind.indexes.vectorstore import MilvusVectorStore
 
