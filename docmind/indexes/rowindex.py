@@ -252,6 +252,11 @@ class WriteThroughIndex:
 
     def _current(self):
         version = self._version
+        if version is not None and self._snapshot is not None and self._snapshot.missed_writes():
+            # Another store of the same Lite file in this process wrote what this copy lacks (a replaced store
+            # still writing, `kb_reindex`): read the store again.
+            self.invalidate()
+            version = None
         if version is None:
             with self._load_lock:
                 if self._version is None:

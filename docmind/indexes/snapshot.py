@@ -84,6 +84,11 @@ class IndexSnapshot:
         with self._file.lock:
             self._consistent_at = self._file.writes
 
+    def missed_writes(self) -> bool:
+        """True when a write through another store of this file reached Milvus after this copy loaded: the copy
+        lacks it (it is read again rather than searched)."""
+        return 0 <= self._consistent_at != self._file.writes
+
     def mark_dirty(self) -> None:
         """Called by the store (holding its write lock) before each write, also by a store that keeps no
         in-process copy of this file."""

@@ -245,3 +245,18 @@ def test_a_copy_that_misses_another_stores_write_saves_no_snapshot(tmp_path):
         index.warm_up(wait=True)  # searched in process, not by Milvus
     assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2, 3}
     assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2, 3}
+
+
+def test_a_copy_that_misses_another_stores_write_reads_the_store_again_before_searching(tmp_path):
+    cached = get_vector_store()
+    uri = str(tmp_path / "reread.db")
+    rng = np.random.default_rng(9)
+    vector = rng.normal(size=cached.dim).astype(np.float32)
+    first, second = _open(uri, cached.dim, cached.embedder_name), _open(uri, cached.dim, cached.embedder_name)
+    _write_one(*first, 1, vector)
+    for index in first:
+        index.warm_up(wait=True)
+    _write_one(*second, 2, vector)
+    vectors, lexical = first
+    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2}
+    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2}
