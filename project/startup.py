@@ -22,8 +22,9 @@ def on_server_start() -> None:
 
 
 def _warm_up_indexes() -> None:
-    """Start loading the in-process search indexes (Milvus Lite) and the bilingual dictionary now rather than on
-    the first question; until the indexes are ready Milvus answers searches, and writes never wait for them."""
+    """Start loading the in-process search indexes (Milvus Lite), the bilingual dictionary and the embedder's
+    language means now rather than on the first question; until the indexes are ready Milvus answers searches,
+    and writes never wait for them."""
     import threading
 
     def work() -> None:
@@ -40,6 +41,11 @@ def _warm_up_indexes() -> None:
             get_lexicon()  # about a second of parsing that the first cross-language question would pay
         except Exception:  # without it a cross-language question loads it itself (or searches untranslated)
             log.exception("bilingual dictionary not loaded")
+        from docmind.backends import get_language_means
+
+        # One batch of short passages the first question in another language than its answer would wait for;
+        # LanguageMeans logs its own failure, and the question then searches with its own vector only.
+        get_language_means().means()
 
     threading.Thread(target=work, name="docmind-warm-up", daemon=True).start()
 
