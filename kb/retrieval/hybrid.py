@@ -9,14 +9,14 @@ from types import MappingProxyType
 
 import numpy as np
 
-from docmind.bilingual import source_coverage, translated_coverage
+from docmind.bilingual import TranslatedTerm, source_coverage, translated_coverage
 from docmind.crosslingual import CENTRED_VECTOR_STAGE
 from docmind.language import is_chinese
 from docmind.telemetry import record_span
-from kb.retrieval.gather import HybridGatherer
+from kb.retrieval.gather import GatherResult, HybridGatherer
 from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.rrf import RrfFuser
-from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator
+from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator, TranslatedQuery
 from kb.retrieval.types import ScoredChunk
 
 # The share of the question's content words that one BM25 hit in its own language must hold for the centred vector
@@ -71,22 +71,9 @@ class HybridSearch:
         lists = {"vector": gathered.vector, "bm25": gathered.lexical}
         notes = list(gathered.notes)
         timings = dict(gathered.timings_ms)
-        if self._translator is not None and gathered.query_vector is not None:
-            start = time.perf_counter()
-            centred = self._centred(query, gathered.query_vector, gathered.lexical, candidate_k or self._candidate_k,
-                                    domains, document_ids, notes)
-            if centred:
-                lists[CENTRED_VECTOR_STAGE] = centred
-                timings[CENTRED_VECTOR_STAGE] = round((time.perf_counter() - start) * 1000, 2)
-                record_span("retrieval.vector_translated", start)
         if self._translator is not None:
-            start = time.perf_counter()
-            translated = self._translated(query, gathered.lexical, candidate_k or self._candidate_k, domains,
-                                          document_ids, notes)
-            if translated:
-                lists["bm25_translated"] = translated
-                timings["bm25_translated"] = round((time.perf_counter() - start) * 1000, 2)
-                record_span("retrieval.bm25_translated", start)
+            self._other_language(query, gathered, lists, timings, notes, candidate_k or self._candidate_k, domains,
+                                 document_ids)
         start = time.perf_counter()
         fused = self._fuser.run(lists=lists)
         record_span("retrieval.rrf", start)
@@ -95,7 +82,33 @@ class HybridSearch:
                             timings_ms={**timings, "rrf": round((time.perf_counter() - start) * 1000, 2)},
                             notes=tuple(notes))
 
-    def _centred(self, query: str, query_vector: np.ndarray, lexical: Sequence[ScoredChunk], k: int,
+    def _other_language(self, query: str, gathered: GatherResult, lists: dict[str, Sequence[ScoredChunk]],
+                        timings: dict[str, float], notes: list[str], k: int, domains: Sequence[str] | None,
+                        document_ids: Sequence[int] | None) -> None:
+        """Adds the lists of the two searches for passages in the other language than the question's: its centred
+        vector, its dictionary translation. The question is translated once, and how much of it its own words find
+        in its own language gates both."""
+        try:
+            terms = self._translator.translate(query)
+        except Exception as exc:  # the translation only adds candidates; without it the search still stands
+            notes.append(f"translated bm25 failed: {exc.__class__.__name__}: {exc}")
+            return
+        own_best = max((source_coverage(terms, c.searchable_text) for c in gathered.lexical), default=0.0)
+
+        def add(stage: str, started: float, found: tuple[ScoredChunk, ...]) -> None:
+            if found:
+                lists[stage] = found
+                timings[stage] = round((time.perf_counter() - started) * 1000, 2)
+                record_span(f"retrieval.{stage}", started)
+
+        if gathered.query_vector is not None:
+            started = time.perf_counter()
+            add(CENTRED_VECTOR_STAGE, started,
+                self._centred(query, gathered.query_vector, own_best, k, domains, document_ids, notes))
+        started = time.perf_counter()
+        add("bm25_translated", started, self._translated(query, terms, own_best, k, domains, document_ids, notes))
+
+    def _centred(self, query: str, query_vector: np.ndarray, own_best: float, k: int,
                  domains: Sequence[str] | None, document_ids: Sequence[int] | None,
                  notes: list[str]) -> tuple[ScoredChunk, ...]:
         """Vector hits, in the other language than the question, of its vector less its language's mean
@@ -105,10 +118,9 @@ class HybridSearch:
         word for word gains nothing from the other language but other-language passages near its topic. A
         knowledge base in one language gets nothing here. Scored as their own stage: the confidence reads
         "vector" and "bm25" on one chunk as two retrievers agreeing."""
+        if own_best >= OWN_WORDS_FOUND:
+            return ()
         try:
-            terms = self._translator.translate(query)
-            if max((source_coverage(terms, c.searchable_text) for c in lexical), default=0.0) >= OWN_WORDS_FOUND:
-                return ()
             chinese = is_chinese(query)
             centred = self._translator.vector(query_vector, chinese=chinese)
             if centred is None:
@@ -120,8 +132,9 @@ class HybridSearch:
         return tuple(replace(c, stage_scores=MappingProxyType({})).with_score(CENTRED_VECTOR_STAGE, c.score)
                      for c in hits if is_chinese(c.searchable_text) != chinese)
 
-    def _translated(self, query: str, lexical: Sequence[ScoredChunk], k: int, domains: Sequence[str] | None,
-                    document_ids: Sequence[int] | None, notes: list[str]) -> tuple[ScoredChunk, ...]:
+    def _translated(self, query: str, terms: tuple[TranslatedTerm, ...], own_best: float, k: int,
+                    domains: Sequence[str] | None, document_ids: Sequence[int] | None,
+                    notes: list[str]) -> tuple[ScoredChunk, ...]:
         """BM25 hits of the translated question in the other language than the question, kept only when one of
         them holds translations of more of the question's translated words than any BM25 hit of the question's
         own words holds those words: a question its own words match as well is asked in the language of its
@@ -131,17 +144,16 @@ class HybridSearch:
         as their own stage, not "bm25": the confidence reads a BM25 hit of the question's own words as
         agreement, which a translation's hit is not.
         """
+        if not terms:
+            return ()
+        translation = TranslatedQuery(terms=terms)
         try:
-            translation = self._translator.run(query=query)
-            if translation is None:
-                return ()
             hits = self._searcher.lexical_search(translation.text, k=k, domains=domains, document_ids=document_ids)
         except Exception as exc:  # the translation only adds candidates; without it the search still stands
             notes.append(f"translated bm25 failed: {exc.__class__.__name__}: {exc}")
             return ()
         chinese = is_chinese(query)
         kept = [c for c in hits if is_chinese(c.searchable_text) != chinese]
-        own_best = max((source_coverage(translation.terms, c.searchable_text) for c in lexical), default=0.0)
         if not kept or max(translated_coverage(translation.terms, c.searchable_text) for c in kept) <= own_best:
             return ()
         notes.append(f"bm25 also searched the translation: {translation.text}")
