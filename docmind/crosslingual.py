@@ -79,7 +79,7 @@ PARALLEL_SENTENCES: tuple[tuple[str, str], ...] = (
 
 # Measured means by embedder name: they belong to the model, so backends rebuilt for a configuration change (or a
 # test's settings) reuse them instead of embedding the sentences again.
-_measured: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+_means_by_embedder: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
 
 class LanguageMeans:
@@ -114,8 +114,8 @@ class LanguageMeans:
 
     def _measure(self) -> tuple[np.ndarray, np.ndarray] | None:
         name = getattr(self._embedder, "name", None)
-        if isinstance(name, str) and name in _measured:
-            return _measured[name]
+        if isinstance(name, str) and name in _means_by_embedder:
+            return _means_by_embedder[name]
         try:
             vectors = np.asarray(self._embedder.embed_passages([text for pair in PARALLEL_SENTENCES for text in pair]),
                                  dtype=np.float32)
@@ -125,5 +125,5 @@ class LanguageMeans:
         vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         means = vectors[0::2].mean(axis=0), vectors[1::2].mean(axis=0)
         if isinstance(name, str):
-            _measured[name] = means
+            _means_by_embedder[name] = means
         return means

@@ -41,11 +41,13 @@ def _warm_up_indexes() -> None:
             get_lexicon()  # about a second of parsing that the first cross-language question would pay
         except Exception:  # without it a cross-language question loads it itself (or searches untranslated)
             log.exception("bilingual dictionary not loaded")
-        from docmind.backends import get_language_means
+        try:
+            from docmind.backends import get_language_means
 
-        # One batch of short passages the first question in another language than its answer would wait for;
-        # LanguageMeans logs its own failure, and the question then searches with its own vector only.
-        get_language_means().means()
+            # One batch of short passages the first question in another language than its answer would wait for.
+            get_language_means().means()
+        except Exception:  # an embedder that cannot be built is reported by the first question that needs it
+            log.exception("the embedder's language means not measured")
 
     threading.Thread(target=work, name="docmind-warm-up", daemon=True).start()
 
