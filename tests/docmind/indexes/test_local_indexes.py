@@ -190,73 +190,70 @@ def test_the_next_process_restores_both_indexes_from_snapshots_until_a_write(tmp
     assert 31 in dict(lexical_3.search("报销发票", k=40))
 
 
-def _open(uri, dim, embedder_name, *, in_process=True):
-    from docmind.indexes.vectorstore import MilvusVectorStore
+class _LiteFile:
+    """A Milvus Lite file of a test's own (the process's shared stores save snapshots of their own on timers) and a
+    query vector; `open()` builds the vector store and BM25 index over it as a new server process would."""
 
-    vectors = MilvusVectorStore(uri=uri, dim=dim, embedder_name=embedder_name, in_process=in_process)
-    lexical = MilvusLexicalIndex(client=vectors.client, in_process=in_process, lite_path=uri)
-    return vectors, lexical
+    def __init__(self, tmp_path, seed: int) -> None:
+        cached = get_vector_store()
+        self.uri, self.dim, self.embedder_name = str(tmp_path / "own.db"), cached.dim, cached.embedder_name
+        self.vector = np.random.default_rng(seed).normal(size=cached.dim).astype(np.float32)
 
+    def open(self, *, in_process: bool = True):
+        from docmind.indexes.vectorstore import MilvusVectorStore
 
-def _write_one(vectors, lexical, pk, vector):
-    vectors.upsert(ids=[pk], vectors=vector[None, :], document_ids=[pk], domains=["a"], kb_ids=[1])
-    lexical.add(ids=[pk], texts=[f"第{pk}条：发票报销"], document_ids=[pk], domains=["a"], kb_ids=[1])
+        vectors = MilvusVectorStore(uri=self.uri, dim=self.dim, embedder_name=self.embedder_name,
+                                    in_process=in_process)
+        return vectors, MilvusLexicalIndex(client=vectors.client, in_process=in_process, lite_path=self.uri)
+
+    def write(self, stores, pk: int) -> None:
+        vectors, lexical = stores
+        vectors.upsert(ids=[pk], vectors=self.vector[None, :], document_ids=[pk], domains=["a"], kb_ids=[1])
+        lexical.add(ids=[pk], texts=[f"第{pk}条：发票报销"], document_ids=[pk], domains=["a"], kb_ids=[1])
+
+    def found(self, stores) -> tuple[set[int], set[int]]:
+        """The rows each index finds, searched in process (loaded first), not by Milvus."""
+        vectors, lexical = stores
+        for index in stores:
+            index.warm_up(wait=True)
+        return {pk for pk, _ in vectors.search(self.vector, k=5)}, {pk for pk, _ in lexical.search("发票报销", k=5)}
 
 
 def test_a_write_through_a_store_without_an_in_process_copy_makes_a_saved_snapshot_stale(tmp_path):
-    cached = get_vector_store()
-    uri = str(tmp_path / "mixed.db")
-    rng = np.random.default_rng(7)
-    vector = rng.normal(size=cached.dim).astype(np.float32)
-    mirrored = _open(uri, cached.dim, cached.embedder_name)
-    _write_one(*mirrored, 1, vector)
+    lite = _LiteFile(tmp_path, seed=7)
+    mirrored = lite.open()
+    lite.write(mirrored, 1)
     for index in mirrored:
         index.warm_up(wait=True)
         assert index._local.save_snapshot()
 
-    _write_one(*_open(uri, cached.dim, cached.embedder_name, in_process=False), 2, vector)
+    lite.write(lite.open(in_process=False), 2)
 
-    vectors, lexical = _open(uri, cached.dim, cached.embedder_name)
-    for index in (vectors, lexical):
-        index.warm_up(wait=True)  # searched in process, not by Milvus
-    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2}
-    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2}
+    assert lite.found(lite.open()) == ({1, 2}, {1, 2})
 
 
 def test_a_copy_that_misses_another_stores_write_saves_no_snapshot(tmp_path):
-    cached = get_vector_store()
-    uri = str(tmp_path / "two.db")
-    rng = np.random.default_rng(8)
-    vector = rng.normal(size=cached.dim).astype(np.float32)
-    first, second = _open(uri, cached.dim, cached.embedder_name), _open(uri, cached.dim, cached.embedder_name)
-    _write_one(*first, 1, vector)
+    lite = _LiteFile(tmp_path, seed=8)
+    first, second = lite.open(), lite.open()
+    lite.write(first, 1)
     for index in first:
         index.warm_up(wait=True)
-    _write_one(*second, 2, vector)  # in Milvus, not in the first store's copies
+    lite.write(second, 2)  # in Milvus, not in the first store's copies
     for index in first:
         assert not index._local.save_snapshot()
     for index in second:
         index.warm_up(wait=True)  # read from Milvus: both rows
         assert index._local.save_snapshot()
-    _write_one(*first, 3, vector)  # after the second store's save: its snapshot no longer describes Milvus
+    lite.write(first, 3)  # after the second store's save: its snapshot no longer describes Milvus
 
-    vectors, lexical = _open(uri, cached.dim, cached.embedder_name)
-    for index in (vectors, lexical):
-        index.warm_up(wait=True)  # searched in process, not by Milvus
-    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2, 3}
-    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2, 3}
+    assert lite.found(lite.open()) == ({1, 2, 3}, {1, 2, 3})
 
 
 def test_a_copy_that_misses_another_stores_write_reads_the_store_again_before_searching(tmp_path):
-    cached = get_vector_store()
-    uri = str(tmp_path / "reread.db")
-    rng = np.random.default_rng(9)
-    vector = rng.normal(size=cached.dim).astype(np.float32)
-    first, second = _open(uri, cached.dim, cached.embedder_name), _open(uri, cached.dim, cached.embedder_name)
-    _write_one(*first, 1, vector)
+    lite = _LiteFile(tmp_path, seed=9)
+    first, second = lite.open(), lite.open()
+    lite.write(first, 1)
     for index in first:
         index.warm_up(wait=True)
-    _write_one(*second, 2, vector)
-    vectors, lexical = first
-    assert {pk for pk, _ in vectors.search(vector, k=5)} == {1, 2}
-    assert {pk for pk, _ in lexical.search("发票报销", k=5)} == {1, 2}
+    lite.write(second, 2)
+    assert lite.found(first) == ({1, 2}, {1, 2})
