@@ -28,6 +28,7 @@ from kb.ingestion.parsers.pdf_layout import (
     pieces_from_words,
     reading_order,
 )
+from kb.ingestion.parsers.pdf_tables import AlignedTable, aligned_tables
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +72,7 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
 
                         plumber = pdfplumber.open(io.BytesIO(data))
                     tables = _tables(plumber.pages[index])
-                pages.append(_read_page(page, index + 1, tables))
+                pages.append(_read_page(page, index + 1, tables, before=pages[-1] if pages else None))
                 if pages[-1].scanned:
                     ocr.read(page, pages[-1])
             finally:
@@ -178,9 +179,10 @@ def _tables(page) -> list[TableItem]:
     return tables
 
 
-def _read_page(page, number: int, tables: list[TableItem]) -> _Page:
+def _read_page(page, number: int, tables: list[TableItem], before: _Page | None = None) -> _Page:
+    """The page's words as line pieces and tables (ruled ones, found by pdfplumber, and ones drawn without rules);
+    a table without rules that goes on from the page `before` is led by that table's header row."""
     height = float(page.get_height())
-    result = _Page(number=number, height=height, tables=tables)
     textpage = page.get_textpage()
     try:
         words = _words(textpage, height)
@@ -188,6 +190,12 @@ def _read_page(page, number: int, tables: list[TableItem]) -> _Page:
         textpage.close()
     if tables:
         words = [w for w in words if not any(_inside(w, t) for t in tables)]
+    previous = next((t for t in reversed(before.tables) if isinstance(t, AlignedTable)), None) if before else None
+    words, aligned = aligned_tables(words, follows=previous)
+    if aligned and previous is not None and previous.continues(aligned[0]):
+        aligned[0] = aligned[0].with_header_of(previous)
+    tables = [*tables, *aligned]
+    result = _Page(number=number, height=height, tables=tables)
     page_size = body_font_size([w["size"] for w in words])
     result.pieces = pieces_from_words(words, page_size) if words else []
     result.sizes = [(p.size, len(p.text)) for p in result.pieces]

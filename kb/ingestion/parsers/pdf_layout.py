@@ -11,6 +11,8 @@ from kb.ingestion.parsers.tables import markdown_row, row_groups, separator
 # Characters written without spaces between them: CJK ideographs, kana, hangul and full-width punctuation.
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _SENTENCE_END = re.compile(r"[。！？；：.!?;:…」』”）)]$")
+# A line opening with a bullet or an item number ("1.", "2、", "(3)", "（四）") starts a list item of its own.
+_LIST_ITEM = re.compile(r"^\s*(?:[•·▪◦●○■□]|\d{1,3}[.)、](?!\d)|[(（][0-9一二三四五六七八九十]{1,3}[)）])")
 # A gutter narrower than this share of the body font size is a word space, not a column gap.
 _MIN_GUTTER_EMS = 1.5
 # Rows whose left pieces are this short against the page's text width are a key/value list, not columns.
@@ -259,9 +261,14 @@ def _continues(previous: Piece | None, piece: Piece) -> bool:
 
 
 def _starts_paragraph(previous: Piece | None, piece: Piece, right: float) -> bool:
-    """After a line that ends a sentence, an indented line (two-character indents are the rule in Chinese)
-    or a line following one that stopped short of the paragraph's right edge starts a new paragraph."""
-    if previous is None or not _SENTENCE_END.search(previous.text):
+    """A list item starts a paragraph of its own. After a line that ends a sentence, an indented line
+    (two-character indents are the rule in Chinese) or a line following one that stopped short of the
+    paragraph's right edge starts a new paragraph."""
+    if previous is None:
+        return False
+    if _LIST_ITEM.match(piece.text):
+        return True
+    if not _SENTENCE_END.search(previous.text):
         return False
     em = max(previous.size, 1.0)
     return piece.x0 - previous.x0 > 1.5 * em or previous.x1 < right - 2 * em

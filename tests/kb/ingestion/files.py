@@ -102,6 +102,40 @@ def two_column_pdf() -> bytes:
     return buffer.getvalue()
 
 
+RETENTION_ROWS = [["信息类别", "保存期限", "到期处理"], ["员工档案", "离职后2年", "删除"],
+                  ["求职简历", "6个月", "删除"], ["考勤记录", "3年", "删除"], ["监控录像", "30天", "自动覆盖"]]
+BULLETS = ["• 数据库每天凌晨两点全量备份，", "  保留三十天。", "• 日志每周归档一次，", "  保留一年。",
+           "• 证书到期前三十天告警，", "  由值班人员续期。"]
+
+
+def unruled_table_pdf() -> bytes:
+    """A table drawn without a grid (only a rule under its header) between two paragraphs; its last two rows
+    go on at the top of page 2 without the header. Then a bulleted list whose wrapped lines line up."""
+    pdf, buffer = _canvas()
+    pdf.setFont("STSong-Light", 11)
+    pdf.drawString(50, 780, "主要信息的保存期限见下表。")
+    y = 750
+    for index, row in enumerate(RETENTION_ROWS[:3]):
+        for x, cell in zip((50, 150, 250), row, strict=True):
+            pdf.drawString(x, y, cell)
+        if index == 0:
+            pdf.line(50, y - 4, 330, y - 4)
+        y -= 18
+    pdf.showPage()
+    pdf.setFont("STSong-Light", 11)
+    y = 780
+    for row in RETENTION_ROWS[3:]:
+        for x, cell in zip((50, 150, 250), row, strict=True):
+            pdf.drawString(x, y, cell)
+        y -= 18
+    pdf.drawString(50, 720, "表格之后的说明文字。")
+    for index, line in enumerate(BULLETS):
+        pdf.drawString(50, 690 - 16 * index, line)
+    pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
 def scanned_pdf() -> bytes:
     """One page holding only a picture (of nothing): what a scanner produces, without a text layer."""
     from PIL import Image
