@@ -276,11 +276,17 @@ def questions() -> list[dict]:
     rows: list[dict] = []
     for doc_id, items in BY_DOCUMENT.items():
         text = document_text(by_id[doc_id])
-        for n, (category, question, answers) in enumerate(items, 1):
+        for n, (category, question, answers, *also) in enumerate(items, 1):
             if not any(a in text for a in answers):  # alternatives may be paraphrases; one must be the text's
                 raise SystemExit(f"{doc_id} {question!r}: none of {answers} is in the document")
+            # A question another document answers too (in its own words): that document is gold as well.
+            others = also[0] if also else []
+            for other in others:
+                if not any(a in document_text(by_id[other]) for a in answers):
+                    raise SystemExit(f"{doc_id} {question!r}: none of {answers} is in {other}")
             rows.append({"id": f"{doc_id}-{n:02d}", "split": split_of(doc_id), "category": category,
-                         "question": question, "answers": answers, "documents": [filename(by_id[doc_id])]})
+                         "question": question, "answers": answers,
+                         "documents": [filename(by_id[d]) for d in (doc_id, *others)]})
     for n, question in enumerate(UNANSWERABLE, 1):
         rows.append({"id": f"none-{n:02d}", "split": split_of(question), "category": "unanswerable",
                      "question": question, "answers": [], "documents": []})
