@@ -210,12 +210,46 @@ def _closed(pieces: Sequence[str]) -> list[str]:
     return out
 
 
+_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_SEPARATOR = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
+
+
+def _cells(line: str) -> list[str] | None:
+    """The cells of a Markdown table row, or None when the line is not one."""
+    row = _TABLE_ROW.match(line)
+    return [cell.strip() for cell in row.group(1).split("|")] if row else None
+
+
+def _table_row(header: Sequence[str], cells: Sequence[str]) -> str:
+    """A table row read with its header, as a sentence of the document: "期限：签收之日起7天内；条件：…" — a cell
+    alone ("7天内") does not say what it is the value of, and the question names the column, not the cell."""
+    zh = is_chinese(" ".join((*header, *cells)))
+    pairs = [f"{name}{'：' if zh else ': '}{cell}" if name and name != cell else cell
+             for name, cell in zip(header, cells, strict=True) if cell]
+    return ("；" if zh else "; ").join(pairs) + ("。" if zh else ".")
+
+
 def _units(content: str) -> list[str]:
-    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), the
-    sentences of any other line one by one; headings, marked up or plain, are not."""
+    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), a table
+    row with its header, the sentences of any other line one by one; headings, marked up or plain, and a
+    table's header row alone are not."""
     out: list[str] = []
     headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
-    for i, line in enumerate(content.splitlines()):
+    lines = content.splitlines()
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        cells = _cells(line)
+        if cells is not None:
+            if _TABLE_SEPARATOR.match(line):
+                continue
+            if i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+                header = cells
+            elif header is not None and len(header) == len(cells):
+                out.append(_table_row(header, cells))
+            else:
+                out.append(" | ".join(c for c in cells if c))
+            continue
+        header = None
         if not line.strip() or i in headings:
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:

@@ -189,3 +189,21 @@ def test_a_line_labelled_with_a_few_words_is_quoted_whole():
     assert ("P1 (critical): customer data exposed or production down. Response within 15 minutes, around the "
             "clock.") in answer
     assert "P2 (high)" not in answer
+
+
+TABLE = ScoredChunk(chunk_id="t", score=0.9, document_title="退换货政策", content=(
+    "## 退换货期限\n\n| 情形 | 期限 | 条件 |\n|---|---|---|\n| 无理由退货 | 签收之日起7天内 | 包装完好 |\n"
+    "| 质量问题退货 | 签收之日起15天内 | 经检测确认 |"))
+
+
+def test_a_table_row_is_quoted_with_its_header_and_the_header_row_alone_never():
+    answer = ExtractiveAnswerer().run(question="质量问题退货期限是多久？", chunks=[TABLE])
+    assert "情形：质量问题退货；期限：签收之日起15天内；条件：经检测确认。[1]" in answer
+    assert "| 情形 | 期限 | 条件 |" not in answer and "情形 | 期限" not in answer
+
+
+def test_an_english_table_row_is_read_with_english_punctuation_and_an_unnamed_column_cell_alone():
+    chunk = ScoredChunk(chunk_id="c", score=0.9, document_title="Commission plan", content=(
+        "| | Plan A | Plan B |\n|---|---|---|\n| Commission rate | 4% of revenue | 2.5% of revenue |"))
+    answer = ExtractiveAnswerer().run(question="What is the commission rate of Plan B?", chunks=[chunk])
+    assert "Commission rate; Plan A: 4% of revenue; Plan B: 2.5% of revenue. [1]" in answer
