@@ -8,11 +8,14 @@ from config_admin.models import SysAiConfig, SysAiConfigChange
 from config_admin.registry import seed_rows
 
 lower_bar = importlib.import_module("config_admin.migrations.0008_lower_abstention_bar")
+lower_again = importlib.import_module("config_admin.migrations.0010_abstention_bar_to_three_hundredths")
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("step,before,after", [(lower_bar.forwards, "0.3", "0.1"), (lower_bar.backwards, "0.1", "0.3")],
-                         ids=["forwards", "backwards"])
+@pytest.mark.parametrize("step,before,after", [
+    (lower_bar.forwards, "0.3", "0.1"), (lower_bar.backwards, "0.1", "0.3"),
+    (lower_again.forwards, "0.1", "0.03"), (lower_again.backwards, "0.03", "0.1"),
+], ids=["forwards", "backwards", "again-forwards", "again-backwards"])
 def test_an_unedited_abstention_bar_follows_the_default_both_ways(step, before, after):
     seed_rows(apps)
     SysAiConfig.objects.filter(key=lower_bar.KEY).update(value=before)
