@@ -428,7 +428,7 @@ class ExtractiveAnswerer:
         lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
         body = ""
         if shape is AnswerShape.SUMMARY:
-            body = self._summary(chunks)
+            body = self._summary(self._summarised(chunks, question))
         elif shape is AnswerShape.COMPARISON and len(sides) >= 2:
             body = self._comparison(question, chunks, sides, zh)
         elif shape is AnswerShape.STEPS:
@@ -483,11 +483,17 @@ class ExtractiveAnswerer:
         _, index, steps = best
         return "\n".join(f"{number}. {_cited(text.rstrip('；;'), index)}" for number, text in steps[:12])
 
-    def _summary(self, chunks: Sequence[ScoredChunk]) -> str:
+    def _summarised(self, chunks: Sequence[ScoredChunk], question: str) -> list[tuple[int, ScoredChunk]]:
+        """The retrieved parts of the documents a summary is asked of: those of the chunks relevant to the
+        question ("总结一下退换货政策" names the policy, not its other neighbours in the ranking)."""
+        documents = {c.document_id for _, c in self._relevant(chunks, question)}
+        return [(i, c) for i, c in enumerate(chunks, start=1) if c.document_id in documents]
+
+    def _summary(self, chunks: Sequence[tuple[int, ScoredChunk]]) -> str:
         """Each part's leading sentence (then its second, while there is room), in document order."""
         per_part: list[list[_Candidate]] = []
         seen: set[str] = set()
-        for index, chunk in enumerate(chunks, start=1):
+        for index, chunk in chunks:
             per_part.append(list(self._sentences(index, chunk, seen)))
         picked: list[_Candidate] = []
         for rank in range(3):

@@ -35,8 +35,8 @@ RELATED_SOURCES = 3
 def answer_shape(classification: QueryClassification, decision: PathDecision) -> AnswerShape:
     if decision.mode is Mode.SELECTED_DOC:
         return AnswerShape.SUMMARY
-    return {Intent.COMPARISON: AnswerShape.COMPARISON, Intent.HOW_TO: AnswerShape.STEPS}.get(
-        classification.intent, AnswerShape.FACTS)
+    return {Intent.COMPARISON: AnswerShape.COMPARISON, Intent.HOW_TO: AnswerShape.STEPS,
+            Intent.SUMMARY: AnswerShape.SUMMARY}.get(classification.intent, AnswerShape.FACTS)
 
 
 def comparison_sides(shape: AnswerShape, question: str) -> tuple[str, ...]:

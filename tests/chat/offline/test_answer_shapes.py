@@ -70,6 +70,13 @@ def test_a_summary_covers_every_section_and_never_is_the_title():
     assert "支付失败排查手册[1]" not in answer
 
 
+def test_a_summary_of_a_named_document_quotes_that_document_and_not_its_neighbours_in_the_ranking():
+    answer = ExtractiveAnswerer().run(question="总结一下支付失败排查手册", chunks=[TIMEOUT, DISK, CALLBACK, DUPLICATE],
+                                      shape=AnswerShape.SUMMARY)
+    assert "30 秒" in answer and "回调日志" in answer and "T+1" in answer
+    assert "磁盘" not in answer and "[2]" not in answer
+
+
 def test_a_passage_belongs_to_the_side_its_section_names_and_is_quoted_once():
     refund = chunk("r", "一笔订单可以多次部分退款，累计退款金额不能超过实付金额。\n用户反馈退款未到账时：",
                    title="退款处理指南", context="退款处理指南 › 部分退款", document_id=3)
