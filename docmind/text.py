@@ -280,6 +280,13 @@ def _heading_like(line: str) -> bool:
     return bool(rest) and any(ch.isalpha() for ch in rest) and not _SENTENCE_MARK.search(rest)
 
 
+def title_only(text: str) -> bool:
+    """Whether the text is a single heading-like line: a title or heading that ended up alone in a passage (the
+    first line of a document before its first section). It names what follows; it states nothing."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) == 1 and _heading_like(lines[0])
+
+
 def plain_headings(text: str) -> set[int]:
     """Indexes (in `text.splitlines()`) of the lines that are headings written without markup: heading-like, a
     paragraph of their own (a blank line or the text's edge on both sides) and followed by a paragraph that is not

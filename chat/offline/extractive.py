@@ -23,6 +23,7 @@ from docmind.text import (
     in_vocabulary,
     names_in,
     plain_headings,
+    title_only,
     salient_terms,
     words,
 )
@@ -234,6 +235,8 @@ def _units(content: str) -> list[str]:
     row with its header, the sentences of any other line one by one; headings, marked up or plain, and a
     table's header row alone are not."""
     out: list[str] = []
+    if title_only(content):
+        return out
     headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
     lines = content.splitlines()
     header: list[str] | None = None
@@ -346,6 +349,22 @@ def _key(text: str) -> str:
     return _NON_WORD.sub("", text.lower())
 
 
+_ENUMERATOR = re.compile(r"^\s*(?:[0-9]+(?:\.[0-9]+)+\.?|第?[0-9一二三四五六七八九十]+[章节条部分.、)）]?"
+                         r"|[(（][0-9一二三四五六七八九十]+[)）])\s*")
+
+
+def _under_heading(text: str, chunk: ScoredChunk) -> str:
+    """The quote led by the heading of its section when that heading holds a number or date of its own (beyond a
+    section number) the quote does not: under "Version 4.3.0 (18 November 2026)" the line "New: schedules" says
+    which release brought schedules only with its heading, as a reader sees it on the page. A question as heading
+    (an FAQ's) is not repeated."""
+    section = chunk.context.split("›")[-1].strip() if "›" in chunk.context else ""
+    if not section or section.endswith(("?", "？")) or not re.search(r"\d", _ENUMERATOR.sub("", section, count=1)) \
+            or _key(section) in _key(text):
+        return text
+    return f"{section}{'：' if is_chinese(section + text) else ': '}{text}"
+
+
 def _labels(chunk: ScoredChunk) -> set[str]:
     """Keys of the texts that only name things: the document title and the section path."""
     parts = [chunk.document_title, *chunk.context.split("›")]
@@ -443,7 +462,8 @@ class ExtractiveAnswerer:
     # ------------------------------------------------------------------ shapes
     def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
         picked = self._best(question, self._relevant(chunks, question), limit, complete=complete)
-        return "\n".join(f"- {_cited(text, index)}" for text, index in _passages(picked))
+        return "\n".join(f"- {_cited(_under_heading(text, chunks[index - 1]), index)}"
+                         for text, index in _passages(picked))
 
     def _comparison(self, question: str, chunks: Sequence[ScoredChunk], sides: Sequence[str], zh: bool) -> str:
         # A chunk is evidence for the side(s) it names best (title or section first, else its text): a passage

@@ -15,6 +15,7 @@ from docmind.text import (
     keywords,
     names_in,
     plain_headings,
+    title_only,
     rarity,
     salient_terms,
     tokens,
@@ -195,3 +196,11 @@ def test_a_list_written_one_item_a_paragraph_keeps_its_items():
     text = "Item A\n\nItem B\n\nItem C\n\nA longer paragraph of body text follows the list."
     lines = text.splitlines()
     assert [lines[i] for i in plain_headings(text)] == ["Item C"]  # only the last, before the body
+
+
+@pytest.mark.parametrize(("text", "alone"), [
+    ("Support Service Level Agreement", True), ("\n关于研发中心搬迁的通知\n", True),
+    ("员工生日当月可领取500元生日礼金。", False), ("Support hours\n\nWeekdays 9:00-18:00", False),
+])
+def test_a_passage_of_one_heading_like_line_is_a_title_alone(text, alone):
+    assert title_only(text) is alone

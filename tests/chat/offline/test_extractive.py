@@ -207,3 +207,28 @@ def test_an_english_table_row_is_read_with_english_punctuation_and_an_unnamed_co
         "| | Plan A | Plan B |\n|---|---|---|\n| Commission rate | 4% of revenue | 2.5% of revenue |"))
     answer = ExtractiveAnswerer().run(question="What is the commission rate of Plan B?", chunks=[chunk])
     assert "Commission rate; Plan A: 4% of revenue; Plan B: 2.5% of revenue. [1]" in answer
+
+
+def test_a_quote_is_led_by_its_sections_heading_when_the_heading_holds_a_number_the_quote_lacks():
+    release = ScoredChunk(chunk_id="r", score=0.9, document_title="Release notes",
+                          context="Release notes › Version 4.2.0 (8 September 2026)",
+                          content="- New: family sharing allows up to 5 members per device.")
+    numbered = ScoredChunk(chunk_id="n", score=0.9, document_title="Handbook", context="Handbook › 3. Scope",
+                           content="The policy covers every employee and contractor.")
+    answer = ExtractiveAnswerer().run(question="Which version allows 5 family members?", chunks=[release])
+    assert "Version 4.2.0 (8 September 2026): New: family sharing allows up to 5 members per device. [1]" in answer
+    plain = ExtractiveAnswerer().run(question="Who does the policy cover?", chunks=[numbered])
+    assert "- The policy covers every employee and contractor. [1]" in plain
+    faq = ScoredChunk(chunk_id="f", score=0.9, document_title="VPN FAQ", context="VPN FAQ › What does error 809 mean?",
+                      content="The network blocks the VPN ports; switch the client to TCP mode.")
+    asked = ExtractiveAnswerer().run(question="What does error 809 mean?", chunks=[faq])
+    assert "- The network blocks the VPN ports; switch the client to TCP mode. [1]" in asked
+
+
+def test_a_passage_holding_only_a_title_is_never_quoted():
+    title = ScoredChunk(chunk_id="t", score=0.9, content="Support Service Level Agreement")
+    body = ScoredChunk(chunk_id="b", score=0.8,
+                       content="Under this service agreement, priority 1 incidents get a response within 30 minutes.")
+    answer = ExtractiveAnswerer().run(question="What is in the support service level agreement?",
+                                      chunks=[title, body])
+    assert "Support Service Level Agreement [1]" not in answer and "30 minutes" in answer
