@@ -23,8 +23,8 @@ from docmind.text import (
     in_vocabulary,
     names_in,
     plain_headings,
-    title_only,
     salient_terms,
+    title_only,
     words,
 )
 from kb.retrieval.types import ScoredChunk
