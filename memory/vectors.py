@@ -83,7 +83,7 @@ class MilvusMemoryIndex(MilvusCollection):
         index = self._client.prepare_index_params()
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("user_id", index_type="INVERTED")
-        self._client.create_collection(self.collection, schema=schema, index_params=index)
+        self._create_collection(self.collection, schema=schema, index=index)
 
     def upsert(self, *, memory_id: int, user_id: int, memory_type: str, text: str, vector: np.ndarray) -> None:
         vector = np.asarray(vector, dtype=np.float32).reshape(-1)
@@ -141,8 +141,8 @@ class MilvusMemoryIndex(MilvusCollection):
                 self._local.reset(dim=self.dim)
 
     def clear(self) -> None:
-        """Delete every memory vector but keep the collection: a delete by filter takes milliseconds, where
-        `reset` rebuilds the collection and its index (over a second in Milvus Lite)."""
+        """Delete every memory vector but keep the collection: a delete by filter takes a few milliseconds, where
+        `reset` drops and rebuilds the collection and its indexes (ten times as long in Milvus Lite)."""
         with self._lock, self._local.lock if self._local is not None else nullcontext():
             self._call("delete", self.collection, filter="id >= 0")
             if self._local is not None:

@@ -79,7 +79,7 @@ class MilvusLexicalIndex(MilvusCollection):
             index = self._client.prepare_index_params()
             index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
             index.add_index("document_id", index_type="INVERTED")
-            self._client.create_collection(self.collection, schema=schema, index_params=index)
+            self._create_collection(self.collection, schema=schema, index=index)
             self.has_kb_field = True
         self._client.load_collection(self.collection)
 

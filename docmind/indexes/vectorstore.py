@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
@@ -19,6 +20,8 @@ log = logging.getLogger(__name__)
 CHUNK_COLLECTION = "docmind_chunks"
 META_COLLECTION = "docmind_meta"
 LOAD_BATCH = 4096
+# How long a new collection's indexes may take to be built: an empty collection's are finished at once.
+INDEX_WAIT_SECONDS = 60.0
 
 
 class VectorStoreError(RuntimeError):
@@ -137,6 +140,27 @@ class MilvusCollection:
             iterator.close()
         return ids
 
+    def _create_collection(self, name: str, *, schema: Any, index: Any) -> None:
+        """Create a collection with its indexes and return once they are built, like `create_collection(…,
+        index_params=…)`, without that call's fixed wait: pymilvus sleeps half a second before its first look at
+        each index, so a collection with two indexes took a second to create although an index on a new, empty
+        collection is finished at once. The caller loads it."""
+        self._client.create_collection(name, schema=schema)
+        self._client.create_index(name, index, sync=False)
+        deadline = time.monotonic() + INDEX_WAIT_SECONDS
+        pending = set(self._client.list_indexes(name))
+        while pending:
+            for index_name in sorted(pending):
+                state = self._client.describe_index(name, index_name).get("state")
+                if state == "Failed":
+                    raise VectorStoreError(f"Milvus could not build index {index_name} of {name}")
+                if state == "Finished":
+                    pending.discard(index_name)
+            if pending:
+                if time.monotonic() > deadline:
+                    raise VectorStoreError(f"Milvus did not build the indexes {sorted(pending)} of {name} in time")
+                time.sleep(0.05)
+
     def _ensure_meta(self) -> None:
         """The small key/value collection for the embedder name and snapshot tokens; the caller holds the lock."""
         from pymilvus import DataType
@@ -148,7 +172,7 @@ class MilvusCollection:
             schema.add_field("v", DataType.FLOAT_VECTOR, dim=2)  # Milvus needs a vector field
             index = self._client.prepare_index_params()
             index.add_index("v", index_type="AUTOINDEX", metric_type="L2")
-            self._client.create_collection(META_COLLECTION, schema=schema, index_params=index)
+            self._create_collection(META_COLLECTION, schema=schema, index=index)
         self._client.load_collection(META_COLLECTION)
 
     def _meta_get(self, key: str) -> str | None:
@@ -294,7 +318,7 @@ class MilvusVectorStore(MilvusCollection):
         index.add_index("vector", index_type="AUTOINDEX", metric_type="COSINE")
         index.add_index("document_id", index_type="INVERTED")
         index.add_index("domain", index_type="INVERTED")
-        self._client.create_collection(self.collection, schema=schema, index_params=index)
+        self._create_collection(self.collection, schema=schema, index=index)
         self.has_kb_field = True
 
     def probe_write(self) -> None:

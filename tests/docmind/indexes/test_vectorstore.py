@@ -77,3 +77,50 @@ def test_a_milvus_lite_client_does_not_ping_faster_than_the_lite_server_allows(t
     # The Lite server's gRPC policy allows one ping per 5 minutes; faster pings earn a logged GOAWAY.
     assert options["grpc.keepalive_time_ms"] >= 300_000
     assert options["grpc.keepalive_permit_without_calls"] is False
+
+
+class _IndexingClient:
+    """Creates collections and reports each index's state from a script, one state per look."""
+
+    def __init__(self, states: dict[str, list[str]]) -> None:
+        self.states = states
+        self.calls: list[tuple] = []
+
+    def create_collection(self, name: str, **kwargs) -> None:
+        self.calls.append(("create_collection", name, tuple(sorted(kwargs))))
+
+    def create_index(self, name: str, index, **kwargs) -> None:
+        self.calls.append(("create_index", name, kwargs.get("sync")))
+
+    def list_indexes(self, name: str) -> list[str]:
+        return list(self.states)
+
+    def describe_index(self, name: str, index_name: str) -> dict:
+        states = self.states[index_name]
+        return {"state": states.pop(0) if len(states) > 1 else states[0]}
+
+
+def test_a_new_collection_is_returned_once_every_index_is_built():
+    client = _IndexingClient({"vector": ["InProgress", "InProgress", "Finished"], "domain": ["Finished"]})
+    MilvusCollection(client=client, collection="c")._create_collection("c", schema=object(), index=object())
+    assert client.calls == [("create_collection", "c", ("schema",)), ("create_index", "c", False)]
+    assert client.states == {"vector": ["Finished"], "domain": ["Finished"]}
+
+
+def test_an_index_milvus_could_not_build_fails_the_collection_set_up():
+    client = _IndexingClient({"vector": ["Failed"]})
+    with pytest.raises(VectorStoreError, match="could not build index vector of c"):
+        MilvusCollection(client=client, collection="c")._create_collection("c", schema=object(), index=object())
+
+
+def test_the_collections_of_a_new_store_have_every_index_built(tmp_path):
+    from docmind.indexes.lexical import LEXICAL_COLLECTION, MilvusLexicalIndex
+    from docmind.indexes.vectorstore import META_COLLECTION, MilvusVectorStore
+
+    store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
+    MilvusLexicalIndex(client=store.client)
+    client = store.client
+    built = {(name, index): client.describe_index(name, index)["state"]
+             for name in (META_COLLECTION, store.collection, LEXICAL_COLLECTION) for index in client.list_indexes(name)}
+    assert len(built) == 6 and set(built.values()) == {"Finished"}
+    assert {str(client.get_load_state(name)["state"]) for name in client.list_collections()} == {"Loaded"}
