@@ -5,13 +5,13 @@ from __future__ import annotations
 import functools
 import http.server
 import subprocess
-import threading
 
 import pytest
 
 from tests.browser.chromium import require_chromium
 from tests.browser.live_server import PYTHON, LiveServer, free_port
 from tests.chat.chat_helpers import HANDBOOK, HANDBOOK_TITLE, QUESTION
+from tests.fakes.serving import serve_in_thread
 
 pytestmark = pytest.mark.browser
 
@@ -40,8 +40,7 @@ class _Site:
         handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        serve_in_thread(self.server)
 
     def close(self) -> None:
         self.server.shutdown()

@@ -11,6 +11,7 @@ import pytest
 
 from docmind.websearch import SearxngWebSearch, WebSearchError
 from kb.retrieval.types import Source
+from tests.fakes.serving import serve_in_thread
 
 
 class _Searx:
@@ -38,7 +39,7 @@ class _Searx:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        serve_in_thread(self.httpd)
 
     @property
     def url(self) -> str:

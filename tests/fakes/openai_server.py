@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.serving import serve_in_thread
+
 
 @dataclass(frozen=True)
 class ScriptedReply:
@@ -93,14 +95,13 @@ class ScriptedOpenAIServer:
         self.embedding_requests: list[dict[str, Any]] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="scripted-openai", daemon=True)
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
     def start(self) -> ScriptedOpenAIServer:
-        self._thread.start()
+        serve_in_thread(self._httpd, name="scripted-openai")
         return self
 
     def stop(self) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from docmind.telemetry.tracing import tracing_requested
+from tests.fakes.serving import serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -52,7 +52,7 @@ trace.get_tracer_provider().force_flush()
 
 def test_spans_are_exported_over_otlp_http_with_the_standard_variables():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    serve_in_thread(server)
     _Sink.received.clear()
     try:
         env = {**os.environ, "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{server.server_address[1]}",
