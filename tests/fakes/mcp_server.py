@@ -80,7 +80,9 @@ class HttpServerThread:
         return self
 
     def stop(self) -> None:
-        self.server.should_exit = True
+        # Without waiting for calls still running: a tool call a test gave up on (the slow tool after its
+        # timeout) would hold a graceful shutdown for the rest of its sleep.
+        self.server.should_exit = self.server.force_exit = True
         self.thread.join(timeout=10)
 
 
