@@ -130,7 +130,7 @@ class LiveServer:
                 with urllib.request.urlopen(self.url + "/healthz", timeout=2):
                     return
             except Exception:  # noqa: BLE001 - not up yet
-                time.sleep(0.3)
+                time.sleep(0.05)
         self.stop()
         raise RuntimeError("daphne did not come up in time")
 
