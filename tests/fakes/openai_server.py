@@ -22,7 +22,8 @@ API
 - The same script answers streaming (``"stream": true`` → SSE chunks ending with ``[DONE]``) and
   non-streaming calls; tool calls appear in both, arguments as raw text (malformed JSON allowed).
 - ``http_error(500, times=3)`` answers three consecutive requests with the status: remember the
-  client retries (``OpenAIChatModel`` retries twice, so three 500s exhaust it).
+  client retries (``OpenAIChatModel`` retries twice, so three 500s exhaust it). Error replies carry
+  ``Retry-After-Ms: 1``, so those retries follow at once instead of after the client's backoff.
   ``message=…`` sets the error body's ``error.message`` (how a service says what it refused).
 - ``text(..., usage=(prompt, completion))`` / ``tool_calls(..., usage=…)`` report those token counts
   in the ``usage`` fields (non-streaming body; streaming: a last chunk when the request asks with
@@ -179,8 +180,10 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             if reply.delay and not server._wait(reply.delay):
                 return
             if reply.status != 200:
+                # The openai client honours Retry-After-Ms before its own backoff (half a second, doubling, for
+                # each retry): the fake asks for an immediate retry, so retry tests count retries, not seconds.
                 self._json(reply.status, {"error": {"message": reply.content or f"scripted HTTP {reply.status}",
-                                                    "type": "server_error"}})
+                                                    "type": "server_error"}}, headers={"Retry-After-Ms": "1"})
                 return
             model = str(body.get("model", "scripted"))
             finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
@@ -226,9 +229,11 @@ def _make_handler(server: ScriptedOpenAIServer) -> type[BaseHTTPRequestHandler]:
             self._json(200, {"object": "list", "data": data, "model": body.get("model", "scripted"),
                              "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
-        def _json(self, status: int, payload: dict[str, Any]) -> None:
+        def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
             raw = json.dumps(payload, ensure_ascii=False).encode()
             self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
