@@ -6,7 +6,7 @@ from contextlib import nullcontext
 from typing import Any, Protocol
 
 from docmind.indexes.bm25 import Bm25Index
-from docmind.indexes.vectorstore import MilvusCollection, build_filter
+from docmind.indexes.vectorstore import STRONG, MilvusCollection, build_filter
 from docmind.text import LEXICAL_STOP_WORDS
 
 LEXICAL_COLLECTION = "docmind_lexical"
@@ -149,7 +149,8 @@ class MilvusLexicalIndex(MilvusCollection):
         """Every stored row's term counts (Milvus Lite returns the BM25 function's sparse output), in batches."""
         self._require_kb_field()
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
-                                               output_fields=["id", "document_id", "domain", "kb_id", "sparse"])
+                                               output_fields=["id", "document_id", "domain", "kb_id", "sparse"],
+                                               consistency_level=STRONG)
         try:
             while batch := iterator.next():
                 yield ([int(r["id"]) for r in batch], [r["sparse"] for r in batch],

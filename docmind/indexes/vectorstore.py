@@ -20,6 +20,9 @@ log = logging.getLogger(__name__)
 CHUNK_COLLECTION = "docmind_chunks"
 META_COLLECTION = "docmind_meta"
 LOAD_BATCH = 4096
+# Reads that must see every write made before them (a copy for the in-process index, a reconcile, a snapshot
+# token): Milvus reads with bounded staleness by default, which may leave out the last seconds' inserts.
+STRONG = "Strong"
 # How long a new collection's indexes may take to be built: an empty collection's are finished at once.
 INDEX_WAIT_SECONDS = 60.0
 
@@ -119,7 +122,8 @@ class MilvusCollection:
         """Every entry's knowledge base, by primary key (kb_reconcile)."""
         self._require_kb_field()
         iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
-                                               output_fields=["id", "kb_id"])
+                                               output_fields=["id", "kb_id"],
+                                               consistency_level=STRONG)
         found: dict[int, int] = {}
         try:
             while batch := iterator.next():
@@ -131,7 +135,8 @@ class MilvusCollection:
     def all_ids(self) -> set[int]:
         """Every primary key in the collection (kb_reconcile)."""
         iterator = self._client.query_iterator(self.collection, batch_size=4096, filter="id >= 0",
-                                               output_fields=["id"])
+                                               output_fields=["id"],
+                                               consistency_level=STRONG)
         ids: set[int] = set()
         try:
             while batch := iterator.next():
@@ -179,7 +184,7 @@ class MilvusCollection:
         # Strong: the default (bounded) consistency may answer from before a write of the last seconds, and a
         # snapshot token cleared by a write must never read as still set (the stale copy would be restored).
         rows = self._client.query(META_COLLECTION, filter=f"key == {_quote(key)}", output_fields=["value"],
-                                  consistency_level="Strong")
+                                  consistency_level=STRONG)
         return rows[0]["value"] if rows else None
 
     def _meta_set(self, key: str, value: str) -> None:
@@ -405,7 +410,8 @@ class MilvusVectorStore(MilvusCollection):
         """Every stored row, in batches, for the in-process index."""
         self._require_kb_field()
         iterator = self._client.query_iterator(self.collection, batch_size=LOAD_BATCH, filter="id >= 0",
-                                               output_fields=["id", "document_id", "domain", "kb_id", "vector"])
+                                               output_fields=["id", "document_id", "domain", "kb_id", "vector"],
+                                               consistency_level=STRONG)
         try:
             while batch := iterator.next():
                 yield ([int(r["id"]) for r in batch], np.asarray([r["vector"] for r in batch], dtype=np.float32),
