@@ -192,7 +192,7 @@ def _read_page(page, number: int, tables: list[TableItem], before: _Page | None 
         words = [w for w in words if not any(_inside(w, t) for t in tables)]
     previous = next((t for t in reversed(before.tables) if isinstance(t, AlignedTable)), None) if before else None
     words, aligned = aligned_tables(words, follows=previous)
-    if aligned and previous is not None and previous.continues(aligned[0]):
+    if aligned and previous is not None and previous.continues_at(aligned[0].starts):
         aligned[0] = aligned[0].with_header_of(previous)
     tables = [*tables, *aligned]
     result = _Page(number=number, height=height, tables=tables)

@@ -98,8 +98,8 @@ def _hyphenated(before: str, after: str) -> bool:
     return before.endswith("-") and len(before) > 1 and before[-2].isalpha() and after[:1].islower()
 
 
-def pieces_from_words(words: list[dict], body_size: float) -> list[Piece]:
-    """Words grouped into rows by their vertical centre, each row cut where a gap is wider than a gutter."""
+def word_rows(words: list[dict]) -> list[list[dict]]:
+    """Words grouped into rows by their vertical centre: rows top to bottom, each row's words left to right."""
     rows: list[list[dict]] = []
     for word in sorted(words, key=lambda w: (round(w["top"], 1), w["x0"])):
         centre = (word["top"] + word["bottom"]) / 2
@@ -109,10 +109,16 @@ def pieces_from_words(words: list[dict], body_size: float) -> list[Piece]:
                 break
         else:
             rows.append([word])
-    pieces: list[Piece] = []
-    gutter = _MIN_GUTTER_EMS * body_size
     for row in rows:
         row.sort(key=lambda w: w["x0"])
+    return rows
+
+
+def pieces_from_words(words: list[dict], body_size: float) -> list[Piece]:
+    """Words grouped into rows (`word_rows`), each row cut where a gap is wider than a gutter."""
+    pieces: list[Piece] = []
+    gutter = _MIN_GUTTER_EMS * body_size
+    for row in word_rows(words):
         current = [row[0]]
         for word in row[1:]:
             if word["x0"] - current[-1]["x1"] > gutter:

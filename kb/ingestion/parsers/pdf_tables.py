@@ -12,7 +12,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 
-from kb.ingestion.parsers.pdf_layout import TableItem, is_cjk
+from kb.ingestion.parsers.pdf_layout import TableItem, is_cjk, word_rows
 
 # Rows and columns a run needs to be read as a table: a header and two rows, three columns (two columns are a
 # key/value list, which reads right line by line).
@@ -38,11 +38,8 @@ class AlignedTable(TableItem):
 
     starts: list[float] = field(default_factory=list)
 
-    def continues(self, other: AlignedTable) -> bool:
-        """Whether `other` (at the top of the next page) is this table's continuation: the same column starts."""
-        return self.continues_at(other.starts)
-
     def continues_at(self, starts: list[float]) -> bool:
+        """Whether rows with these column starts (at the top of the next page) go on with this table."""
         return len(self.starts) == len(starts) and all(
             abs(a - b) <= _ALIGN_POINTS for a, b in zip(self.starts, starts, strict=True))
 
@@ -59,7 +56,7 @@ def aligned_tables(words: list[dict], follows: AlignedTable | None = None
     """The words that are not in a table drawn without rules, and those tables, top to bottom. `follows`: the
     last such table of the page before; rows with its column starts continue it, however few they are (the
     first of them is then led by its header row)."""
-    lines = _lines(words)
+    lines = word_rows(words)
     tables: list[AlignedTable] = []
     used: set[int] = set()
     start = 0
@@ -74,22 +71,6 @@ def aligned_tables(words: list[dict], follows: AlignedTable | None = None
             used.update(id(w) for w in line)
         start = end
     return [w for w in words if id(w) not in used], tables
-
-
-def _lines(words: list[dict]) -> list[list[dict]]:
-    """Words grouped by baseline (vertical centre), each line left to right, lines top to bottom."""
-    lines: list[list[dict]] = []
-    for word in sorted(words, key=lambda w: (round(w["top"], 1), w["x0"])):
-        centre = (word["top"] + word["bottom"]) / 2
-        for line in reversed(lines[-3:]):
-            if line[0]["top"] - 1 <= centre <= line[0]["bottom"] + 1:
-                line.append(word)
-                break
-        else:
-            lines.append([word])
-    for line in lines:
-        line.sort(key=lambda w: w["x0"])
-    return lines
 
 
 def _height(line: list[dict]) -> float:
