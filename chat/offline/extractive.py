@@ -215,10 +215,14 @@ _TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_SEPARATOR = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
+
+
 def _cells(line: str) -> list[str] | None:
-    """The cells of a Markdown table row, or None when the line is not one."""
+    """The cells of a Markdown table row, or None when the line is not one; a "|" inside a cell is written "\\|"
+    (kb.ingestion.parsers.tables.markdown_row)."""
     row = _TABLE_ROW.match(line)
-    return [cell.strip() for cell in row.group(1).split("|")] if row else None
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(row.group(1))] if row else None
 
 
 def _table_row(header: Sequence[str], cells: Sequence[str]) -> str:

@@ -232,3 +232,10 @@ def test_a_passage_holding_only_a_title_is_never_quoted():
     answer = ExtractiveAnswerer().run(question="What is in the support service level agreement?",
                                       chunks=[title, body])
     assert "Support Service Level Agreement [1]" not in answer and "30 minutes" in answer
+
+
+def test_a_pipe_inside_a_table_cell_stays_in_its_cell():
+    chunk = ScoredChunk(chunk_id="p", score=0.9, document_title="Shell cheatsheet", content=(
+        "| Task | Command |\n|---|---|\n| Count log lines | cat app.log \\| wc -l |"))
+    answer = ExtractiveAnswerer().run(question="Which command counts log lines?", chunks=[chunk])
+    assert "Task: Count log lines; Command: cat app.log | wc -l. [1]" in answer
