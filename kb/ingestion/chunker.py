@@ -1,7 +1,9 @@
 """TextChunker: parent chunks (~1000 chars) split into child chunks (~240) on sentence boundaries.
 
 A child never consists of a heading alone: headings are carried as the child's `context` (document
-title › section path), which is indexed with the child and shown once on its source card.
+title › section path), which is indexed with the child and shown once on its source card. A child that
+starts inside a Markdown table's body starts with that table's header row: a row alone does not say what
+its cells are the values of.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ _SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")
 _HEADING_MARK = re.compile(r"^[ \t]*(#{1,6})[ \t]+")
 _NON_WORD = re.compile(r"[\W_]+")
+_TABLE_LINE = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 CONTEXT_SEPARATOR = " › "
 CONTEXT_MAX_CHARS = 300
 
@@ -88,7 +92,7 @@ class TextChunker:
                 own = [s for s in group if not _is_label(text[s[0]:s[1]], title)]
                 if not own:
                     continue
-                children = [ChildPiece(text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
+                children = [ChildPiece(_table_header(text, s[0][0]) + text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
                             for s in self._pack(own, self.child_chars)]
                 parents.append(ParentPiece(content, p_start, p_end, children, context))
         return parents
@@ -142,6 +146,33 @@ class TextChunker:
 def _is_label(piece: str, title: str) -> bool:
     """A heading line, or a line that is only the document title."""
     return bool(_HEADING.fullmatch(piece.strip())) or (bool(title.strip()) and _key(piece) == _key(title))
+
+
+def _table_header(text: str, start: int) -> str:
+    """The header row and rule line of the Markdown table whose body a piece starting at `start` continues, with
+    a line break after them; "" when the piece starts anywhere else (its own header row, outside a table, or
+    inside a line). The piece's offsets keep locating its own text: the header is context, as a later parent's
+    repeated section heading is."""
+    if start and text[start - 1] != "\n":
+        return ""
+    first_end = text.find("\n", start)
+    first = text[start:first_end if first_end >= 0 else len(text)]
+    if not _TABLE_LINE.match(first) or _TABLE_RULE.match(first):
+        return ""
+    if first_end >= 0:
+        second_end = text.find("\n", first_end + 1)
+        if _TABLE_RULE.match(text[first_end + 1:second_end if second_end >= 0 else len(text)]):
+            return ""  # the piece starts with a header row of its own
+    end, below = start - 1, ""  # `end`: the line break that ends the line above
+    while end > 0:  # up through the table's lines to its rule; the header is the line above the rule
+        line_start = text.rfind("\n", 0, end) + 1
+        line = text[line_start:end]
+        if not _TABLE_LINE.match(line):
+            return ""
+        if below and _TABLE_RULE.match(below):
+            return f"{line.strip()}\n{below.strip()}\n"
+        below, end = line, line_start - 1
+    return ""
 
 
 def _context(title: str, headings: list[str]) -> str:

@@ -84,3 +84,26 @@ def test_retrieval_text_puts_the_context_first():
 
     assert retrieval_text("手册 › 一、超时", "正文。") == "手册 › 一、超时\n正文。"
     assert retrieval_text("", "正文。") == "正文。"
+
+
+TABLE = ("## 价格\n\n| 型号 | 价格 | 保修 |\n|---|---|---|\n"
+         + "".join(f"| AC-{i}00 | {i}999元 | {i}年，自购买之日起计算，滤网等耗材除外 |\n" for i in range(1, 9))
+         + "\n表后的说明文字。")
+
+
+def test_a_child_starting_inside_a_table_starts_with_its_header_row():
+    children = [c for p in TextChunker(parent_chars=1000, child_chars=120).split(TABLE) for c in p.children]
+    rows = [c for c in children if "AC-" in c.content]
+    assert len(rows) >= 3
+    for child in rows:
+        assert child.content.startswith("| 型号 | 价格 | 保修 |\n|---|---|---|\n")
+        assert child.content.count("| 型号 |") == 1
+        # the offsets still locate the child's own rows, which the header only precedes
+        assert child.content.endswith(TABLE[child.start:child.end])
+
+
+def test_prose_after_a_table_gets_no_header():
+    text = TABLE.replace("表后的说明文字。", "表后的说明文字，" * 20 + "到此为止。")
+    children = [c for p in TextChunker(parent_chars=1000, child_chars=120).split(text) for c in p.children]
+    prose = [c for c in children if c.content.startswith("表后") or "|" not in c.content]
+    assert prose and all(text[c.start:c.end] == c.content for c in prose)
