@@ -290,7 +290,8 @@ def title_only(text: str) -> bool:
 def plain_headings(text: str) -> set[int]:
     """Indexes (in `text.splitlines()`) of the lines that are headings written without markup: heading-like, a
     paragraph of their own (a blank line or the text's edge on both sides) and followed by a paragraph that is not
-    heading-like, so that a list written one item per paragraph stays text."""
+    heading-like, so that a list written one item per paragraph stays text; the text's first line is one too when
+    such a heading follows it."""
     lines = text.splitlines()
     found: set[int] = set()
     for i, line in enumerate(lines):
@@ -302,4 +303,12 @@ def plain_headings(text: str) -> set[int]:
         end = next((j for j in range(following, len(lines)) if not lines[j].strip()), len(lines))
         if end - following > 1 or not _heading_like(lines[following]):
             found.add(i)
+    # A text's first line standing alone right before a heading is the title above its first section ("Support
+    # Service Level Agreement", then "Support hours"); further down, such a pair is more often two list items.
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and first not in found and _heading_like(lines[first]) \
+            and not (first + 1 < len(lines) and lines[first + 1].strip()):
+        following = next((j for j in range(first + 1, len(lines)) if lines[j].strip()), None)
+        if following in found:
+            found.add(first)
     return found

@@ -192,6 +192,13 @@ def test_a_line_is_no_plain_heading_without_all_of_its_marks(text):
     assert plain_headings(text) == set()
 
 
+def test_a_title_line_right_before_the_first_heading_is_a_plain_heading_too():
+    text = "Support Service Level Agreement\n\n" + PLAIN
+    lines = text.splitlines()
+    assert [lines[i] for i in sorted(plain_headings(text))] == ["Support Service Level Agreement", "Support hours",
+                                                                 "考核周期"]
+
+
 def test_a_list_written_one_item_a_paragraph_keeps_its_items():
     text = "Item A\n\nItem B\n\nItem C\n\nA longer paragraph of body text follows the list."
     lines = text.splitlines()
