@@ -95,6 +95,17 @@ _BREAKS = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*(?=[^:：]{1,24}[:：])[^\s:：。.，,]+(?:\s[^\s:：。.，,]+){0,2}[:：]\s*\S")
+# A question asking for several things ("会上定了哪些待办事项？", "What are the supported systems?"): its answer is
+# a list of the document's when one is introduced by a line naming what the question asks.
+_ASKS_LIST = re.compile(r"哪些|哪几[个项条种类]|有什么|都有|\bwhat are\b|\bwhich\b.+\bare\b|\blist\b", re.IGNORECASE)
+# The list's lead line (a heading, or a line ending in a colon) says at least this share of what the question asks
+# about (its content words beyond the document title, in part or whole, as `_partial` counts): half, so one of two
+# asked-about words (待办事项 under "四、待办事项", not 会上) is enough and a lead about something else is not.
+LIST_LEAD = 0.5
+# A list item: a bullet, a number or a Chinese ordinal opening the line.
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\)|（\d{1,2}）)\s*\S")
+# At most this many items of one list are quoted.
+LIST_ITEMS = 12
 # At most this many sentences under a remembered short-answer preference, against max_sentences' default of 5.
 SHORT_SENTENCES = 2
 # At least this many under a detailed-answer preference: as many as a summary quotes (summary_sentences' default).
@@ -263,6 +274,36 @@ def _units(content: str) -> list[str]:
             out.append(line.strip())
         else:
             out.extend(_closed(split_sentences(line, clauses=False)))
+    return out
+
+
+def _lists(content: str, section: str = "") -> list[tuple[str, list[str]]]:
+    """The lists of a chunk, each with its lead line: runs of list items (blank lines between them allowed) and the
+    non-blank line right above the run when it is a heading (marked up or plain) or ends in a colon; `section` (the
+    chunk's own section heading) leads a list that opens the chunk."""
+    lines = content.splitlines()
+    headings = plain_headings(content)
+    out: list[tuple[str, list[str]]] = []
+
+    def item(j: int) -> bool:  # "四、待办事项" standing alone above its items is their heading, not an item
+        return bool(_LIST_ITEM.match(lines[j])) and j not in headings
+
+    i = 0
+    while i < len(lines):
+        if not item(i):
+            i += 1
+            continue
+        start, items = i, []
+        while i < len(lines) and (item(i) or not lines[i].strip()):
+            if lines[i].strip():
+                items.append(lines[i].strip())
+            i += 1
+        above = next((j for j in range(start - 1, -1, -1) if lines[j].strip()), None)
+        if above is not None and (above in headings or _HEADING.match(lines[above])
+                                  or lines[above].rstrip().endswith((":", "："))):
+            out.append((_MARKUP.sub("", lines[above]).strip(), items))
+        elif above is None and section:
+            out.append((section, items))
     return out
 
 
@@ -465,6 +506,10 @@ class ExtractiveAnswerer:
 
     # ------------------------------------------------------------------ shapes
     def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
+        if _ASKS_LIST.search(question):
+            listed = self._list(question, chunks)
+            if listed:
+                return listed
         picked = self._best(question, self._relevant(chunks, question), limit, complete=complete)
         return "\n".join(f"- {_cited(_under_heading(text, chunks[index - 1]), index)}"
                          for text, index in _passages(picked))
@@ -506,6 +551,32 @@ class ExtractiveAnswerer:
             return ""
         _, index, steps = best
         return "\n".join(f"{number}. {_cited(text.rstrip('；;'), index)}" for number, text in steps[:12])
+
+    def _list(self, question: str, chunks: Sequence[ScoredChunk]) -> str:
+        """The items of the list whose lead line (the heading or the line ending in a colon right above it) best
+        says what the question asks about, each cited: "会上定了哪些待办事项？" under "四、待办事项". "" when no list of
+        two items or more has a lead saying at least LIST_LEAD of it."""
+        best: tuple[float, int, list[str]] | None = None
+        for index, chunk in self._relevant(chunks, question):
+            title = chunk.document_title.lower()
+            aspects = _aspects(question, title)
+            latin = [w for w in _LATIN_WORD.findall(question.lower()) if len(w) > 2 and w not in title
+                     and w not in ANSWER_STOP_WORDS and w not in STOP_WORDS]
+            if not aspects and not latin:
+                continue
+            section = chunk.context.split("›")[-1].strip() if "›" in chunk.context else ""
+            for lead, items in _lists(chunk.content, section):
+                lowered = lead.lower()
+                # A Latin word counts whole or not at all: its letters say nothing one by one.
+                fit = (_partial(aspects, lowered) * len(aspects) + sum(w[:-1] in lowered for w in latin)) \
+                    / (len(aspects) + len(latin))
+                if len(items) >= 2 and fit >= LIST_LEAD and (best is None or fit > best[0]):
+                    best = (fit, index, items)
+        if best is None:
+            return ""
+        _, index, items = best
+        return "\n".join(f"- {_cited(REF.sub('', _MARKUP.sub('', item)).strip(), index)}"
+                         for item in items[:LIST_ITEMS])
 
     def _summarised(self, chunks: Sequence[ScoredChunk], question: str) -> list[tuple[int, ScoredChunk]]:
         """The retrieved parts of the documents a summary is asked of: those of the chunks relevant to the

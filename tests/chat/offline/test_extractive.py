@@ -239,3 +239,29 @@ def test_a_pipe_inside_a_table_cell_stays_in_its_cell():
         "| Task | Command |\n|---|---|\n| Count log lines | cat app.log \\| wc -l |"))
     answer = ExtractiveAnswerer().run(question="Which command counts log lines?", chunks=[chunk])
     assert "Task: Count log lines; Command: cat app.log | wc -l. [1]" in answer
+
+
+MINUTES = ScoredChunk(chunk_id="m", score=0.9, document_title="销售会议纪要", content=(
+    "三、决议\n\n1. 四季度销售目标为2.1亿元。\n2. R5路由器降价100元。\n\n"
+    "四、待办事项\n\n1. 孙倩：10月31日前提交跟进计划。\n2. 王蕾：11月5日前确定推广方案。\n"
+    "3. 陈刚：确保首批产品入库。\n\n下次会议：1月中旬。"))
+
+
+def test_a_question_asking_which_things_gets_the_list_its_lead_line_names():
+    answer = ExtractiveAnswerer().run(question="会上定了哪些待办事项？", chunks=[MINUTES])
+    quoted = [text for text, _ in _answer_sentences(answer)]
+    assert quoted == ["1. 孙倩：10月31日前提交跟进计划。", "2. 王蕾：11月5日前确定推广方案。",
+                      "3. 陈刚：确保首批产品入库。"]
+    assert all(refs == [1] for _, refs in _answer_sentences(answer))
+
+
+def test_a_list_opening_a_chunk_is_led_by_the_chunks_section():
+    chunk = ScoredChunk(chunk_id="s", score=0.9, document_title="App guide", context="App guide › Supported systems",
+                        content="- iOS 15 or later\n- Android 10 or later")
+    answer = ExtractiveAnswerer().run(question="What are the supported systems?", chunks=[chunk])
+    assert [text for text, _ in _answer_sentences(answer)] == ["iOS 15 or later", "Android 10 or later"]
+
+
+def test_a_which_question_whose_words_lead_no_list_is_answered_by_sentences():
+    answer = ExtractiveAnswerer().run(question="会上定了哪些价格调整？", chunks=[MINUTES])
+    assert "孙倩" not in answer and "降价100元" in answer
