@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from docmind.errors import error_response
 from docmind.fields import StrictCharField
-from docmind.roles import ROLES, has_role
+from docmind.roles import ROLES, roles_of
 from docmind.signin import directory_unavailable
 from docmind.throttling import FailSafeScopedRateThrottle
 
@@ -58,8 +58,9 @@ class MeView(APIView):
         "roles": serializers.ListField(child=serializers.ChoiceField(choices=list(ROLES)))}))
     def get(self, request) -> Response:
         user = request.user
+        roles = roles_of(user)
         return Response({
             "id": user.id,
             "username": user.username,
-            "roles": [r for r in ROLES if has_role(user, r)],
+            "roles": [r for r in ROLES if roles is not None and roles.holds(r)],
         })

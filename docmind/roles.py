@@ -1,6 +1,13 @@
-"""Roles as Django groups: admin (everything), kb_editor (documents and domains), member (chat)."""
+"""Roles as Django groups: admin (everything), kb_editor (documents and domains), member (chat).
+
+`roles_of` is the one place that reads which roles a user holds: kb.access (knowledge bases, and the API's,
+admin's, MCP's and WebSocket's decisions built on it) asks here. It reads the database on every call, never a
+copy kept on the user object, because a WebSocket or MCP session keeps its user for hours and a role change must
+reach it on the next turn.
+"""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -14,20 +21,40 @@ STAFF_ROLES = {ADMIN, KB_EDITOR}
 KB_EDITOR_APPS = ("kb", "curation", "review")
 
 
-def has_role(user: AbstractBaseUser | AnonymousUser, *roles: str) -> bool:
-    if not user or not user.is_authenticated:
-        return False
-    if user.is_superuser:
-        return True
-    names = getattr(user, "_docmind_roles", None)
-    if names is None:
-        names = set(user.groups.values_list("name", flat=True))
-        user._docmind_roles = names
-    return bool(names.intersection(roles))
+@dataclass(frozen=True)
+class UserRoles:
+    """One read of an active user's standing: superuser and staff flags, role names, and the ids of all its
+    groups (role groups and the others: knowledge-base grants go to groups)."""
+
+    superuser: bool
+    staff: bool
+    names: frozenset[str]
+    group_ids: tuple[int, ...]
+
+    def holds(self, *roles: str) -> bool:
+        """Whether the user holds one of `roles`; a superuser holds every role."""
+        return self.superuser or bool(self.names.intersection(roles))
 
 
-def can_edit_kb(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return has_role(user, ADMIN, KB_EDITOR)
+def roles_of(user: AbstractBaseUser | AnonymousUser | None) -> UserRoles | None:
+    """`user`'s roles, read now; None for an anonymous, deleted or deactivated user (who holds none)."""
+    from django.contrib.auth import get_user_model
+
+    if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
+        return None
+    model = get_user_model()
+    row = model.objects.filter(pk=user.pk, is_active=True).values_list("is_superuser", "is_staff").first()
+    if row is None:
+        return None
+    groups = list(model.groups.through.objects.filter(user_id=user.pk).values_list("group_id", "group__name"))
+    return UserRoles(superuser=bool(row[0]), staff=bool(row[1]),
+                     names=frozenset(name for _, name in groups if name in ROLES),
+                     group_ids=tuple(gid for gid, _ in groups))
+
+
+def has_role(user: AbstractBaseUser | AnonymousUser | None, *roles: str) -> bool:
+    found = roles_of(user)
+    return found is not None and found.holds(*roles)
 
 
 def sync_role_permissions(sender: Any = None, **kwargs: Any) -> None:
@@ -62,8 +89,10 @@ def user_set_role(*, user: AbstractBaseUser, role: str) -> None:
     user.groups.set([Group.objects.get(name=role)])
     user.is_staff = role in STAFF_ROLES or user.is_superuser
     user.save(update_fields=["is_staff"])
-    if hasattr(user, "_docmind_roles"):
-        del user._docmind_roles
+
+
+def can_edit_kb(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return has_role(user, ADMIN, KB_EDITOR)
 
 
 class IsKbEditor(BasePermission):

@@ -1,4 +1,8 @@
-"""Who may read and edit which knowledge base: roles (admin / kb_editor / member) meet grants.
+"""Who may do what: roles (admin / kb_editor / member, read by docmind.roles.roles_of) meet grants.
+
+Every permission decision is made here: the DRF permission classes and object getters (kb.permissions), the
+admin classes, the MCP tools and the WebSocket consumer ask these functions rather than look at roles, groups
+or flags themselves, so one rule holds on every path.
 
 Three levels, each including the one below: `view` (ask: answers and their citation snippets), `read`
 (also the originals: document lists, the reader, downloads, the admin) and `edit`. `readable_*` means
@@ -9,17 +13,18 @@ list of bases to ask) use it.
 A request made with an API key carries a KeyScope on its user: every answer here is cut to the key's
 bases (and an ask-only key reads no originals), and a key never edits, whatever its creator may.
 
-Every answer is computed from the database on each call (never from a per-connection cache), so a
-role or grant change is seen by the next request or chat turn in every process.
+Every answer is computed from the database on each call (never from a per-connection cache, nor from a copy
+kept on the user object), so a role or grant change is seen by the next request or chat turn in every process.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from docmind.roles import ADMIN, KB_EDITOR
+from docmind.roles import ADMIN, KB_EDITOR, roles_of
 from kb.models import KbAccess, KbGrant, KnowledgeBase
 
 KEY_SCOPE_ATTR = "docmind_key_scope"
@@ -45,46 +50,66 @@ def key_scope(user: Any) -> KeyScope | None:
     return scope if isinstance(scope, KeyScope) else None
 
 
-def _fresh_roles(user: Any) -> tuple[bool, set[str], list[int]] | None:
-    """(superuser, role names, group ids) read now, since a WebSocket keeps its user object for hours;
-    None for an anonymous, deleted or deactivated user."""
-    from django.contrib.auth import get_user_model
-
-    if not getattr(user, "is_authenticated", False) or user.pk is None:
-        return None
-    row = get_user_model().objects.filter(pk=user.pk, is_active=True).values_list("is_superuser", flat=True).first()
-    if row is None:
-        return None
-    groups = list(get_user_model().groups.through.objects.filter(user_id=user.pk)
-                  .values_list("group_id", "group__name"))
-    return bool(row), {name for _, name in groups}, [gid for gid, _ in groups]
-
-
-def _grants_of(user_id: int, group_ids: list[int]) -> QuerySet[KbGrant]:
+def _grants_of(user_id: int, group_ids: Iterable[int]) -> QuerySet[KbGrant]:
     return KbGrant.objects.filter(Q(user_id=user_id) | Q(group_id__in=group_ids))
 
 
+def key_allows(user: Any, scopes: Iterable[str]) -> bool:
+    """Whether `user` may act here: a person signed in may; an API key only where its scope is one of `scopes`
+    (the REST views name theirs in `api_key_scopes`, the MCP tools theirs in project.mcp.tools)."""
+    key = key_scope(user)
+    return key is None or key.scope in scopes
+
+
+def is_active_user(user: Any) -> bool:
+    """Signed in, and the account still exists and is active (read now: a WebSocket's user is a snapshot)."""
+    return roles_of(user) is not None
+
+
 def is_kb_admin(user: Any) -> bool:
+    """An administrator (the admin role or a superuser): every base, the audit trail, other users' sessions."""
     if key_scope(user) is not None:
         return False  # a key acts within its bases only, never as its creator's role
-    fresh = _fresh_roles(user)
-    return fresh is not None and (fresh[0] or ADMIN in fresh[1])
+    roles = roles_of(user)
+    return roles is not None and roles.holds(ADMIN)
+
+
+def has_editor_role(user: Any) -> bool:
+    """The admin or kb_editor role: may create bases and send writes to the document API, whose views then
+    ask editable_kb_ids about the base itself."""
+    if key_scope(user) is not None:
+        return False  # keys only read and ask
+    roles = roles_of(user)
+    return roles is not None and roles.holds(ADMIN, KB_EDITOR)
+
+
+def is_kb_editor(user: Any) -> bool:
+    """Edits at least one base (administrators edit all): the curation, review and evaluation pages and APIs."""
+    return bool(editable_kb_ids(user))
+
+
+def is_staff(user: Any) -> bool:
+    """May enter the admin, read /metrics and the detail of /healthz: the staff flag, which user_set_role keeps
+    equal to holding a staff role (or being a superuser). Never through an API key."""
+    if key_scope(user) is not None:
+        return False
+    roles = roles_of(user)
+    return roles is not None and roles.staff
 
 
 def _granted_kb_ids(user: Any, levels: tuple[str, ...] | None) -> frozenset[int]:
     """Bases granted to `user` or its groups at one of `levels` (None: at any level), all for an admin;
     cut to the key's bases when `user` acts through an API key."""
-    fresh = _fresh_roles(user)
-    if fresh is None:
+    roles = roles_of(user)
+    if roles is None:
         return frozenset()
-    superuser, roles, group_ids = fresh
     key = key_scope(user)
-    if superuser or ADMIN in roles:
+    if roles.holds(ADMIN):
         rows = KnowledgeBase.objects.all()
         if key is not None:
             rows = rows.filter(pk__in=key.kb_ids)
         return frozenset(rows.values_list("id", flat=True))
-    grants = _grants_of(user.pk, group_ids)
+    grants = _grants_of(user.pk, roles.group_ids)
     if levels is not None:
         grants = grants.filter(access__in=levels)
     if key is not None:
@@ -113,22 +138,18 @@ def editable_kb_ids(user: Any) -> frozenset[int]:
     kb_editor those with an `edit` grant; none for a member, whatever grant it holds."""
     if key_scope(user) is not None:
         return frozenset()  # keys only read and ask
-    fresh = _fresh_roles(user)
-    if fresh is None:
+    roles = roles_of(user)
+    if roles is None:
         return frozenset()
-    superuser, roles, group_ids = fresh
-    if superuser or ADMIN in roles:
+    if roles.holds(ADMIN):
         return frozenset(KnowledgeBase.objects.values_list("id", flat=True))
-    if KB_EDITOR not in roles:
+    if not roles.holds(KB_EDITOR):
         return frozenset()
-    return frozenset(_grants_of(user.pk, group_ids).filter(access=KbAccess.EDIT).values_list("kb_id", flat=True))
+    return frozenset(_grants_of(user.pk, roles.group_ids).filter(access=KbAccess.EDIT).values_list("kb_id", flat=True))
 
 
 def can_create_kb(user: Any) -> bool:
-    if key_scope(user) is not None:
-        return False
-    fresh = _fresh_roles(user)
-    return fresh is not None and (fresh[0] or bool(fresh[1] & {ADMIN, KB_EDITOR}))
+    return has_editor_role(user)
 
 
 def readable_kbs(user: Any) -> QuerySet[KnowledgeBase]:

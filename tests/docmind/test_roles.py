@@ -2,7 +2,8 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from docmind.roles import ADMIN, KB_EDITOR, KB_EDITOR_APPS, MEMBER, can_edit_kb, has_role, user_set_role
+from docmind.roles import ADMIN, KB_EDITOR, KB_EDITOR_APPS, MEMBER, has_role, roles_of, user_set_role
+from kb.access import has_editor_role
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("seeded")]
 
@@ -28,9 +29,30 @@ def test_admin_role_holds_every_permission(admin_user):
 def test_member_is_not_staff_and_cannot_edit_the_kb(member):
     assert not member.is_staff
     assert has_role(member, MEMBER)
-    assert not can_edit_kb(member)
+    assert not has_editor_role(member)
 
 
 def test_unknown_role_is_refused(member):
     with pytest.raises(ValueError, match="unknown role"):
         user_set_role(user=member, role="owner")
+
+
+def test_a_role_change_reaches_a_user_object_held_from_before(member, django_user_model):
+    # A WebSocket or MCP session keeps its user object for hours: the role is read now, not remembered.
+    assert has_role(member, MEMBER) and not has_role(member, KB_EDITOR)
+    user_set_role(user=django_user_model.objects.get(pk=member.pk), role=KB_EDITOR)
+    assert has_role(member, KB_EDITOR) and not has_role(member, MEMBER)
+    assert has_editor_role(member)
+
+
+def test_a_deactivated_user_holds_no_role(admin_user, django_user_model):
+    django_user_model.objects.filter(pk=admin_user.pk).update(is_active=False)
+    assert roles_of(admin_user) is None
+    assert not has_role(admin_user, ADMIN)
+
+
+def test_a_superuser_holds_every_role_without_a_group(django_user_model):
+    root = django_user_model.objects.create_superuser(username="root", password="pw")
+    roles = roles_of(root)
+    assert roles is not None and roles.superuser and not roles.names
+    assert all(roles.holds(role) for role in (ADMIN, KB_EDITOR, MEMBER))
