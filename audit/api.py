@@ -7,22 +7,15 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from audit import selectors
 from docmind.errors import error_response
-from kb.access import is_kb_admin
+from kb.permissions import IsAdministrator
 from review.api import _moment
-
-
-class AdministratorsOnly(BasePermission):
-    message = "the audit trail is for administrators"
-
-    def has_permission(self, request, view) -> bool:
-        return is_kb_admin(request.user)
 
 
 class AuditEntrySerializer(serializers.Serializer):
@@ -48,7 +41,7 @@ class AuditPagination(PageNumberPagination):
 
 
 class AuditListView(APIView):
-    permission_classes = [IsAuthenticated, AdministratorsOnly]
+    permission_classes = [IsAuthenticated, IsAdministrator]
 
     @extend_schema(operation_id="audit_list", responses={200: _PAGE, 400: error_response("a bad filter value"),
                                                            404: error_response("no such page")},
@@ -77,7 +70,7 @@ class AuditListView(APIView):
 
 
 class AuditExportView(APIView):
-    permission_classes = [IsAuthenticated, AdministratorsOnly]
+    permission_classes = [IsAuthenticated, IsAdministrator]
 
     @extend_schema(operation_id="audit_export", responses={(200, "text/csv"): str},
                    parameters=[OpenApiParameter("actor", str), OpenApiParameter("action", str,

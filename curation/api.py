@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
-from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,30 +21,14 @@ from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, IdField, TextField, query_id
 from kb import editing
 from kb.access import editable_kb_ids, readable_kb_ids
-from kb.kbs_api import editable_kb
 from kb.models import Chunk
+from kb.permissions import IsKbEditor, editable_kb, editor_kb_ids
 
 _EDITORS_ONLY = "only editors of a knowledge base and administrators manage its curated answers and chunks"
 
 
 def text_field(max_length: int, **kwargs) -> TextField:
     return TextField(max_length=max_length, pattern=NOT_BLANK_TEXT, **kwargs)
-
-
-class KbEditorsOnly(BasePermission):
-    """Editors of some knowledge base and administrators (a member is refused, 403)."""
-
-    message = _EDITORS_ONLY
-
-    def has_permission(self, request, view) -> bool:
-        return bool(editable_kb_ids(request.user))
-
-
-def _editor_bases(user) -> frozenset[int]:
-    editable = editable_kb_ids(user)
-    if not editable:
-        raise PermissionDenied(_EDITORS_ONLY)
-    return editable
 
 
 class QaPairSerializer(serializers.ModelSerializer):
@@ -88,14 +72,14 @@ _PAGE = inline_serializer("PaginatedQaPairList", {
 
 
 class QaPairListView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(operation_id="kb_qa_pairs_list",
                    responses={200: _PAGE, 404: error_response("a `kb` the caller does not edit, or no such page")},
                    parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                                OpenApiParameter("page", int, description="page number, from 1")])
     def get(self, request: Request) -> Response:
-        editable = _editor_bases(request.user)
+        editable = editor_kb_ids(request.user, _EDITORS_ONLY)
         raw = request.query_params.get("kb")
         kb = None
         if raw:
@@ -113,7 +97,7 @@ class QaPairListView(APIView):
                                                                        "document of another base"),
                                                    404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
-        _editor_bases(request.user)
+        editor_kb_ids(request.user, _EDITORS_ONLY)
         form = QaPairWrite(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
@@ -127,10 +111,10 @@ class QaPairListView(APIView):
 
 
 class QaPairDetailView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     def _pair(self, request: Request, pk: int) -> QaPair:
-        pair = selectors.qa_pair_list(kb_ids=_editor_bases(request.user)).filter(pk=pk).first()
+        pair = selectors.qa_pair_list(kb_ids=editor_kb_ids(request.user, _EDITORS_ONLY)).filter(pk=pk).first()
         if pair is None:
             raise Http404("no such curated answer")
         return pair
@@ -161,7 +145,7 @@ class QaPairDetailView(APIView):
 
 
 class QaPairImportView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(request={"multipart/form-data": QaPairImport},
@@ -169,7 +153,7 @@ class QaPairImportView(APIView):
                               400: error_response("an unreadable file or a bad row (named by its number)"),
                               404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
-        _editor_bases(request.user)
+        editor_kb_ids(request.user, _EDITORS_ONLY)
         form = QaPairImport(data=request.data)
         form.is_valid(raise_exception=True)
         kb = editable_kb(request.user, form.validated_data["kb"])
@@ -223,7 +207,7 @@ def _editable_chunk(request: Request, pk: int) -> Chunk:
 
 
 class ChunkDetailView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
     parser_classes = [JSONParser]
 
     @extend_schema(responses=ChunkSerializer)
@@ -256,7 +240,7 @@ def revisions_with_diffs(chunk: Chunk) -> list[dict]:
 
 
 class ChunkRevisionsView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(responses=RevisionSerializer(many=True))
     def get(self, request: Request, pk: int) -> Response:
@@ -266,7 +250,7 @@ class ChunkRevisionsView(APIView):
 
 
 class ChunkRestoreView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(request=None, responses={200: ChunkSerializer, 404: error_response("no such chunk or revision"),
                                             400: error_response("the document is being indexed")})

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from rest_framework.permissions import BasePermission
 
 ADMIN, KB_EDITOR, MEMBER = "admin", "kb_editor", "member"
 ROLES = (ADMIN, KB_EDITOR, MEMBER)
@@ -89,32 +88,3 @@ def user_set_role(*, user: AbstractBaseUser, role: str) -> None:
     user.groups.set([Group.objects.get(name=role)])
     user.is_staff = role in STAFF_ROLES or user.is_superuser
     user.save(update_fields=["is_staff"])
-
-
-def can_edit_kb(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return has_role(user, ADMIN, KB_EDITOR)
-
-
-class IsKbEditor(BasePermission):
-    message = "Only administrators and knowledge-base editors may change documents."
-
-    def has_permission(self, request, view) -> bool:
-        return can_edit_kb(request.user)
-
-
-class IsKbEditorOrReadOnly(BasePermission):
-    message = IsKbEditor.message
-
-    def has_permission(self, request, view) -> bool:
-        if not (request.user and request.user.is_authenticated):
-            return False
-        if request.method in ("GET", "HEAD", "OPTIONS"):
-            return True
-        return can_edit_kb(request.user)
-
-
-class IsAdminRole(BasePermission):
-    message = "Only administrators may do this."
-
-    def has_permission(self, request, view) -> bool:
-        return has_role(request.user, ADMIN)

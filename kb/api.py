@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
@@ -13,11 +14,10 @@ from rest_framework.response import Response
 
 from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, query_id
-from docmind.roles import IsKbEditorOrReadOnly
 from kb import archive_upload, maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
-from kb.kbs_api import editable_kb, visible_kb
 from kb.models import DocumentStatus
+from kb.permissions import EditsObjectKb, HasEditorRoleOrReadOnly, editable_kb, visible_kb
 from kb.serializers import (
     ArchiveResultSerializer,
     ArchiveUploadSerializer,
@@ -28,7 +28,7 @@ from kb.serializers import (
 
 
 class DocumentListView(GenericAPIView):
-    permission_classes = [IsKbEditorOrReadOnly]
+    permission_classes = [HasEditorRoleOrReadOnly]
     # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
     api_key_scopes = {"get": ("read",)}
     parser_classes = [MultiPartParser, FormParser]
@@ -87,7 +87,7 @@ class DocumentListView(GenericAPIView):
 class DocumentArchiveView(GenericAPIView):
     """POST a zip archive: one document per supported file inside it, each queued like a single upload."""
 
-    permission_classes = [IsKbEditorOrReadOnly]
+    permission_classes = [HasEditorRoleOrReadOnly]
     parser_classes = [MultiPartParser, FormParser]
     serializer_class = ArchiveUploadSerializer
 
@@ -118,7 +118,9 @@ class DocumentArchiveView(GenericAPIView):
 
 
 class DocumentDetailView(GenericAPIView):
-    permission_classes = [IsKbEditorOrReadOnly]
+    permission_classes = [HasEditorRoleOrReadOnly, EditsObjectKb]
+    edit_refusals = {"patch": gettext_lazy("Moving documents of this knowledge base needs edit access."),
+                     "delete": gettext_lazy("Deleting from this knowledge base needs edit access.")}
     # API keys: see apikeys.authentication (a read key reads; an ask key only asks).
     api_key_scopes = {"get": ("read",)}
     serializer_class = DocumentSerializer
@@ -134,8 +136,6 @@ class DocumentDetailView(GenericAPIView):
     def patch(self, request: Request, pk: int) -> Response:
         """Move the document to another knowledge base and/or domain (edit access to both bases)."""
         document = self.get_object()
-        if document.kb_id not in editable_kb_ids(request.user):
-            raise PermissionDenied(_("Moving documents of this knowledge base needs edit access."))
         form = DocumentMoveSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         # The target base is checked before anything moves, and the domain (validated by its move) goes
@@ -153,7 +153,5 @@ class DocumentDetailView(GenericAPIView):
 
     def delete(self, request: Request, pk: int) -> Response:
         document = self.get_object()
-        if document.kb_id not in editable_kb_ids(request.user):
-            raise PermissionDenied(_("Deleting from this knowledge base needs edit access."))
         services.document_delete(document=document)
         return Response(status=status.HTTP_204_NO_CONTENT)

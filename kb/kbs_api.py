@@ -9,7 +9,6 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
-from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -23,6 +22,7 @@ from docmind.errors import error_response
 from docmind.fields import NameField, TextField
 from kb import access, services
 from kb.models import KbAccess, KbGrant, KnowledgeBase
+from kb.permissions import editable_kb, visible_kb
 
 
 class KnowledgeBaseSerializer(serializers.ModelSerializer):
@@ -86,28 +86,6 @@ class GrantWrite(serializers.Serializer):
         if ("user" in data) == ("group" in data):
             raise serializers.ValidationError(_("Give a grant to a user or to a group, not both or neither."))
         return data
-
-
-def readable_kb(user, pk: int) -> KnowledgeBase:
-    """The knowledge base `pk` if `user` may read it; Http404 otherwise (unknown or not readable alike)."""
-    if pk not in access.readable_kb_ids(user):
-        raise Http404(_("No such knowledge base."))
-    return KnowledgeBase.objects.get(pk=pk)
-
-
-def visible_kb(user, pk: int) -> KnowledgeBase:
-    """The knowledge base `pk` if `user` may at least ask it (a view grant); Http404 otherwise."""
-    if pk not in access.askable_kb_ids(user):
-        raise Http404(_("No such knowledge base."))
-    return KnowledgeBase.objects.get(pk=pk)
-
-
-def editable_kb(user, pk: int) -> KnowledgeBase:
-    # 404 for a base the caller cannot see at all, 403 for one it sees (a view grant too) but may not change.
-    kb = visible_kb(user, pk)
-    if kb.pk not in access.editable_kb_ids(user):
-        raise PermissionDenied(_("You may read this knowledge base but not change it."))
-    return kb
 
 
 def _levels(user) -> dict[str, frozenset[int]]:

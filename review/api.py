@@ -9,14 +9,14 @@ from django.utils.timezone import is_naive, make_aware
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.api import KbEditorsOnly, text_field
+from curation.api import text_field
 from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, query_id
 from evals import access as eval_access
@@ -24,7 +24,7 @@ from evals.api import eval_error, import_failed
 from evals.importing import ImportFailed
 from evals.serializers import AnswersField, ItemAdded
 from evals.services import EvalError
-from kb.access import editable_kb_ids, is_kb_admin
+from kb.permissions import IsKbEditor
 from review import selectors, services
 from review.models import ReviewItem, ReviewReason, ReviewStatus
 
@@ -71,13 +71,12 @@ def _moment(raw: str, name: str) -> datetime:
 
 
 def _queue(request: Request):
-    if not is_kb_admin(request.user) and not editable_kb_ids(request.user):
-        raise PermissionDenied("the review queue is for editors of a knowledge base and administrators")
+    # IsKbEditor has let only editors and administrators in; the selector cuts the queue to what each may see.
     return selectors.review_items_for(request.user)
 
 
 class ReviewListView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(operation_id="reviews_list", responses={200: _PAGE, 400: error_response("a bad filter value"),
                                                                   404: error_response("no such page")},
@@ -112,7 +111,7 @@ class ReviewListView(APIView):
 
 
 class ReviewResolveView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(request={"application/json": _RESOLVE_BODY},
                    responses={200: ReviewItemSerializer, 400: error_response("`curate` without an answer")})
@@ -140,7 +139,7 @@ class ReviewToEvalSerializer(serializers.Serializer):
 
 
 class ReviewToEvalView(APIView):
-    permission_classes = [IsAuthenticated, KbEditorsOnly]
+    permission_classes = [IsAuthenticated, IsKbEditor]
 
     @extend_schema(operation_id="reviews_add_to_eval", request=ReviewToEvalSerializer,
                    responses={201: ItemAdded,

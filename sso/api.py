@@ -9,7 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from docmind.errors import error_response
-from docmind.roles import IsAdminRole
+from kb.permissions import IsAdministrator
 from sso.models import UserSession
 from sso.sessions import session_end, sessions_of, user_sessions_end_all
 
@@ -44,7 +44,7 @@ class MySessionView(APIView):
 class UserSessionsView(APIView):
     """End every session of one user and revoke their API token (administrators only)."""
 
-    permission_classes = [IsAdminRole]
+    permission_classes = [IsAdministrator]
 
     @extend_schema(request=None, responses={200: inline_serializer("SessionsEnded", {
         "ended": serializers.IntegerField()}), 404: error_response("no such user")})

@@ -12,20 +12,13 @@ from prometheus_client import REGISTRY
 from prometheus_client.exposition import choose_encoder
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.permissions import BasePermission
 from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from docmind.telemetry import metrics
+from kb.permissions import IsStaff
 from project.telemetry import collectors
-
-
-class IsStaff(BasePermission):
-    message = "Metrics are for staff only."
-
-    def has_permission(self, request, view) -> bool:
-        return bool(request.user and request.user.is_authenticated and request.user.is_staff)
 
 
 class _PrometheusRenderer(BaseRenderer):

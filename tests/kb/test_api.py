@@ -106,3 +106,20 @@ def test_a_move_needs_edit_access_to_both_bases_and_a_target(editor_client, memb
     bad_domain = editor_client.patch(f"{URL}{document_id}/", {"kb": mine.pk, "domain": "bad one!"}, format="json")
     assert bad_domain.status_code == 400 and "domain" in bad_domain.json()["error"]
     assert Document.objects.get(pk=document_id).kb_id not in (unreadable.pk, mine.pk)  # a refusal moves nothing
+
+
+def test_an_editor_who_only_reads_a_base_may_not_move_or_delete_its_documents(editor_client, kb_editor,
+                                                                                admin_client_api, kb_index):
+    from kb.models import KbAccess
+    from kb.services import kb_create, kb_grant
+
+    other = kb_create(name="只读库")
+    kb_grant(kb=other, user=kb_editor, access=KbAccess.READ)
+    document_id = upload(admin_client_api, kb=other.pk).json()["id"]
+    assert editor_client.get(f"{URL}{document_id}/").status_code == 200
+    # Each refusal names what was refused.
+    moved = editor_client.patch(f"{URL}{document_id}/", {"domain": "x"}, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert moved.status_code == 403 and moved.json()["error"].startswith("Moving documents")
+    deleted = editor_client.delete(f"{URL}{document_id}/", HTTP_ACCEPT_LANGUAGE="en")
+    assert deleted.status_code == 403 and deleted.json()["error"].startswith("Deleting from")
+    assert Document.objects.filter(pk=document_id, kb=other).exclude(domain="x").exists()
