@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from curation import services
 from curation.models import QaPair, QaSource
 from kb.access import editable_kb_ids
+from kb.admin_access import EditableKbFilter
 from kb.models import Document, KnowledgeBase
 
 
@@ -22,7 +23,8 @@ class QaPairForm(forms.ModelForm):
 class QaPairAdmin(admin.ModelAdmin):
     form = QaPairForm
     list_display = ["question_short", "kb", "is_active", "source", "author", "updated_at"]
-    list_filter = ["is_active", "source", "kb"]
+    # Only the bases this user edits: a plain filter would name every base.
+    list_filter = ["is_active", "source", ("kb", EditableKbFilter)]
     search_fields = ["question", "answer"]
     readonly_fields = ["author", "source", "created_at", "updated_at"]
 

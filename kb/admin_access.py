@@ -24,6 +24,13 @@ class ReadableKbFilter(admin.RelatedFieldListFilter):
         return [(kb.pk, str(kb)) for kb in access.readable_kbs(request.user)]
 
 
+class EditableKbFilter(admin.RelatedFieldListFilter):
+    """A knowledge-base filter offering only the bases the user may edit, for lists cut to those bases."""
+
+    def field_choices(self, field, request, model_admin):
+        return [(kb.pk, str(kb)) for kb in access.editable_kbs(request.user)]
+
+
 class KbScopedAdmin(admin.ModelAdmin):
     """Rows of readable bases only; change and delete on rows of editable bases only."""
 

@@ -12,13 +12,9 @@ from django.utils.translation import ngettext
 from evals.importing import ImportFailed
 from evals.services import EvalError
 from kb.access import editable_kb_ids, is_kb_admin
+from kb.admin_access import EditableKbFilter
 from review import selectors, services
 from review.models import ReviewItem
-
-
-class EditableKbFilter(admin.RelatedFieldListFilter):
-    def field_choices(self, field, request, model_admin):
-        return field.get_choices(include_blank=False, limit_choices_to={"pk__in": editable_kb_ids(request.user)})
 
 
 @admin.register(ReviewItem)
