@@ -53,7 +53,7 @@ def _digest(raw: str) -> str:
 
 def can_issue_keys(user: Any) -> bool:
     """Administrators and editors of at least one base (a key reaches only bases its creator edits)."""
-    return access.key_scope(user) is None and bool(access.editable_kb_ids(user))
+    return access.key_scope(user) is None and access.is_kb_editor(user)
 
 
 def normalise_origin(value: Any) -> str:

@@ -10,7 +10,6 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.contrib.auth import get_user_model
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -18,6 +17,7 @@ from chat.events import error_event
 from chat.pipeline import ChatPipeline
 from chat.runner import HEARTBEAT, ServerBusy, TurnRunner, TurnSlot, get_turn_runner
 from docmind.requestlimits import MAX_JSON_DEPTH, too_deep
+from kb.access import is_active_user
 
 log = logging.getLogger(__name__)
 
@@ -172,5 +172,6 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
 @database_sync_to_async
 def _still_active(user: Any) -> bool:
-    """The handshake's user is a snapshot; ask the database whether the account may still ask."""
-    return get_user_model().objects.filter(pk=user.pk, is_active=True).exists()
+    """The handshake's user is a snapshot; ask (kb.access, which reads the database) whether the account may
+    still ask."""
+    return is_active_user(user)

@@ -9,7 +9,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from chat import selectors
 from config_admin.conf import ai_config
 from kb import selectors as kb_selectors
-from kb.access import askable_kbs, editable_kb_ids, readable_kb_ids
+from kb.access import askable_kbs, is_kb_editor, readable_kb_ids
 
 
 @login_required
@@ -24,5 +24,5 @@ def chat_page(request: HttpRequest) -> HttpResponse:
         "kbs": [{"id": kb.pk, "name": kb.name} for kb in askable_kbs(request.user)],
         "max_chars": ai_config.get("chat.max_message_chars"),
         # "Add to evaluation set" on answers: evaluation sets are for the editors of a base.
-        "can_evaluate": bool(editable_kb_ids(request.user)),
+        "can_evaluate": is_kb_editor(request.user),
     })

@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from curation import services
 from curation.models import QaPair, QaSource
+from kb import access
 from kb.access import editable_kb_ids
 from kb.admin_access import EditableKbFilter
 from kb.models import Document, KnowledgeBase
@@ -33,7 +34,7 @@ class QaPairAdmin(admin.ModelAdmin):
             "kb", "author")
 
     def _editor(self, request) -> bool:
-        return bool(editable_kb_ids(request.user))
+        return access.is_kb_editor(request.user)
 
     def has_module_permission(self, request) -> bool:
         return self._editor(request)

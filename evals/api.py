@@ -32,7 +32,7 @@ from evals.serializers import (
     SetUpload,
     SetWrite,
 )
-from kb.access import editable_kb_ids, readable_kb_ids
+from kb.access import editable_kb_ids, is_kb_editor, readable_kb_ids
 from kb.models import KnowledgeBase
 
 _NOT_FOUND = error_response("no such set or run, or one of a knowledge base the caller cannot read")
@@ -169,7 +169,7 @@ class ItemFromAnswerView(APIView):
                    responses={201: ItemAdded, 400: _INVALID_FROM_ANSWER, 403: _FORBIDDEN,
                               404: error_response("no such answer of the caller's, or no such set")})
     def post(self, request: Request) -> Response:
-        if not editable_kb_ids(request.user):
+        if not is_kb_editor(request.user):
             raise PermissionDenied(_("Only staff and editors of a knowledge base may add to evaluation sets."))
         form = ItemFromAnswer(data=request.data)
         form.is_valid(raise_exception=True)

@@ -20,7 +20,7 @@ from evals.compare import config_diff, flipped, metric_deltas
 from evals.engine import run_metrics
 from evals.importing import ImportFailed, parse_file
 from evals.models import RunStatus
-from kb.access import editable_kbs
+from kb.access import editable_kbs, is_kb_editor
 
 METRIC_LABELS = {"answer_hit": gettext_lazy("answer hit"), "recall_at_5": gettext_lazy("recall@5"),
                  "mrr": gettext_lazy("MRR"), "cites_expected": gettext_lazy("cites expected"),
@@ -36,7 +36,7 @@ def _staff(view):
     """Signed in, and an editor of at least one base (administrators edit all)."""
     @login_required
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        if not editable_kbs(request.user).exists():
+        if not is_kb_editor(request.user):
             raise PermissionDenied
         try:
             return view(request, *args, **kwargs)

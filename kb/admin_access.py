@@ -48,8 +48,9 @@ class KbScopedAdmin(admin.ModelAdmin):
 
     def may_edit(self, request, obj: Any) -> bool:
         """Whether `request.user` may change `obj` (None: whether it may edit any base at all)."""
-        editable = access.editable_kb_ids(request.user)
-        return bool(editable) if obj is None else self.kb_id_of(obj) in editable
+        if obj is None:
+            return access.is_kb_editor(request.user)
+        return self.kb_id_of(obj) in access.editable_kb_ids(request.user)
 
     def has_change_permission(self, request, obj=None) -> bool:
         return super().has_change_permission(request, obj) and self.may_edit(request, obj)

@@ -13,7 +13,8 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from docmind.models import McpServer
-from docmind.roles import ADMIN, MEMBER, ROLES, has_role, user_set_role
+from docmind.roles import MEMBER, ROLES, user_set_role
+from kb.access import is_kb_admin
 from sso.sessions import user_sessions_end_all
 
 User = get_user_model()
@@ -47,7 +48,7 @@ class DocMindUserAdmin(UserAdmin):
 
     @admin.action(description=_("End all sessions and revoke the API token"))
     def end_sessions(self, request, queryset) -> None:
-        if not has_role(request.user, ADMIN):
+        if not is_kb_admin(request.user):
             self.message_user(request, _("Only administrators may end other users' sessions."), level="error")
             return
         ended = sum(user_sessions_end_all(user=user, keep_session_key=request.session.session_key)

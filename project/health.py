@@ -220,7 +220,8 @@ def healthz(request) -> JsonResponse:
 
 def _is_staff(request) -> bool:
     """A staff session or `Authorization: Token` of a staff user; anything that fails (the database being
-    down) reads as anonymous."""
+    down) reads as anonymous. The flag is read from the user this request already loaded, not through
+    kb.access.is_staff, which reads the database again: the details matter most when the database is down."""
     try:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:

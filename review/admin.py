@@ -11,7 +11,7 @@ from django.utils.translation import ngettext
 
 from evals.importing import ImportFailed
 from evals.services import EvalError
-from kb.access import editable_kb_ids, is_kb_admin
+from kb import access
 from kb.admin_access import EditableKbFilter
 from review import selectors, services
 from review.models import ReviewItem
@@ -31,7 +31,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         return selectors.review_items_for(request.user)
 
     def _editor(self, request) -> bool:
-        return is_kb_admin(request.user) or bool(editable_kb_ids(request.user))
+        return access.is_kb_editor(request.user)
 
     def has_module_permission(self, request) -> bool:
         return self._editor(request)

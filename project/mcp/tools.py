@@ -148,8 +148,9 @@ def ask_events(user: Any, *, question: str, cancel: threading.Event, document_id
     """
     from chat.events import error_event
     from chat.pipeline import ChatPipeline
+    from kb.access import is_active_user
 
-    if user is None or not getattr(user, "is_active", False):
+    if not is_active_user(user):
         return iter([error_event("unauthenticated", "authentication required")])
     return ChatPipeline().run(user=user, message=question, document_id=document_id, kb=kb, cancel=cancel)
 
@@ -170,13 +171,16 @@ def ask_result(events: Iterable[Any]) -> dict[str, Any]:
                                            "conversation_id", "message_id", "trace_id")}
 
 
-def _require(user: Any) -> None:
-    # Every tool is for signed-in, active users only, as IsAuthenticated is for the REST API.
-    if user is None or not getattr(user, "is_authenticated", False) or not getattr(user, "is_active", False):
-        raise PermissionError("authentication required")
-    from kb.access import key_scope
+# The key scopes the searching and listing tools take, as POST /api/kb/retrieve/ and the document and base
+# lists name theirs in `api_key_scopes`: an ask-only key (a widget's, whose secret is public) only asks.
+TOOL_KEY_SCOPES = ("read",)
 
-    key = key_scope(user)
-    if key is not None and not key.reads_originals:
-        # An ask-only key (a widget's, whose secret is public) only asks: it neither searches nor lists.
+
+def _require(user: Any) -> None:
+    """Every tool is for signed-in, active users, as IsAuthenticated is for the REST API; kb.access decides."""
+    from kb.access import is_active_user, key_allows
+
+    if not is_active_user(user):
+        raise PermissionError("authentication required")
+    if not key_allows(user, TOOL_KEY_SCOPES):
         raise PermissionError("this API key may only ask")
