@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 ADMIN, KB_EDITOR, MEMBER = "admin", "kb_editor", "member"
@@ -37,8 +38,6 @@ class UserRoles:
 
 def roles_of(user: AbstractBaseUser | AnonymousUser | None) -> UserRoles | None:
     """`user`'s roles, read now; None for an anonymous, deleted or deactivated user (who holds none)."""
-    from django.contrib.auth import get_user_model
-
     if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
         return None
     model = get_user_model()
