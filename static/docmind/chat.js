@@ -285,7 +285,8 @@
     result.setAttribute("role", "status");
     form.append(picker, expected, send, result);
     turn.row.appendChild(form);
-    for (const s of await loadEvalSets()) picker.appendChild(new Option(s.name + " · " + s.kb_name, String(s.id)));
+    // The form handles its submit before the sets arrive: a submit in between must not reach the browser's own
+    // form submission, which would reload the page; until then it adds to the base's default set.
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
       send.disabled = true;
@@ -307,6 +308,7 @@
       }
     });
     expected.focus();
+    for (const s of await loadEvalSets()) picker.appendChild(new Option(s.name + " · " + s.kb_name, String(s.id)));
   }
 
   async function sendFeedback(turn, messageId, rating, comment) {

@@ -171,12 +171,17 @@ def test_an_editor_adds_an_answer_to_an_evaluation_set_and_a_member_sees_no_such
     page.keyboard.press("Enter")
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)
     answer = page.locator(".msg-assistant").last
+    # The list of sets is held back: a submit before it arrives is still the form's own, not a page reload.
+    held = []
+    page.route("**/api/eval/sets/", lambda route: held.append(route))
     answer.locator(".eval-btn").click()
     form = answer.locator(".eval-form")
     form.locator("input").fill("十五天")
     form.locator("button[type=submit]").click()
     expect(form.locator(".eval-result")).to_contain_text("已添加到", timeout=10_000)
     expect(form.locator(".eval-result")).not_to_have_class("eval-result bad")
+    for route in held:
+        route.continue_()
 
     member = signed_in_chat(browser, server)
     member.fill("#input", QUESTION)
