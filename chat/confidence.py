@@ -17,7 +17,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from chat.citations import REF, split_sentences
-from chat.offline.extractive import beyond_context, overlap, terms
+from chat.offline.extractive import ASKING, beyond_context, overlap, terms
 from chat.types import Assessment, Verdict
 from docmind.language import is_chinese
 from docmind.text import (
@@ -27,6 +27,8 @@ from docmind.text import (
     char_bigrams,
     contains,
     coverage,
+    in_vocabulary,
+    rarity,
     salient_terms,
     words,
 )
@@ -66,6 +68,13 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
     "open_ended": -0.29, "asks_quantity": 1.04, "answer_focus": 1.64, "sentence_cover": 2.4, "best_said": 3.56,
     "bias": -4.43,
 })
+# A word the question asks about that its evidence never says marks a question next to what the documents cover
+# ("公司有健身房吗？" over the benefits policy, "采购的付款可以预付吗？" over the payment terms): the evidence is on the
+# topic, not on what was asked, and however well it matches otherwise it is quoted under the low-relevance label.
+# Only words of the language at least this rare count (jieba's idf over its median, `docmind.text.rarity`): at half
+# the median, everyday words a paraphrase drops or replaces (之前, 一个月, 介绍, 分别) do not; jieba's cuts of unknown
+# character runs (能补, 一平) are not words of its vocabulary and do not either.
+UNSAID_RARITY = 0.5
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
 # words salient_terms also ignores.
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
@@ -126,6 +135,27 @@ def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[fl
             if share > best or not sentence:
                 best, sentence = share, candidate
     return best, sentence
+
+
+def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
+    """The Chinese words of the question, of the language and at least UNSAID_RARITY rare, that none of the top
+    chunks says (title, section or text; whole, shortened as `docmind.text.contains` reads it, or each of its
+    characters somewhere); () when the best evidence is in another language than the question, whose words it
+    cannot share."""
+    top = list(chunks[:TOP_N])
+    if not top or is_chinese(top[0].searchable_text) != is_chinese(question):
+        return ()
+    text = " ".join(f"{c.document_title} {c.context} {c.content}" for c in top).lower()
+    found: list[str] = []
+    for word in words(question.lower()):
+        word = word.strip()
+        if len(word) < 2 or not _CJK.fullmatch(word[0]) or not all(_CJK.fullmatch(ch) for ch in word) \
+                or word in _NOT_CONTENT or ASKING.search(word) or not in_vocabulary(word) \
+                or rarity(word) < UNSAID_RARITY:
+            continue
+        if not contains(text, word) and not all(ch in text for ch in word) and word not in found:
+            found.append(word)
+    return tuple(found)
 
 
 def _sigmoid(x: float) -> float:
@@ -242,10 +272,13 @@ class ConfidenceCalibrator:
             # under the low-relevance label either way. A rerank score the grader calls weak, though, judges
             # meaning rather than shared words: then the KB most likely lacks the answer, and it abstains.
             verdict = Verdict.LOW
+        unsaid = unsaid_words(question, chunks) if verdict is Verdict.ANSWER else ()
+        if unsaid:
+            verdict = Verdict.LOW
         if verdict is not Verdict.ANSWER:
             score = min(score, answerable)
-        features = {**features, "p_answerable": answerable}
-        return Assessment(score=score, verdict=verdict, features=MappingProxyType(features))
+        features = {**features, "p_answerable": answerable, "unsaid_words": float(len(unsaid))}
+        return Assessment(score=score, verdict=verdict, features=MappingProxyType(features), unsaid=unsaid)
 
     def on_answer(self, *, assessment: Assessment, answer: str, question: str,
                   chunks: Sequence[ScoredChunk]) -> Assessment:

@@ -159,6 +159,8 @@ class Assessment:
     score: float
     verdict: Verdict
     features: Mapping[str, float] = field(default_factory=dict)
+    # Words the question asks about that the evidence never says (`chat.confidence.unsaid_words`): why it is LOW.
+    unsaid: tuple[str, ...] = ()
 
     @property
     def no_evidence(self) -> bool:
@@ -204,6 +206,8 @@ class PromptParts:
     answer_style: AnswerStyle | None = None
     # Remembered facts that bear on a memory-aware question ("根据我的情况…").
     memory_applied: tuple[str, ...] = ()
+    # Words of the question the evidence never says: the offline answer's low-relevance label names them.
+    unsaid: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,6 @@ class AnswerGenerator:
             return
         answer = self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence,
                                       shape=shape, sides=sides, style=prompt.answer_style,
-                                      applied=prompt.memory_applied)
+                                      applied=prompt.memory_applied, unsaid=prompt.unsaid)
         for i in range(0, len(answer), OFFLINE_PIECE_CHARS):
             yield answer[i:i + OFFLINE_PIECE_CHARS]

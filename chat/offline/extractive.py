@@ -35,6 +35,10 @@ LEAD_EN = "The following is quoted from the knowledge base (offline extractive m
 LEAD_LOW_ZH = "以下内容摘自知识库（离线抽取模式），与问题的相关性偏低，请谨慎参考："
 LEAD_LOW_EN = ("The following is quoted from the knowledge base (offline extractive mode); "
                "it matches the question only weakly, so please verify it:")
+# The low-relevance label when it is known why: words the question asks about that the quoted documents never say.
+LEAD_UNSAID_ZH = "以下内容摘自知识库（离线抽取模式），但其中没有提到{words}，请谨慎参考："
+LEAD_UNSAID_EN = ("The following is quoted from the knowledge base (offline extractive mode), but it never mentions "
+                  "{words}, so please verify it:")
 NO_EVIDENCE_ZH = "知识库中没有找到与这个问题相关的内容。可以换个问法，或上传相关文档后再试。"
 NO_EVIDENCE_EN = ("I found nothing in the knowledge base about this question. "
                   "Try rephrasing it, or upload a relevant document.")
@@ -190,7 +194,7 @@ _SHAPES = (
                       r"also known|called", re.IGNORECASE)),
 )
 # Interrogatives and their parts: never part of what the answer says.
-_ASKING = re.compile(r"什么|哪|几|多少|怎|如何|为何|吗|呢|谁")
+ASKING = re.compile(r"什么|哪|几|多少|怎|如何|为何|吗|呢|谁")
 
 
 def _unclosed(text: str) -> bool:
@@ -342,7 +346,7 @@ def _aspects(question: str, named: str) -> list[str]:
     out = []
     for word in words(question.lower()):
         word = word.strip()
-        if (not word or word in ANSWER_STOP_WORDS or word in STOP_WORDS or _ASKING.search(word)
+        if (not word or word in ANSWER_STOP_WORDS or word in STOP_WORDS or ASKING.search(word)
                 or _CJK_RUN.fullmatch(word) is None or word in named):
             continue
         out.append(word)
@@ -480,9 +484,10 @@ class ExtractiveAnswerer:
 
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], low_confidence: bool = False,
             shape: AnswerShape = AnswerShape.FACTS, sides: Sequence[str] = (),
-            style: AnswerStyle | None = None, applied: Sequence[str] = ()) -> str:
+            style: AnswerStyle | None = None, applied: Sequence[str] = (), unsaid: Sequence[str] = ()) -> str:
         """`style` (remembered language / brevity preferences) and `applied` (remembered facts behind a
-        memory-aware question) are applied and named in the answer, never presented as evidence."""
+        memory-aware question) are applied and named in the answer, never presented as evidence. `unsaid`: words of
+        the question the evidence never says, named by the low-relevance label."""
         zh = is_chinese(question) if style is None or style.language is None else style.language == "zh"
         limit = self.max_sentences
         if style is not None and style.brevity == "short":
@@ -490,6 +495,9 @@ class ExtractiveAnswerer:
         elif style is not None and style.brevity == "detailed":
             limit = max(limit, DETAILED_SENTENCES)
         lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
+        if low_confidence and unsaid:
+            named = "、".join(f"“{w}”" for w in unsaid[:3]) if zh else ", ".join(f"“{w}”" for w in unsaid[:3])
+            lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named)
         body = ""
         if shape is AnswerShape.SUMMARY:
             body = self._summary(self._summarised(chunks, question))

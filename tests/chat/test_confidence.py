@@ -12,6 +12,7 @@ from chat.confidence import (
     content_runs,
     cover_share,
     evidence_features,
+    unsaid_words,
 )
 from chat.types import Assessment, Verdict
 from kb.retrieval.types import Grade, GradeResult, ScoredChunk
@@ -210,3 +211,29 @@ def test_strong_evidence_in_another_language_is_still_labelled_low():
     across = calibrator().run(question="年假有几天？", chunks=[ENGLISH], grade=grade(1.0, 1.0))
     assert across.verdict is Verdict.LOW
     assert calibrator().finish(assessment=across, citation_coverage=1.0)[1] == "low"
+
+
+BENEFITS = ScoredChunk(chunk_id="2", score=0.9, document_title="员工福利", context="员工福利",
+                       content="公司每年为员工安排一次免费体检，标准为每人800元。员工生日当月可领取500元生日礼金。",
+                       stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+def test_a_rare_word_the_evidence_never_says_is_unsaid_and_everyday_or_said_words_are_not():
+    assert unsaid_words("公司有健身房吗？", [BENEFITS]) == ("健身房",)
+    # 体检标准 is said by its characters; 分别 is an everyday word; 生日 and 礼金 are said in 生日礼金
+    assert unsaid_words("体检标准分别是多少？", [BENEFITS]) == ()
+    assert unsaid_words("生日有没有礼金？", [BENEFITS]) == ()
+
+
+def test_evidence_in_another_language_leaves_no_word_unsaid():
+    english = ScoredChunk(chunk_id="3", score=0.9, content="Employees get a free annual health check.")
+    assert unsaid_words("公司有健身房吗？", [english]) == ()
+
+
+def test_strong_evidence_that_never_says_an_asked_word_is_labelled_low_not_answered():
+    strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
+    asked_beside = strong.run(question="公司有健身房吗？", chunks=[BENEFITS], grade=grade(0.95, 0.9))
+    asked = strong.run(question="公司的体检标准是多少？", chunks=[BENEFITS], grade=grade(0.95, 0.9))
+    assert asked_beside.verdict is Verdict.LOW and asked_beside.unsaid == ("健身房",)
+    assert asked_beside.features["unsaid_words"] == 1.0
+    assert asked.verdict is Verdict.ANSWER

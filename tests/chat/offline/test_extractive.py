@@ -265,3 +265,10 @@ def test_a_list_opening_a_chunk_is_led_by_the_chunks_section():
 def test_a_which_question_whose_words_lead_no_list_is_answered_by_sentences():
     answer = ExtractiveAnswerer().run(question="会上定了哪些价格调整？", chunks=[MINUTES])
     assert "孙倩" not in answer and "降价100元" in answer
+
+
+def test_the_low_relevance_label_names_the_asked_words_the_evidence_never_says():
+    answer = ExtractiveAnswerer().run(question="公司有健身房吗？", chunks=ZH, low_confidence=True, unsaid=("健身房",))
+    assert answer.startswith("以下内容摘自知识库（离线抽取模式），但其中没有提到“健身房”，请谨慎参考：")
+    plain = ExtractiveAnswerer().run(question="公司有健身房吗？", chunks=ZH, unsaid=("健身房",))
+    assert plain.startswith(LEAD_ZH)  # a confident answer has no such words to name
