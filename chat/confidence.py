@@ -72,9 +72,15 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 # ("公司有健身房吗？" over the benefits policy, "采购的付款可以预付吗？" over the payment terms): the evidence is on the
 # topic, not on what was asked, and however well it matches otherwise it is quoted under the low-relevance label.
 # Only words of the language at least this rare count (jieba's idf over its median, `docmind.text.rarity`): at half
-# the median, everyday words a paraphrase drops or replaces (之前, 一个月, 介绍, 分别) do not; jieba's cuts of unknown
-# character runs (能补, 一平) are not words of its vocabulary and do not either.
+# the median, everyday words a paraphrase drops or replaces (之前, 分别) do not; jieba's cuts of unknown character
+# runs (能补, 一平) are not words of its vocabulary and do not either.
 UNSAID_RARITY = 0.5
+# Nor do the words that ask rather than name: how long or how much (多长时间, 多久), an amount or ordinal, which the
+# evidence writes in its own numerals (七天 as 7天, 第一笔 as 第一期), and what the asker wants done with the
+# document (总结, 要点).
+_NOT_NAMING = re.compile(r"多[长久大远高重宽深少]|"
+                         r"^第?[0-9〇零一二两三四五六七八九十百千万亿]+[个天年月日周次笔块元份条项名位期台层倍岁]|"
+                         r"总结|概括|概述|介绍|要点|归纳|梳理")
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
 # words salient_terms also ignores.
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
@@ -147,15 +153,40 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
         return ()
     text = " ".join(f"{c.document_title} {c.context} {c.content}" for c in top).lower()
     found: list[str] = []
-    for word in words(question.lower()):
-        word = word.strip()
-        if len(word) < 2 or not _CJK.fullmatch(word[0]) or not all(_CJK.fullmatch(ch) for ch in word) \
-                or word in _NOT_CONTENT or ASKING.search(word) or not in_vocabulary(word) \
+    cut = [w.strip() for w in words(question.lower()) if w.strip()]
+    framing = _framing(cut)
+    for i, word in enumerate(cut):
+        if i in framing or len(word) < 2 or not _CJK.fullmatch(word[0]) or not all(_CJK.fullmatch(ch) for ch in word) \
+                or word in _NOT_CONTENT or ASKING.search(word) or _NOT_NAMING.search(word) or not in_vocabulary(word) \
                 or rarity(word) < UNSAID_RARITY:
             continue
         if not contains(text, word) and not all(ch in text for ch in word) and word not in found:
             found.append(word)
     return tuple(found)
+
+
+# Interrogatives that ask for a value (not 吗/呢, which ask whether: about the thing itself).
+_WH = re.compile(r"^(?:什么|啥|哪|哪些|哪个|哪种|哪家|哪里|多少|怎样|怎么|怎么样|如何|何|几|为何|为什么)$")
+# Words between a named kind of value and its interrogative ("别名是什么", "职务有哪些").
+_LINKS = frozenset({"是", "有", "为", "叫", "的"})
+
+
+def _framing(cut: Sequence[str]) -> set[int]:
+    """Indexes of the words that frame what is asked rather than name it: right next to an interrogative that asks
+    for a value ("什么颜色", "担任什么", "如何评价"), or before one across 是/有 ("别名是什么"). The evidence states the
+    value (银灰色, 又名…) without the kind's name, so such a word missing from it says nothing."""
+    found: set[int] = set()
+    for i, word in enumerate(cut):
+        if not _WH.match(word):
+            continue
+        found.update({i - 1, i + 1})
+        if word == "多少":  # "毛利率是多少": a quantity is asked of the thing named before it, not of a kind
+            continue
+        j = i - 1
+        while j >= 0 and cut[j] in _LINKS:
+            j -= 1
+        found.add(j)
+    return found
 
 
 def _sigmoid(x: float) -> float:

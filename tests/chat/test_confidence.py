@@ -237,3 +237,18 @@ def test_strong_evidence_that_never_says_an_asked_word_is_labelled_low_not_answe
     assert asked_beside.verdict is Verdict.LOW and asked_beside.unsaid == ("健身房",)
     assert asked_beside.features["unsaid_words"] == 1.0
     assert asked.verdict is Verdict.ANSWER
+
+
+FISH = ScoredChunk(chunk_id="4", score=0.9, document_title="蓝线裸顶鲷", context="蓝线裸顶鲷",
+                   content="本鱼体呈银灰色，又名蓝线鲷，分布于印度洋。", stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+@pytest.mark.parametrize("question", ["蓝线裸顶鲷的身体是什么颜色？", "蓝线裸顶鲷的别名是什么？",
+                                      "蓝线裸顶鲷有哪些别称？"])
+def test_a_kind_of_value_named_beside_its_interrogative_is_not_an_unsaid_word(question):
+    # the evidence states the value (银灰色, 又名…) without the kind's name
+    assert unsaid_words(question, [FISH]) == ()
+
+
+def test_a_thing_whose_quantity_is_asked_is_still_an_unsaid_word():
+    assert unsaid_words("员工福利里健身房的年费是多少？", [BENEFITS]) == ("健身房",)
