@@ -75,6 +75,8 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 # the median, everyday words a paraphrase drops or replaces (之前, 分别) do not; jieba's cuts of unknown character
 # runs (能补, 一平) are not words of its vocabulary and do not either.
 UNSAID_RARITY = 0.5
+# How far below `medium_from` a LOW verdict's final score stays at most: one percentage point, as the badge shows it.
+LOW_MARGIN = 0.01
 # Nor do the words that ask rather than name: how long or how much (多长时间, 多久), an amount or ordinal, which the
 # evidence writes in its own numerals (七天 as 7天, 第一笔 as 第一期), and what the asker wants done with the
 # document (总结, 要点).
@@ -333,7 +335,9 @@ class ConfidenceCalibrator:
         if citation_coverage is not None:
             score *= 0.5 + 0.5 * min(1.0, max(0.0, citation_coverage))
         if assessment.verdict is Verdict.LOW:
-            return score, "low"
+            # Within the low band, so the badge's figure never contradicts its label ("low, 78 %"): a LOW verdict
+            # can come with a high score when the evidence is in another language or never says an asked word.
+            return min(score, max(0.0, self.medium_from - LOW_MARGIN)), "low"
         return score, self.band(score)
 
     def band(self, score: float) -> str:

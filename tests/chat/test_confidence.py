@@ -85,8 +85,8 @@ def test_the_band_follows_the_verdict_and_the_score(verdict, score, coverage, ba
 
 def test_a_low_verdict_never_ends_in_a_better_band():
     # Even a LOW verdict whose score alone would read "high" stays low: label and band must agree.
-    _, band = calibrator().finish(assessment=Assessment(score=0.95, verdict=Verdict.LOW), citation_coverage=1.0)
-    assert band == "low"
+    score, band = calibrator().finish(assessment=Assessment(score=0.95, verdict=Verdict.LOW), citation_coverage=1.0)
+    assert band == "low" and score < 0.4  # the figure the badge shows is within the low band (below medium_from)
 
 
 def test_an_answer_that_says_what_was_asked_scores_above_one_that_does_not():
