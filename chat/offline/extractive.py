@@ -249,11 +249,16 @@ def _table_row(header: Sequence[str], cells: Sequence[str]) -> str:
     return ("；" if zh else "; ").join(pairs) + ("。" if zh else ".")
 
 
-def _units(content: str) -> list[str]:
-    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), a table
-    row with its header, the sentences of any other line one by one; headings, marked up or plain, and a
-    table's header row alone are not."""
-    out: list[str] = []
+def _row_label(row: str) -> str:
+    """A quoted table row's first cell (with its column name), which names the row: see `_table_row`."""
+    return re.split(r"；|; ", row, maxsplit=1)[0]
+
+
+def _units(content: str) -> list[tuple[str, bool]]:
+    """What can be quoted, in order, each with whether it is a table row: a list item or labelled line whole (one
+    clause of the document), a table row with its header, the sentences of any other line one by one; headings,
+    marked up or plain, and a table's header row alone are not."""
+    out: list[tuple[str, bool]] = []
     if title_only(content):
         return out
     headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
@@ -267,17 +272,17 @@ def _units(content: str) -> list[str]:
             if i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
                 header = cells
             elif header is not None and len(header) == len(cells):
-                out.append(_table_row(header, cells))
+                out.append((_table_row(header, cells), True))
             else:
-                out.append(" | ".join(c for c in cells if c))
+                out.append((" | ".join(c for c in cells if c), True))
             continue
         header = None
         if not line.strip() or i in headings:
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
-            out.append(line.strip())
+            out.append((line.strip(), False))
         else:
-            out.extend(_closed(split_sentences(line, clauses=False)))
+            out.extend((sentence, False) for sentence in _closed(split_sentences(line, clauses=False)))
     return out
 
 
@@ -374,14 +379,17 @@ class _Candidate:
     lexical: float = 0.0
     # The share of the question's asked-about words it says, counting words it has only in part.
     partial: float = 0.0
+    # A table row: quoted as a line of its own, never run together with the next row.
+    row: bool = False
 
 
 def _passages(picked: Sequence[_Candidate]) -> list[tuple[str, int]]:
     """Sentences that follow each other in one chunk are quoted as one passage with one citation, so a
-    quote reads as the source wrote it."""
+    quote reads as the source wrote it; table rows stay lines of their own, as in the table."""
     runs: list[list[_Candidate]] = []
     for c in picked:
-        if runs and runs[-1][-1].chunk_index == c.chunk_index and runs[-1][-1].position + 1 == c.position:
+        if runs and runs[-1][-1].chunk_index == c.chunk_index and runs[-1][-1].position + 1 == c.position \
+                and not c.row and not runs[-1][-1].row:
             runs[-1].append(c)
         else:
             runs.append([c])
@@ -653,10 +661,18 @@ class ExtractiveAnswerer:
                 # The title and heading name the whole question ("扣款无回调呢？", "X 是什么？"): the section
                 # is the answer, and its opening says most about it — unless the heading names several things
                 # ("婚假、产假与陪产假") and a clause of the section names the one asked about.
+                # A table's rows are not an opening and what follows it: each row is one entry, told apart from
+                # the others by its first cell ("Commission up to 100% of quota"), as a clause by its name.
                 section = _section_words(wanted, chunk)
-                scores = [(named[index] / (1 + k) + NAMED_CLAUSE * overlap(section, c.text)) * weight
-                          for k, c in enumerate(sentences)]
-                lexical = scores
+                scores, lexical = [], []
+                for k, c in enumerate(sentences):
+                    if c.row:
+                        own = overlap(wanted, _row_label(c.text))
+                        scores.append(named[index] * (NAMED_CLAUSE + own) * weight)
+                        lexical.append(named[index] * own * weight)
+                    else:
+                        scores.append((named[index] / (1 + k) + NAMED_CLAUSE * overlap(section, c.text)) * weight)
+                        lexical.append(scores[-1])
                 partials = [0.0] * len(sentences)
             else:
                 # The sentence's share of the question's words, plus credit for having the shape of the fact asked
@@ -665,8 +681,12 @@ class ExtractiveAnswerer:
                 # The question's words that the section heading (not the document title) names count too, at
                 # half weight: they tell apart the clauses of a heading that names several things
                 # ("婚假、产假与陪产假"), while a title naming the subject leaves the ranking as it was.
+                # A table row's first cell names its entry as such a heading names a clause: the question's words
+                # it says count at the same half weight, those the title names included ("commission" in
+                # "Commission up to 100% of quota" under a commission plan's title).
                 named_words = _section_words(wanted, chunk)
-                lexical = [(overlap(rest, c.text) + NAMED_CLAUSE * overlap(named_words, c.text)) * weight
+                lexical = [(overlap(rest, c.text) + NAMED_CLAUSE * overlap(named_words, c.text)
+                            + (NAMED_CLAUSE * overlap(wanted, _row_label(c.text)) if c.row else 0.0)) * weight
                            for c in sentences]
                 partials = [_partial(aspects, c.text.lower()) for c in sentences]
                 scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part) * weight
@@ -771,7 +791,7 @@ class ExtractiveAnswerer:
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:
         labels = _labels(chunk)
         out = []
-        for position, raw in enumerate(_units(chunk.content)):
+        for position, (raw, row) in enumerate(_units(chunk.content)):
             if _HEADING.match(raw):
                 continue
             # Strip list/heading markup and any [n] the source text had: they'd read as our citations.
@@ -781,5 +801,5 @@ class ExtractiveAnswerer:
             if len(key) < MIN_SENTENCE_CHARS or key in seen or key in labels or text.endswith((":", "：")):
                 continue
             seen.add(key)
-            out.append(_Candidate(index, position, text, 0.0))
+            out.append(_Candidate(index, position, text, 0.0, row=row))
         return out

@@ -272,3 +272,22 @@ def test_the_low_relevance_label_names_the_asked_words_the_evidence_never_says()
     assert answer.startswith("以下内容摘自知识库（离线抽取模式），但其中没有提到“健身房”，请谨慎参考：")
     plain = ExtractiveAnswerer().run(question="公司有健身房吗？", chunks=ZH, unsaid=("健身房",))
     assert plain.startswith(LEAD_ZH)  # a confident answer has no such words to name
+
+
+def test_neighbouring_table_rows_are_quoted_as_lines_of_their_own():
+    chunk = ScoredChunk(chunk_id="t", score=0.9, document_title="Commission plan", content=(
+        "| | Plan A | Plan B |\n|---|---|---|\n| Commission up to quota | 4% of revenue | 2.5% of revenue |\n"
+        "| Commission above quota | 6% of revenue | 3.5% of revenue |"))
+    answer = ExtractiveAnswerer().run(question="What commission does Plan B pay?", chunks=[chunk])
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert len(lines) == 2 and all(line.endswith("[1]") for line in lines)
+
+
+def test_a_table_row_is_found_by_its_first_cell_even_when_the_title_names_that_word():
+    chunk = ScoredChunk(chunk_id="c", score=0.9, document_title="Sales commission plan",
+                        context="Sales commission plan › The two plans", content=(
+        "| | Plan A | Plan B |\n|---|---|---|\n| Who is on it | Account managers | Channel managers |\n"
+        "| Base salary / variable pay | 60% / 40% | 70% / 30% |\n"
+        "| Commission up to quota | 4% of revenue | 2.5% of revenue |"))
+    answer = ExtractiveAnswerer().run(question="Plan A commission rate?", chunks=[chunk])
+    assert "Commission up to quota; Plan A: 4% of revenue" in answer and "Who is on it" not in answer
