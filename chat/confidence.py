@@ -75,14 +75,14 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 # the median, everyday words a paraphrase drops or replaces (之前, 分别) do not; jieba's cuts of unknown character
 # runs (能补, 一平) are not words of its vocabulary and do not either.
 UNSAID_RARITY = 0.5
-# How far below `medium_from` a LOW verdict's final score stays at most: one percentage point, as the badge shows it.
-LOW_MARGIN = 0.01
 # Nor do the words that ask rather than name: how long or how much (多长时间, 多久), an amount or ordinal, which the
 # evidence writes in its own numerals (七天 as 7天, 第一笔 as 第一期), and what the asker wants done with the
 # document (总结, 要点).
 _NOT_NAMING = re.compile(r"多[长久大远高重宽深少]|"
                          r"^第?[0-9〇零一二两三四五六七八九十百千万亿]+[个天年月日周次笔块元份条项名位期台层倍岁]|"
                          r"总结|概括|概述|介绍|要点|归纳|梳理")
+# How far below `medium_from` a LOW verdict's final score stays at most: one percentage point, as the badge shows it.
+LOW_MARGIN = 0.01
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
 # words salient_terms also ignores.
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
@@ -181,9 +181,10 @@ def _framing(cut: Sequence[str]) -> set[int]:
     for i, word in enumerate(cut):
         if not _WH.match(word):
             continue
-        found.update({i - 1, i + 1})
-        if word == "多少":  # "毛利率是多少": a quantity is asked of the thing named before it, not of a kind
+        found.add(i + 1)
+        if word == "多少":  # "毛利率(是)多少": a quantity is asked of the thing named before it, not of a kind
             continue
+        found.add(i - 1)
         j = i - 1
         while j >= 0 and cut[j] in _LINKS:
             j -= 1

@@ -252,3 +252,8 @@ def test_a_kind_of_value_named_beside_its_interrogative_is_not_an_unsaid_word(qu
 
 def test_a_thing_whose_quantity_is_asked_is_still_an_unsaid_word():
     assert unsaid_words("员工福利里健身房的年费是多少？", [BENEFITS]) == ("健身房",)
+
+
+def test_the_thing_before_how_much_is_what_is_asked_about_with_or_without_its_copula():
+    assert unsaid_words("公司健身房多少钱？", [BENEFITS]) == ("健身房",)
+    assert unsaid_words("公司健身房是多少钱？", [BENEFITS]) == ("健身房",)
