@@ -1,8 +1,9 @@
 """`ExtractiveAnswerer`: the offline answer — evidence sentences that answer the question, each cited.
 
-Shaped by what was asked: facts (the best sentences), a comparison (one section per side), how-to (the
-source's numbered steps in order) or the summary of a selected document (each section's lead sentence).
-Headings, titles and sentences from chunks far below the best one are never quoted.
+Shaped by what was asked: facts (the best sentences, table rows with their header), which things (the list whose
+lead line names them), a comparison (one section per side), how-to (the source's numbered steps in order) or the
+summary of a selected document (each section's lead sentence). Headings, titles and sentences from chunks far
+below the best one are never quoted.
 """
 from __future__ import annotations
 
