@@ -158,7 +158,7 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
     cut = [w.strip() for w in words(question.lower()) if w.strip()]
     framing = _framing(cut)
     for i, word in enumerate(cut):
-        if i in framing or len(word) < 2 or not _CJK.fullmatch(word[0]) or not all(_CJK.fullmatch(ch) for ch in word) \
+        if i in framing or len(word) < 2 or not all(_CJK.fullmatch(ch) for ch in word) \
                 or word in _NOT_CONTENT or ASKING.search(word) or _NOT_NAMING.search(word) or not in_vocabulary(word) \
                 or rarity(word) < UNSAID_RARITY:
             continue

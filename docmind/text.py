@@ -15,6 +15,10 @@ SENTENCE_ENDS = frozenset("。！？；.!?\n")
 
 RARE_IDF_SHARE = 0.7
 
+# A Markdown table's lines as the parsers write them (kb.ingestion.parsers.tables): a row, its cells in group 1
+# (a "|" inside a cell is written "\\|"), and the rule under the header row.
+MARKDOWN_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
+MARKDOWN_TABLE_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 _PUNCT_OR_SPACE = re.compile(r"^[\W_]+$", re.UNICODE)
 _SPACES = re.compile(r"\s+")
 

@@ -148,10 +148,6 @@ def editable_kb_ids(user: Any) -> frozenset[int]:
     return frozenset(_grants_of(user.pk, roles.group_ids).filter(access=KbAccess.EDIT).values_list("kb_id", flat=True))
 
 
-def can_create_kb(user: Any) -> bool:
-    return has_editor_role(user)
-
-
 def readable_kbs(user: Any) -> QuerySet[KnowledgeBase]:
     return KnowledgeBase.objects.filter(pk__in=readable_kb_ids(user)).order_by("-is_default", "name", "id")
 

@@ -112,7 +112,7 @@ class KnowledgeBaseListView(APIView):
 
     @extend_schema(request=KnowledgeBaseWrite, responses={201: KnowledgeBaseSerializer, 409: _NAME_TAKEN})
     def post(self, request: Request) -> Response:
-        if not access.can_create_kb(request.user):
+        if not access.has_editor_role(request.user):
             raise PermissionDenied(_("Only administrators and knowledge-base editors may create knowledge bases."))
         form = KnowledgeBaseWrite(data=request.data)
         form.is_valid(raise_exception=True)

@@ -17,6 +17,8 @@ from docmind.embeddings import Embedder
 from docmind.language import is_chinese
 from docmind.text import (
     ANSWER_STOP_WORDS,
+    MARKDOWN_TABLE_ROW,
+    MARKDOWN_TABLE_RULE,
     STOP_WORDS,
     Term,
     char_bigrams,
@@ -227,17 +229,13 @@ def _closed(pieces: Sequence[str]) -> list[str]:
     return out
 
 
-_TABLE_ROW = re.compile(r"^\s*\|(.*)\|\s*$")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|(?:\s*:?-{3,}:?\s*\|)+\s*$")
-
-
 _CELL_BORDER = re.compile(r"(?<!\\)\|")
 
 
 def _cells(line: str) -> list[str] | None:
     """The cells of a Markdown table row, or None when the line is not one; a "|" inside a cell is written "\\|"
     (kb.ingestion.parsers.tables.markdown_row)."""
-    row = _TABLE_ROW.match(line)
+    row = MARKDOWN_TABLE_ROW.match(line)
     return [cell.strip().replace("\\|", "|") for cell in _CELL_BORDER.split(row.group(1))] if row else None
 
 
@@ -268,9 +266,9 @@ def _units(content: str) -> list[tuple[str, bool]]:
     for i, line in enumerate(lines):
         cells = _cells(line)
         if cells is not None:
-            if _TABLE_SEPARATOR.match(line):
+            if MARKDOWN_TABLE_RULE.match(line):
                 continue
-            if i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            if i + 1 < len(lines) and MARKDOWN_TABLE_RULE.match(lines[i + 1]):
                 header = cells
             elif header is not None and len(header) == len(cells):
                 out.append((_table_row(header, cells), True))

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from docmind.text import MARKDOWN_TABLE_ROW, MARKDOWN_TABLE_RULE
+
 # A heading line as the parsers emit it (Markdown style; docx/html headings are rewritten to it).
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
 # Sentence ends: Chinese punctuation (。！？；) with trailing closing quotes; English . ! ? ; followed by
@@ -20,8 +22,6 @@ _SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\
 _SOFT_BREAK = re.compile(r"[，,、：:\s]")
 _HEADING_MARK = re.compile(r"^[ \t]*(#{1,6})[ \t]+")
 _NON_WORD = re.compile(r"[\W_]+")
-_TABLE_LINE = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
-_TABLE_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 CONTEXT_SEPARATOR = " › "
 CONTEXT_MAX_CHARS = 300
 
@@ -157,19 +157,19 @@ def _table_header(text: str, start: int) -> str:
         return ""
     first_end = text.find("\n", start)
     first = text[start:first_end if first_end >= 0 else len(text)]
-    if not _TABLE_LINE.match(first) or _TABLE_RULE.match(first):
+    if not MARKDOWN_TABLE_ROW.match(first) or MARKDOWN_TABLE_RULE.match(first):
         return ""
     if first_end >= 0:
         second_end = text.find("\n", first_end + 1)
-        if _TABLE_RULE.match(text[first_end + 1:second_end if second_end >= 0 else len(text)]):
+        if MARKDOWN_TABLE_RULE.match(text[first_end + 1:second_end if second_end >= 0 else len(text)]):
             return ""  # the piece starts with a header row of its own
     end, below = start - 1, ""  # `end`: the line break that ends the line above
     while end > 0:  # up through the table's lines to its rule; the header is the line above the rule
         line_start = text.rfind("\n", 0, end) + 1
         line = text[line_start:end]
-        if not _TABLE_LINE.match(line):
+        if not MARKDOWN_TABLE_ROW.match(line):
             return ""
-        if below and _TABLE_RULE.match(below):
+        if below and MARKDOWN_TABLE_RULE.match(below):
             return f"{line.strip()}\n{below.strip()}\n"
         below, end = line, line_start - 1
     return ""
