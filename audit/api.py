@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 
 from audit import selectors
 from docmind.errors import error_response
+from docmind.fields import query_moment
 from kb.permissions import IsAdministrator
-from review.api import _moment
 
 
 class AuditEntrySerializer(serializers.Serializer):
@@ -62,8 +62,8 @@ class AuditListView(APIView):
             raise ValidationError({"model": ["app_label.model, e.g. kb.document"]})
         entries = selectors.audit_entries(
             actor=params.get("actor") or None, action=action, model=model,
-            since=_moment(params["since"], "since") if "since" in params else None,
-            until=_moment(params["until"], "until") if "until" in params else None)
+            since=query_moment(params["since"], "since") if "since" in params else None,
+            until=query_moment(params["until"], "until") if "until" in params else None)
         paginator = AuditPagination()
         page = paginator.paginate_queryset(entries, request, view=self)
         return paginator.get_paginated_response([selectors.entry_row(e) for e in page])
@@ -85,8 +85,8 @@ class AuditExportView(APIView):
             raise ValidationError({"action": [f"one of {', '.join(selectors.ACTIONS)}"]})
         entries = selectors.audit_entries(
             actor=params.get("actor") or None, action=action,
-            since=_moment(params["since"], "since") if "since" in params else None,
-            until=_moment(params["until"], "until") if "until" in params else None)
+            since=query_moment(params["since"], "since") if "since" in params else None,
+            until=query_moment(params["until"], "until") if "until" in params else None)
         response = StreamingHttpResponse(selectors.csv_lines(entries.iterator(chunk_size=2000)),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="audit.csv"'

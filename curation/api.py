@@ -18,17 +18,13 @@ from rest_framework.views import APIView
 from curation import selectors, services
 from curation.models import QaPair
 from docmind.errors import error_response
-from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, IdField, TextField, query_id
+from docmind.fields import ID_SCHEMA, IdField, NotBlankTextField, query_id
 from kb import editing
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.models import Chunk
 from kb.permissions import IsKbEditor, editable_kb, editor_kb_ids
 
 _EDITORS_ONLY = "only editors of a knowledge base and administrators manage its curated answers and chunks"
-
-
-def text_field(max_length: int, **kwargs) -> TextField:
-    return TextField(max_length=max_length, pattern=NOT_BLANK_TEXT, **kwargs)
 
 
 class QaPairSerializer(serializers.ModelSerializer):
@@ -48,15 +44,15 @@ class QaPairSerializer(serializers.ModelSerializer):
 
 class QaPairWrite(serializers.Serializer):
     kb = IdField()
-    question = text_field(services.MAX_QUESTION_CHARS)
-    answer = text_field(services.MAX_ANSWER_CHARS)
+    question = NotBlankTextField(max_length=services.MAX_QUESTION_CHARS)
+    answer = NotBlankTextField(max_length=services.MAX_ANSWER_CHARS)
     documents = serializers.ListField(child=IdField(), required=False, default=list,
                                       max_length=50)
 
 
 class QaPairPatch(serializers.Serializer):
-    question = text_field(services.MAX_QUESTION_CHARS, required=False)
-    answer = text_field(services.MAX_ANSWER_CHARS, required=False)
+    question = NotBlankTextField(max_length=services.MAX_QUESTION_CHARS, required=False)
+    answer = NotBlankTextField(max_length=services.MAX_ANSWER_CHARS, required=False)
     documents = serializers.ListField(child=IdField(), required=False, max_length=50)
     is_active = serializers.BooleanField(required=False)
 
@@ -183,7 +179,7 @@ class ChunkSerializer(serializers.ModelSerializer):
 class ChunkPatch(serializers.Serializer):
     openapi_required = ("content",)
 
-    content = text_field(editing.MAX_CHUNK_CHARS)
+    content = NotBlankTextField(max_length=editing.MAX_CHUNK_CHARS)
 
 
 class RevisionSerializer(serializers.Serializer):

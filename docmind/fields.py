@@ -1,12 +1,17 @@
-"""Serializer fields for names and free text that people type: what the API stores is what they can read back."""
+"""Serializer fields for names and free text that people type (what the API stores is what they can read back),
+and the readers of the ids and moments a query string names."""
 from __future__ import annotations
 
 import unicodedata
+from datetime import datetime
 from typing import Any
 
 from django.core.validators import RegexValidator
+from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.timezone import is_naive, make_aware
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.utils import html
 
 # Line breaks and tabs belong in longer text; no other control character (nor a lone surrogate, which no
@@ -92,6 +97,13 @@ class TextField(_CheckedCharField):
     pattern = _TEXT_PATTERN
 
 
+class NotBlankTextField(TextField):
+    """Longer text that must say something: the schema states that a blank one is refused (NOT_BLANK_TEXT), as
+    the service that strips it would refuse it."""
+
+    pattern = NOT_BLANK_TEXT
+
+
 # The largest row id a 64-bit primary key holds (SQLite's INTEGER, MariaDB's BIGINT): a larger number names no
 # row, and the database driver would fail on it instead of finding nothing.
 MAX_ID = 2**63 - 1
@@ -114,3 +126,16 @@ def query_id(raw: str) -> int | None:
         return None
     value = int(raw)
     return value if 1 <= value <= MAX_ID else None
+
+
+def query_moment(raw: str, name: str) -> datetime:
+    """The moment a query-string filter `name` names: an ISO 8601 date-time, or a date meaning its midnight; one
+    without a zone is in the current time zone. ValidationError (400, keyed `name`) for anything else, a
+    well-formed but impossible one included (February 30th, hour 25), which Django's parsers raise ValueError for."""
+    try:
+        value = parse_datetime(raw) or (datetime.combine(d, datetime.min.time()) if (d := parse_date(raw)) else None)
+    except ValueError:
+        value = None
+    if value is None:
+        raise ValidationError({name: ["a date (YYYY-MM-DD) or date-time (ISO 8601)"]})
+    return make_aware(value) if is_naive(value) else value

@@ -11,7 +11,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from docmind.fields import NOT_BLANK_TEXT, TextField
+from docmind.fields import NotBlankTextField
 from memory import selectors, services
 from memory.models import MemorySource, MemoryType, UserMemory
 from memory.types import MemoryCandidate
@@ -34,15 +34,14 @@ class MemorySavedSerializer(UserMemorySerializer):
 
 
 class MemoryWriteSerializer(serializers.Serializer):
-    content = TextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, pattern=NOT_BLANK_TEXT)
+    content = NotBlankTextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True)
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, default=MemoryType.FACT)
 
 
 class MemoryEditSerializer(serializers.Serializer):
     openapi_any_of = ("content", "memory_type")  # an edit that changes nothing is refused
 
-    content = TextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, required=False,
-                        pattern=NOT_BLANK_TEXT)
+    content = NotBlankTextField(max_length=services.MAX_CONTENT_CHARS, trim_whitespace=True, required=False)
     memory_type = serializers.ChoiceField(choices=MemoryType.choices, required=False)
 
 

@@ -1,11 +1,7 @@
 """/api/reviews/: the review queue of the bases the caller edits, and an editor's decision on an item."""
 from __future__ import annotations
 
-from datetime import datetime
-
 from django.http import Http404
-from django.utils.dateparse import parse_date, parse_datetime
-from django.utils.timezone import is_naive, make_aware
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -16,9 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from curation.api import text_field
 from docmind.errors import error_response
-from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, query_id
+from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, NotBlankTextField, query_id, query_moment
 from evals import access as eval_access
 from evals.api import eval_error, import_failed
 from evals.importing import ImportFailed
@@ -43,7 +38,7 @@ class ReviewItemSerializer(serializers.ModelSerializer):
 
 class ReviewResolveSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=services.ReviewAction.ALL)
-    answer = text_field(20_000, required=False, help_text="the correct answer (needed by `curate`)")
+    answer = NotBlankTextField(max_length=20_000, required=False, help_text="the correct answer (needed by `curate`)")
 
 
 # `curate` needs the answer, the other actions do not: said in the schema as one of two shapes.
@@ -61,13 +56,6 @@ _RESOLVE_BODY = {
 _PAGE = inline_serializer("PaginatedReviewItemList", {
     "count": serializers.IntegerField(), "next": serializers.URLField(allow_null=True),
     "previous": serializers.URLField(allow_null=True), "results": ReviewItemSerializer(many=True)})
-
-
-def _moment(raw: str, name: str) -> datetime:
-    value = parse_datetime(raw) or (datetime.combine(d, datetime.min.time()) if (d := parse_date(raw)) else None)
-    if value is None:
-        raise ValidationError({name: ["a date (YYYY-MM-DD) or date-time (ISO 8601)"]})
-    return make_aware(value) if is_naive(value) else value
 
 
 def _queue(request: Request):
@@ -102,9 +90,9 @@ class ReviewListView(APIView):
                     raise ValidationError({name: [f"one of {', '.join(choices)}"]})
                 items = items.filter(**{name: params[name]})
         if "since" in params:
-            items = items.filter(created_at__gte=_moment(params["since"], "since"))
+            items = items.filter(created_at__gte=query_moment(params["since"], "since"))
         if "until" in params:
-            items = items.filter(created_at__lt=_moment(params["until"], "until"))
+            items = items.filter(created_at__lt=query_moment(params["until"], "until"))
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(items.order_by("-created_at", "-id"), request, view=self)
         return paginator.get_paginated_response(ReviewItemSerializer(page, many=True).data)

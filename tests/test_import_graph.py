@@ -6,9 +6,14 @@ contract can state: import-linter's acyclic_siblings forbids circles between sib
 code does not follow (kb.ingestion and kb.services import each other through different modules, with no module
 circle). So this test reads the graph import-linter reads (grimp, over the same root packages) and looks for a circle
 itself. Imports only a type checker runs are left out: they cannot form a circle at run time.
+
+Nor does a contract see names: an app that takes another's private helper (a leading underscore) leans on
+something its owner may change at will. What more than one app needs is public in its owner, or infrastructure
+in docmind.
 """
 from __future__ import annotations
 
+import ast
 import graphlib
 import tomllib
 from pathlib import Path
@@ -33,6 +38,24 @@ def _circle(graph: grimp.ImportGraph) -> list[str]:
     except graphlib.CycleError as exc:
         return exc.args[1]
     return []
+
+
+def _private_names_taken_across(root: Path, packages: list[str]) -> list[str]:
+    """`path: from module import _name` for each private name a package imports from another one."""
+    found = []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if not isinstance(node, ast.ImportFrom) or node.level or not node.module:
+                    continue
+                parts = node.module.split(".")
+                if parts[0] == package or parts[0] not in packages:
+                    continue
+                private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                if any(p.startswith("_") and not p.startswith("__") for p in parts[1:]):
+                    private = [a.name for a in node.names]
+                found += [f"{path.relative_to(root)}: from {node.module} import {name}" for name in private]
+    return found
 
 
 def _write_package(root: Path, name: str, files: dict[str, str]) -> None:
@@ -60,6 +83,20 @@ def test_an_import_only_a_type_checker_runs_closes_no_circle(tmp_path, monkeypat
     })
     monkeypatch.syspath_prepend(tmp_path)
     assert _circle(_run_time_graph(["circle_for_types"])) == []
+
+
+def test_a_private_name_taken_from_another_package_is_found(tmp_path):
+    _write_package(tmp_path, "owner", {"api": "def _helper():\n    pass\n", "_inner": ""})
+    _write_package(tmp_path, "borrower", {
+        "api": "def later():\n    from owner.api import _helper\n",
+        "pages": "from owner._inner import anything\nfrom owner import api\n",
+    })
+    assert _private_names_taken_across(tmp_path, ["owner", "borrower"]) == [
+        "borrower/api.py: from owner.api import _helper", "borrower/pages.py: from owner._inner import anything"]
+
+
+def test_no_package_imports_another_ones_private_names():
+    assert _private_names_taken_across(ROOT, PACKAGES) == []
 
 
 def test_no_module_imports_itself_back_through_others():

@@ -66,6 +66,7 @@ def test_the_api_is_for_administrators_and_filters_by_actor_action_and_date(admi
     rows = admin_client_api.get(f"/api/audit/?actor={admin_user.username}&action=create&since=2000-01-01").json()
     assert rows["count"] >= 1 and {r["action"] for r in rows["results"]} == {"create"}
     assert admin_client_api.get("/api/audit/?action=explode").status_code == 400
+    assert admin_client_api.get("/api/audit/?since=2026-02-30").status_code == 400  # well-formed, impossible
     csv = admin_client_api.get("/api/audit/export/?action=create")
     text = b"".join(csv.streaming_content).decode()
     assert text.splitlines()[0].startswith("id,timestamp,actor,action") and "finance" in text

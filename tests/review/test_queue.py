@@ -123,6 +123,7 @@ def test_a_bad_filter_is_a_400(kb_editor):
     client.force_authenticate(kb_editor)
     assert client.get("/api/reviews/?status=later").status_code == 400
     assert client.get("/api/reviews/?since=yesterday").status_code == 400
+    assert client.get("/api/reviews/?until=2026-02-30").status_code == 400  # well-formed, impossible
 
 
 def _cited_answer(user, document: Document, question: str = "退款多久到账？"):
