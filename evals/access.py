@@ -1,7 +1,7 @@
-"""Who may see and change evaluation sets and runs: staff and the editors of the set's knowledge base.
+"""Who may see and change evaluation sets and runs: administrators and the editors of the set's knowledge base.
 
-A set of a base the caller cannot read answers 404 like an unknown one; a base it reads but does not edit
-answers 403 (as the knowledge-base API does).
+kb.permissions.require_kb_edit answers, as for every base-guarded write: a set of a base the caller cannot see
+answers 404 like an unknown one; a base it sees (a view grant is enough) but does not edit answers 403.
 """
 from __future__ import annotations
 
@@ -10,24 +10,27 @@ from typing import Any
 from django.db.models import QuerySet
 from django.http import Http404
 from django.utils.translation import gettext as _
-from rest_framework.exceptions import PermissionDenied
 
 from evals.models import EvalRun, EvalSet
-from kb.access import editable_kb_ids, readable_kb_ids
+from kb.access import editable_kb_ids
+from kb.models import KnowledgeBase
+from kb.permissions import editable_kb, require_kb_edit
 
 
-def _check(user: Any, kb_id: int) -> None:
-    if kb_id not in editable_kb_ids(user):
-        if kb_id in readable_kb_ids(user):
-            raise PermissionDenied(_("Only staff and editors of this knowledge base may evaluate it."))
-        raise Http404(_("No such evaluation set."))
+def _refusal() -> str:
+    return _("Only staff and editors of this knowledge base may evaluate it.")
+
+
+def evaluable_kb(user: Any, pk: int) -> KnowledgeBase:
+    """The knowledge base `pk` if `user` may make evaluation sets of it."""
+    return editable_kb(user, pk, refusal=_refusal())
 
 
 def editable_set(user: Any, pk: Any) -> EvalSet:
     eval_set = EvalSet.objects.select_related("kb").filter(pk=pk).first() if str(pk).isdigit() else None
     if eval_set is None:
         raise Http404(_("No such evaluation set."))
-    _check(user, eval_set.kb_id)
+    require_kb_edit(user, eval_set.kb_id, not_found=_("No such evaluation set."), refusal=_refusal())
     return eval_set
 
 
@@ -36,7 +39,7 @@ def editable_run(user: Any, pk: Any) -> EvalRun:
         if str(pk).isdigit() else None
     if run is None:
         raise Http404(_("No such evaluation run."))
-    _check(user, run.eval_set.kb_id)
+    require_kb_edit(user, run.eval_set.kb_id, not_found=_("No such evaluation run."), refusal=_refusal())
     return run
 
 

@@ -32,11 +32,10 @@ from evals.serializers import (
     SetUpload,
     SetWrite,
 )
-from kb.access import editable_kb_ids, is_kb_editor, readable_kb_ids
-from kb.models import KnowledgeBase
+from kb.access import is_kb_editor
 
-_NOT_FOUND = error_response("no such set or run, or one of a knowledge base the caller cannot read")
-_FORBIDDEN = error_response("the caller reads the knowledge base but is neither staff nor its editor")
+_NOT_FOUND = error_response("no such set or run, or one of a knowledge base the caller cannot see")
+_FORBIDDEN = error_response("the caller sees the knowledge base (a view grant is enough) but does not edit it")
 _INVALID = error_response("items that cannot be imported (code `invalid_items`): `fields` is keyed `ROW.FIELD`, "
                           "the file's row (the header is row 1) or the item's number; nothing was saved")
 _INVALID_FROM_ANSWER = error_response(
@@ -58,14 +57,6 @@ def import_failed(exc: ImportFailed) -> Response:
 
 def eval_error(exc: services.EvalError) -> Response:
     return Response({"error": str(exc)}, status=status.HTTP_409_CONFLICT if exc.conflict else 400)
-
-
-def _kb_for(user, pk: int) -> KnowledgeBase:
-    if pk not in editable_kb_ids(user):
-        if pk in readable_kb_ids(user):
-            raise PermissionDenied(_("Only staff and editors of this knowledge base may evaluate it."))
-        raise Http404(_("No such knowledge base."))
-    return KnowledgeBase.objects.get(pk=pk)
 
 
 def _query_int(raw: str, name: str) -> int:
@@ -105,7 +96,7 @@ class SetListView(APIView):
         form = (SetUpload if upload else SetWrite)(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
-        kb = _kb_for(request.user, data["kb"])
+        kb = access.evaluable_kb(request.user, data["kb"])
         try:
             if upload:
                 file = data["file"]

@@ -77,13 +77,22 @@ def visible_kb(user: Any, pk: int) -> KnowledgeBase:
     return KnowledgeBase.objects.get(pk=pk)
 
 
-def editable_kb(user: Any, pk: int) -> KnowledgeBase:
-    """The knowledge base `pk` if `user` may edit it: 404 for one it cannot see at all, 403 for one it sees (a view
-    grant too) but may not change."""
-    kb = visible_kb(user, pk)
-    if kb.pk not in access.editable_kb_ids(user):
-        raise PermissionDenied(_("You may read this knowledge base but not change it."))
-    return kb
+def require_kb_edit(user: Any, kb_id: int, *, not_found: str | None = None, refusal: str | None = None) -> None:
+    """Raises unless `user` may edit the knowledge base `kb_id`: Http404 for one it cannot see at all (it never
+    learns that the base exists), PermissionDenied for one it sees (a view grant too) but may not change. An app
+    guarding a row of a base names that row in `not_found` (an evaluation set, say) and may say in `refusal` what
+    the edit would have been."""
+    if kb_id in access.editable_kb_ids(user):
+        return
+    if kb_id not in access.askable_kb_ids(user):
+        raise Http404(not_found or _("No such knowledge base."))
+    raise PermissionDenied(refusal or _("You may read this knowledge base but not change it."))
+
+
+def editable_kb(user: Any, pk: int, *, refusal: str | None = None) -> KnowledgeBase:
+    """The knowledge base `pk` if `user` may edit it; require_kb_edit's 404 and 403 otherwise."""
+    require_kb_edit(user, pk, refusal=refusal)
+    return KnowledgeBase.objects.get(pk=pk)
 
 
 def editor_kb_ids(user: Any, message: str) -> frozenset[int]:

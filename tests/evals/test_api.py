@@ -5,6 +5,7 @@ import io
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.test import Client
 from openpyxl import Workbook, load_workbook
 from rest_framework.test import APIClient
 
@@ -60,6 +61,31 @@ def test_a_reader_who_is_not_an_editor_is_refused_and_an_unreadable_base_is_not_
     run = EvalRun.objects.create(eval_set=eval_set, total=1)
     assert _client(kb_editor).get(f"/api/eval/runs/{run.pk}/").status_code == 404
     assert _client(kb_editor).post("/api/eval/runs/", {"set": eval_set.pk}, format="json").status_code == 404
+
+
+def test_a_base_the_editor_only_sees_is_refused_with_403_as_every_edit_path_refuses_it(world, kb_editor):
+    # A view grant lets the editor ask finance, so it knows the base: 403, as the knowledge-base and curation APIs
+    # answer. Only a base it cannot see at all is 404 (above).
+    kb_services.kb_grant(kb=world["fin"], user=kb_editor, access=KbAccess.VIEW)
+    client, fin = _client(kb_editor), world["fin"].pk
+    eval_set = EvalSet.objects.create(kb=world["fin"], name="finance")
+    run = EvalRun.objects.create(eval_set=eval_set, total=1)
+    elsewhere = {"kbs": client.patch(f"/api/kbs/{fin}/", {"description": "x"}, format="json").status_code,
+                 "qa-pairs": client.post("/api/kb/qa-pairs/", {"kb": fin, "question": "q", "answer": "a"},
+                                         format="json").status_code}
+    evals = {"create": client.post("/api/eval/sets/", {"name": "x", "kb": fin, "items": ITEMS},
+                                   format="json").status_code,
+             "set": client.get(f"/api/eval/sets/{eval_set.pk}/").status_code,
+             "items": client.post(f"/api/eval/sets/{eval_set.pk}/items/", {"question": "q"},
+                                  format="json").status_code,
+             "run": client.get(f"/api/eval/runs/{run.pk}/").status_code,
+             "start": client.post("/api/eval/runs/", {"set": eval_set.pk}, format="json").status_code}
+    pages = Client()
+    pages.force_login(kb_editor)
+    evals["page"] = pages.get(f"/eval/sets/{eval_set.pk}/").status_code
+    assert set(elsewhere.values()) == {403} and evals == dict.fromkeys(evals, 403)
+    assert not EvalSet.objects.filter(kb=world["fin"]).exclude(pk=eval_set.pk).exists()
+    assert not EvalRun.objects.exclude(pk=run.pk).exists()
 
 
 def test_a_malformed_csv_names_the_row_and_field_and_saves_nothing(world, kb_editor):
