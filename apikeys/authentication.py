@@ -1,7 +1,8 @@
 """`Authorization: Bearer <key>` for DRF: the key's creator, cut to the key's scope, on the views that take keys.
 
 A view takes keys by naming, per HTTP method, the key scopes it accepts (`api_key_scopes`); every other
-view refuses a key with 403, whatever its creator may do there (staff pages, uploads, grants, keys).
+view refuses a key with 403, whatever its creator may do there (staff pages, uploads, grants, keys). Whether
+the key's scope is among them is kb.access.key_allows's answer, as it is for the MCP tools.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 
 from apikeys import services
 from apikeys.tickets import TICKET_HEADER
+from kb.access import key_allows
 
 KEYWORD = "Bearer"
 
@@ -37,7 +39,7 @@ class ApiKeyAuthentication(BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid, expired or revoked API key.") from None
         view = (getattr(request, "parser_context", None) or {}).get("view")
         accepted = getattr(view, "api_key_scopes", {}).get(_scoped_method(request.method), ())
-        if key.scope not in accepted:
+        if not key_allows(user, accepted):
             raise exceptions.PermissionDenied("This API key cannot be used here.")
         return user, key
 

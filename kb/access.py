@@ -56,7 +56,8 @@ def _grants_of(user_id: int, group_ids: Iterable[int]) -> QuerySet[KbGrant]:
 
 def key_allows(user: Any, scopes: Iterable[str]) -> bool:
     """Whether `user` may act here: a person signed in may; an API key only where its scope is one of `scopes`
-    (the REST views name theirs in `api_key_scopes`, the MCP tools theirs in project.mcp.tools)."""
+    (the REST views name theirs in `api_key_scopes`, which apikeys' Bearer authentication asks about; the MCP
+    tools theirs in project.mcp.tools)."""
     key = key_scope(user)
     return key is None or key.scope in scopes
 
