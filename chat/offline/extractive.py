@@ -15,6 +15,7 @@ from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
+from docmind.prompts.answer import UNSAID_NAMED
 from docmind.text import (
     ANSWER_STOP_WORDS,
     MARKDOWN_TABLE_ROW,
@@ -503,7 +504,8 @@ class ExtractiveAnswerer:
             limit = max(limit, DETAILED_SENTENCES)
         lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
         if low_confidence and unsaid:
-            named = "、".join(f"“{w}”" for w in unsaid[:3]) if zh else ", ".join(f"“{w}”" for w in unsaid[:3])
+            shown = unsaid[:UNSAID_NAMED]
+            named = "、".join(f"“{w}”" for w in shown) if zh else ", ".join(f"“{w}”" for w in shown)
             lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named)
         body = ""
         if shape is AnswerShape.SUMMARY:

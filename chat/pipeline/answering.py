@@ -52,7 +52,7 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
                                   history=turn.history, memories=list(memory.lines),
                                   computations=turn.record.computations, profile=memory.profile,
                                   history_summarizer=stages.summarizer, low_confidence=assessment.low_confidence,
-                                  instructions=SHAPE_INSTRUCTIONS.get(shape.value, ""))
+                                  unsaid=assessment.unsaid, instructions=SHAPE_INSTRUCTIONS.get(shape.value, ""))
     return replace(prompt, answer_style=memory.style, memory_applied=memory.applied,
                    unsaid=assessment.unsaid if prompt.low_confidence else ())
 

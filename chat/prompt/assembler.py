@@ -38,13 +38,16 @@ class PromptAssembler:
     def run(self, *, question: str, chunks: Sequence[ScoredChunk], grade: GradeResult | Grade | None,
             history: Sequence[dict], memories: Sequence[Any] = (), computations: Sequence[Any] = (),
             profile: str | None = "", history_summarizer: Summarizer | None = None,
-            instructions: str = "", low_confidence: bool | None = None) -> PromptParts:
-        """`low_confidence` (the calibrated verdict) overrides the grade's LOW when given."""
+            instructions: str = "", low_confidence: bool | None = None, unsaid: Sequence[str] = ()) -> PromptParts:
+        """`low_confidence` (the calibrated verdict) overrides the grade's LOW when given; `unsaid`: words of the
+        question the evidence never says, named in the low-confidence instructions."""
         p = self.params
         notes: list[str] = []
         level = grade.grade if isinstance(grade, GradeResult) else grade
         low = (level is Grade.LOW if low_confidence is None else low_confidence) and bool(chunks)
         system = t.SYSTEM_NO_EVIDENCE if not chunks else t.SYSTEM_LOW_CONFIDENCE if low else t.SYSTEM_NORMAL
+        if low and unsaid:
+            system += "\n" + t.UNSAID_NOTE.format(words="、".join(f"“{w}”" for w in unsaid[:t.UNSAID_NAMED]))
         if chunks and instructions.strip():
             system += "\n" + instructions.strip()
         question = question.strip()

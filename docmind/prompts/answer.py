@@ -24,6 +24,13 @@ SYSTEM_LOW_CONFIDENCE = (
     "资料没有涵盖的部分明确说明参考资料中没有，不要猜测。\n" + _RULES
 )
 
+# Appended to the low-confidence text when it is known why: words the question asks about that the evidence never
+# says (chat.confidence.unsaid_words), so the model says so instead of answering from a neighbouring clause. The
+# words are the user's own, cut to dictionary words, so they carry no instruction. At most UNSAID_NAMED are named
+# (here and in the offline answer's label), in the question's order: more add length, not reason.
+UNSAID_NAMED = 3
+UNSAID_NOTE = "参考资料中没有出现问题里的{words}：请在回答开头明确说明资料没有提到它，不要用资料中相近的内容代替答案。"
+
 SYSTEM_NO_EVIDENCE = (
     "你是 DocMind 知识库问答助手。知识库中没有找到与这个问题相关的参考资料。\n"
     "请如实告诉用户知识库里没有找到相关内容，不要编造事实，也不要使用 [n] 形式的引用；"

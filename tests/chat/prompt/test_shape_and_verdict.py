@@ -28,3 +28,20 @@ def test_the_evidence_header_names_the_section_once():
     parts = PromptAssembler().run(question="q", chunks=[CHUNK], grade=HIGH, history=[])
     user = parts.messages[1]["content"]
     assert "章节：一、支付超时" in user and user.count("一、支付超时") == 1
+
+
+def test_a_low_verdict_names_the_words_the_evidence_never_says_to_the_model():
+    low = PromptAssembler().run(question="支付可以预付吗？", chunks=[CHUNK], grade=HIGH, history=[],
+                                low_confidence=True, unsaid=("预付",))
+    assert "“预付”" in low.messages[0]["content"]
+    # An answer the evidence supports is not told a word is missing, whatever the calibrator found.
+    normal = PromptAssembler().run(question="支付可以预付吗？", chunks=[CHUNK], grade=HIGH, history=[],
+                                   low_confidence=False, unsaid=("预付",))
+    assert "预付" not in normal.messages[0]["content"]
+
+
+def test_at_most_three_unsaid_words_are_named():
+    low = PromptAssembler().run(question="q", chunks=[CHUNK], grade=HIGH, history=[], low_confidence=True,
+                                unsaid=("甲方", "乙方", "丙方", "丁方"))
+    system = low.messages[0]["content"]
+    assert all(f"“{w}”" in system for w in ("甲方", "乙方", "丙方")) and "丁方" not in system
