@@ -40,9 +40,12 @@ run: $(STAMPS)
 # except that all browser tests go to one worker together, so each browser module's live server is built once
 # instead of once a worker. Not --dist loadscope: it reorders modules by size and breaks that order.
 # TEST_WORKERS=0 runs in this process.
+# Bytecode caches stay on even where the environment turns them off (PYTHONDONTWRITEBYTECODE): each worker and
+# each process the tests start (live servers, parser children, manage.py) would compile the project from source
+# again, and pytest would rewrite every test module's asserts again, seconds each time.
 TEST_WORKERS ?= auto
 test: $(STAMPS)
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # deptry twice (settings in pyproject.toml): the product's code against the runtime requirements, then the whole
 # tree, tests and benchmarks included, against every requirements file. lint-imports checks the import floors
