@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     server = LiveServer(data_dir=args.data_dir, username="bench-cancel", password="bench-cancel-pass-123",
                         extra_env={"DOCMIND_CHAT_TURNS_PER_USER": "1000"})
     server.prepare(texts=texts)
+    server.apply()  # ingested by a process of its own: the server's figures start from a server that only serves
     server.start()
     try:
         cookie = login(server.url, server.username, server.password)

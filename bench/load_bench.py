@@ -189,6 +189,7 @@ def main(argv: list[str] | None = None) -> None:
                         extra_env={"DATABASE_URL": args.database_url, "REDIS_URL": args.redis_url,
                                    "DOCMIND_CHAT_TURNS_PER_USER": "1000"})
     server.prepare(texts=texts)
+    server.apply()  # ingested by a process of its own: the server's figures start from a server that only serves
     server.start()
     report: dict = {"code_dir": str(args.code_dir.resolve()), "streams": args.streams, "rounds": args.rounds}
     try:

@@ -20,36 +20,54 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
 
+# The set-up, run by the server process itself before it serves (SERVE) or by a `manage.py shell` (`apply`).
 SETUP = """
-import json, sys
+import json
 from docmind.roles import MEMBER, user_set_role
 from django.contrib.auth import get_user_model
-spec = json.loads(sys.stdin.read())
-User = get_user_model()
-user, created = User.objects.get_or_create(username=spec["username"])
-user.set_password(spec["password"]); user.save()
-user_set_role(user=user, role=MEMBER)
-if spec.get("staff"):
-    from docmind.roles import ADMIN
-    boss, _ = User.objects.get_or_create(username=spec["staff"]["username"])
-    boss.set_password(spec["staff"]["password"]); boss.is_superuser = True; boss.save()
-    user_set_role(user=boss, role=ADMIN)
-from kb.models import KnowledgeBase
-from kb.services import kb_create, kb_grant
-for base in spec.get("kbs") or []:
-    kb = KnowledgeBase.objects.filter(name=base["name"]).first() or kb_create(name=base["name"])
-    if base.get("reader"):
-        kb_grant(kb=kb, access=base["reader"], user=user)
-if spec["texts"]:
-    from kb.ingestion.worker import process_pending_documents
-    from kb.models import Document
-    from kb.services import document_ingest_text
-    for t in spec["texts"]:
-        if not Document.objects.filter(title=t["title"]).exists():
-            kb = KnowledgeBase.objects.get(name=t["kb"]) if t.get("kb") else None
-            document_ingest_text(title=t["title"], text=t["text"], domain=t.get("domain") or "general", kb=kb)
-    process_pending_documents()
-print("setup ok")
+def setup(spec):
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=spec["username"])
+    user.set_password(spec["password"]); user.save()
+    user_set_role(user=user, role=MEMBER)
+    if spec.get("staff"):
+        from docmind.roles import ADMIN
+        boss, _ = User.objects.get_or_create(username=spec["staff"]["username"])
+        boss.set_password(spec["staff"]["password"]); boss.is_superuser = True; boss.save()
+        user_set_role(user=boss, role=ADMIN)
+    from kb.models import KnowledgeBase
+    from kb.services import kb_create, kb_grant
+    for base in spec.get("kbs") or []:
+        kb = KnowledgeBase.objects.filter(name=base["name"]).first() or kb_create(name=base["name"])
+        if base.get("reader"):
+            kb_grant(kb=kb, access=base["reader"], user=user)
+    if spec["texts"]:
+        from kb.ingestion.worker import process_pending_documents
+        from kb.models import Document
+        from kb.services import document_ingest_text
+        for t in spec["texts"]:
+            if not Document.objects.filter(title=t["title"]).exists():
+                kb = KnowledgeBase.objects.get(name=t["kb"]) if t.get("kb") else None
+                document_ingest_text(title=t["title"], text=t["text"], domain=t.get("domain") or "general", kb=kb)
+        process_pending_documents()
+"""
+# A server process that first applies a pending set-up (one line of JSON on stdin, or an empty line), then serves:
+# one interpreter, one Django start and one embedder load instead of a set-up process and a server process each.
+SERVE = """
+import os
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+import django
+django.setup()
+""" + SETUP + """
+import sys
+line = sys.stdin.readline()
+if line.strip():
+    setup(json.loads(line))
+    from django.db import connections
+    connections.close_all()
+sys.stdin.close()
+from docmind.serve import main
+main(sys.argv[1:])
 """
 
 
@@ -73,6 +91,8 @@ class LiveServer:
     extra_env: dict[str, str] = field(default_factory=dict)
     # Off by default so that a test decides when documents are ingested (setup drains the queue itself).
     ingest_worker: bool = False
+    # What `prepare` asked for and the next `start` makes before serving (None: nothing).
+    _pending: dict | None = None
 
     @property
     def url(self) -> str:
@@ -96,9 +116,10 @@ class LiveServer:
 
     def prepare(self, texts: list[dict] | None = None, timeout: float = 900, staff: dict | None = None,
                 kbs: list[dict] | None = None, template: Path | None = None) -> None:
-        """Migrate, create the user (and `staff`), the knowledge bases `kbs` ({"name", "reader": "read" to
-        grant the user, or None}), and ingest `texts` ({"title", "text", "domain", "kb": a name or None for the
-        default base}).
+        """Migrate now; the user (and `staff`), the knowledge bases `kbs` ({"name", "reader": "read" to grant the
+        user, or None}) and the ingestion of `texts` ({"title", "text", "domain", "kb": a name or None for the
+        default base}) are made by the server process when `start` starts it, before it serves (`apply` makes
+        them now, for a caller that needs them before the server runs).
 
         `template`: a data dir that another LiveServer of the same checkout has migrated and nothing else (see
         `migrated_template`); copying it replaces the migration, which costs a process start and seconds of
@@ -107,12 +128,19 @@ class LiveServer:
             shutil.copytree(template, self.data_dir, dirs_exist_ok=True)
         else:
             self.migrate(timeout=timeout)
-        spec = json.dumps({"username": self.username, "password": self.password, "texts": texts or [],
-                           "staff": staff, "kbs": kbs or []})
-        done = subprocess.run([PYTHON, "manage.py", "shell", "-c", SETUP], input=spec, cwd=self.root,
-                              env=self.env(), capture_output=True, text=True, timeout=timeout)
+        self._pending = {"username": self.username, "password": self.password, "texts": texts or [],
+                         "staff": staff, "kbs": kbs or []}
+
+    def apply(self, timeout: float = 900) -> None:
+        """Make what `prepare` asked for now, in a `manage.py shell` of its own."""
+        if self._pending is None:
+            return
+        code = SETUP + "\nimport sys\nsetup(json.loads(sys.stdin.read()))\nprint('setup ok')\n"
+        done = subprocess.run([PYTHON, "manage.py", "shell", "-c", code], input=json.dumps(self._pending),
+                              cwd=self.root, env=self.env(), capture_output=True, text=True, timeout=timeout)
         if done.returncode or "setup ok" not in done.stdout:
             raise RuntimeError(f"setup failed:\n{done.stdout}\n{done.stderr}")
+        self._pending = None
 
     def start(self, timeout: float = 240) -> None:
         # Generous: on a loaded machine (CI's two suites, a busy shared one) importing the app and opening its
@@ -120,8 +148,13 @@ class LiveServer:
         self.log_path = self.data_dir / "daphne.log"
         log = open(self.log_path, "w")  # noqa: SIM115 - closed with the process
         self.process = subprocess.Popen(
-            [PYTHON, "-m", "docmind.serve", "-b", "127.0.0.1", "-p", str(self.port), "project.asgi:application"],
-            cwd=self.root, env=self.env(), stdout=log, stderr=subprocess.STDOUT)
+            [PYTHON, "-c", SERVE, "-b", "127.0.0.1", "-p", str(self.port), "project.asgi:application"],
+            cwd=self.root, env=self.env(), stdin=subprocess.PIPE,
+            stdout=log, stderr=subprocess.STDOUT, text=True)
+        assert self.process.stdin is not None
+        self.process.stdin.write((json.dumps(self._pending) if self._pending is not None else "") + "\n")
+        self.process.stdin.close()
+        self._pending = None  # made once: a restarted server serves what the first start made
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -54,6 +54,7 @@ def sites(tmp_path_factory, migrated_data_dir):
     live.prepare(staff={"username": "boss", "password": "boss-pass-123"}, kbs=[{"name": WIDGET_KB, "reader": None}],
                  texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr", "kb": WIDGET_KB}],
                  template=migrated_data_dir)
+    live.apply()  # the key is issued for a base the set-up makes
     listed_port = free_port()
     env = {**live.env(), "WIDGET_KB": WIDGET_KB, "WIDGET_ORIGIN": f"http://127.0.0.1:{listed_port}"}
     done = subprocess.run([PYTHON, "manage.py", "shell", "-c", ISSUE], cwd=live.root, env=env, capture_output=True,

@@ -16,10 +16,11 @@ ZONE = "America/New_York"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, migrated_data_dir):
     require_chromium()
     live = LiveServer(data_dir=tmp_path_factory.mktemp("two-languages"))
-    live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"}], staff=STAFF)
+    live.prepare(texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr"}], staff=STAFF,
+                 template=migrated_data_dir)
     live.start()
     yield live
     live.stop()
