@@ -131,16 +131,19 @@ class LiveServer:
         self._pending = {"username": self.username, "password": self.password, "texts": texts or [],
                          "staff": staff, "kbs": kbs or []}
 
-    def apply(self, timeout: float = 900) -> None:
-        """Make what `prepare` asked for now, in a `manage.py shell` of its own."""
-        if self._pending is None:
-            return
-        code = SETUP + "\nimport sys\nsetup(json.loads(sys.stdin.read()))\nprint('setup ok')\n"
-        done = subprocess.run([PYTHON, "manage.py", "shell", "-c", code], input=json.dumps(self._pending),
-                              cwd=self.root, env=self.env(), capture_output=True, text=True, timeout=timeout)
+    def apply(self, timeout: float = 900, then: str = "", env: dict[str, str] | None = None) -> str:
+        """Make what `prepare` asked for now, in a `manage.py shell` of its own, then run the code `then` in it
+        (with `env` added to the server's environment); the shell's output."""
+        code = SETUP + "\nimport sys\nspec = sys.stdin.read()\nif spec:\n    setup(json.loads(spec))\n" \
+            + then + "\nprint('setup ok')\n"
+        done = subprocess.run([PYTHON, "manage.py", "shell", "-c", code],
+                              input=json.dumps(self._pending) if self._pending is not None else "",
+                              cwd=self.root, env={**self.env(), **(env or {})}, capture_output=True, text=True,
+                              timeout=timeout)
         if done.returncode or "setup ok" not in done.stdout:
             raise RuntimeError(f"setup failed:\n{done.stdout}\n{done.stderr}")
         self._pending = None
+        return done.stdout
 
     def start(self, timeout: float = 240) -> None:
         # Generous: on a loaded machine (CI's two suites, a busy shared one) importing the app and opening its

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import functools
 import http.server
-import subprocess
 
 import pytest
 
 from tests.browser.chromium import require_chromium
-from tests.browser.live_server import PYTHON, LiveServer, free_port
+from tests.browser.live_server import LiveServer, free_port
 from tests.chat.chat_helpers import HANDBOOK, HANDBOOK_TITLE, QUESTION
 from tests.fakes.serving import serve_in_thread
 
@@ -54,13 +53,11 @@ def sites(tmp_path_factory, migrated_data_dir):
     live.prepare(staff={"username": "boss", "password": "boss-pass-123"}, kbs=[{"name": WIDGET_KB, "reader": None}],
                  texts=[{"title": HANDBOOK_TITLE, "text": HANDBOOK, "domain": "hr", "kb": WIDGET_KB}],
                  template=migrated_data_dir)
-    live.apply()  # the key is issued for a base the set-up makes
     listed_port = free_port()
-    env = {**live.env(), "WIDGET_KB": WIDGET_KB, "WIDGET_ORIGIN": f"http://127.0.0.1:{listed_port}"}
-    done = subprocess.run([PYTHON, "manage.py", "shell", "-c", ISSUE], cwd=live.root, env=env, capture_output=True,
-                          text=True, timeout=300)
-    keys = [line[4:] for line in done.stdout.splitlines() if line.startswith("KEY=")]
-    assert keys, f"issuing the key failed:\n{done.stdout}\n{done.stderr}"
+    # The key is issued for a base the set-up makes, in the same shell, before the server starts.
+    out = live.apply(then=ISSUE, env={"WIDGET_KB": WIDGET_KB, "WIDGET_ORIGIN": f"http://127.0.0.1:{listed_port}"})
+    keys = [line[4:] for line in out.splitlines() if line.startswith("KEY=")]
+    assert keys, f"issuing the key failed:\n{out}"
     key = keys[0]
     live.start()
     listed = _Site(tmp_path_factory.mktemp("intranet"), live.url, key, listed_port)
