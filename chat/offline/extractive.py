@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
@@ -254,11 +255,19 @@ def _row_label(row: str) -> str:
     return re.split(r"；|; ", row, maxsplit=1)[0]
 
 
-def _units(content: str) -> list[tuple[str, bool]]:
-    """What can be quoted, in order, each with whether it is a table row: a list item or labelled line whole (one
-    clause of the document), a table row with its header, the sentences of any other line one by one; headings,
-    marked up or plain, and a table's header row alone are not."""
-    out: list[tuple[str, bool]] = []
+class _Unit(NamedTuple):
+    text: str
+    # A table row: its own cells, and its table's column names, which every row of the table repeats.
+    row: bool = False
+    cells: str = ""
+    header: str = ""
+
+
+def _units(content: str) -> list[_Unit]:
+    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), a table row
+    with its header, the sentences of any other line one by one; headings, marked up or plain, and a table's
+    header row alone are not."""
+    out: list[_Unit] = []
     if title_only(content):
         return out
     headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
@@ -272,17 +281,18 @@ def _units(content: str) -> list[tuple[str, bool]]:
             if i + 1 < len(lines) and MARKDOWN_TABLE_RULE.match(lines[i + 1]):
                 header = cells
             elif header is not None and len(header) == len(cells):
-                out.append((_table_row(header, cells), True))
+                out.append(_Unit(_table_row(header, cells), True, " ".join(cells), " ".join(header)))
             else:
-                out.append((" | ".join(c for c in cells if c), True))
+                text = " | ".join(c for c in cells if c)
+                out.append(_Unit(text, True, text))
             continue
         header = None
         if not line.strip() or i in headings:
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
-            out.append((line.strip(), False))
+            out.append(_Unit(line.strip()))
         else:
-            out.extend((sentence, False) for sentence in _closed(split_sentences(line, clauses=False)))
+            out.extend(_Unit(sentence) for sentence in _closed(split_sentences(line, clauses=False)))
     return out
 
 
@@ -381,6 +391,14 @@ class _Candidate:
     partial: float = 0.0
     # A table row: quoted as a line of its own, never run together with the next row.
     row: bool = False
+    # A table row's own cells and its table's column names (see `_Unit`).
+    cells: str = ""
+    header: str = ""
+
+    @property
+    def own(self) -> str:
+        """What tells this unit from its neighbours: a table row's own cells, any other unit's text."""
+        return self.cells if self.row else self.text
 
 
 def _passages(picked: Sequence[_Candidate]) -> list[tuple[str, int]]:
@@ -653,6 +671,7 @@ class ExtractiveAnswerer:
         named = {index: overlap(wanted, named_by(chunk)) for index, chunk in chunks}
         top_named = max(named.values(), default=0.0)
         shapes = _shapes(question)
+        listing = bool(_ASKS_LIST.search(question))
         candidates = []
         for index, chunk in chunks:
             weight = max(0.25, named[index] / top_named) if top_named > 0 else 1.0
@@ -685,13 +704,20 @@ class ExtractiveAnswerer:
                 # A table row's first cell names its entry as such a heading names a clause: the question's words
                 # it says count at the same half weight, those the title names included ("commission" in
                 # "Commission up to 100% of quota" under a commission plan's title).
+                # A table row is matched on its own cells: the column names every row repeats ("Plan B: Channel
+                # Sales") name the table, as a heading names its section, and count as the heading's words do.
+                # They choose the table, not how many of its rows are quoted — unless the question asks which
+                # things ("年会都有什么奖品？"): then each row holds one, and the column it names is the answer.
                 named_words = _section_words(wanted, chunk)
-                lexical = [(overlap(rest, c.text) + NAMED_CLAUSE * overlap(named_words, c.text)
-                            + (NAMED_CLAUSE * overlap(wanted, _row_label(c.text)) if c.row else 0.0)) * weight
-                           for c in sentences]
-                partials = [_partial(aspects, c.text.lower()) for c in sentences]
-                scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part) * weight
-                          for c, lex, part in zip(sentences, lexical, partials, strict=True)]
+                header = [NAMED_CLAUSE * overlap(rest, c.header) if c.row else 0.0 for c in sentences]
+                lexical = [(overlap(rest, c.own) + NAMED_CLAUSE * overlap(named_words, c.text)
+                            + (NAMED_CLAUSE * overlap(wanted, _row_label(c.text)) if c.row else 0.0)
+                            + (named if listing else 0.0)) * weight
+                           for c, named in zip(sentences, header, strict=True)]
+                partials = [_partial(aspects, c.own.lower()) for c in sentences]
+                scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part
+                                 + (0.0 if listing else named)) * weight
+                          for c, lex, part, named in zip(sentences, lexical, partials, header, strict=True)]
             # A small rank prior breaks ties in favour of the better-ranked chunk.
             candidates += [replace(c, score=score + 0.01 / c.chunk_index, lexical=lex + 0.01 / c.chunk_index,
                                    partial=part)
@@ -792,7 +818,7 @@ class ExtractiveAnswerer:
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:
         labels = _labels(chunk)
         out = []
-        for position, (raw, row) in enumerate(_units(chunk.content)):
+        for position, (raw, row, cells, header) in enumerate(_units(chunk.content)):
             if _HEADING.match(raw):
                 continue
             # Strip list/heading markup and any [n] the source text had: they'd read as our citations.
@@ -802,5 +828,5 @@ class ExtractiveAnswerer:
             if len(key) < MIN_SENTENCE_CHARS or key in seen or key in labels or text.endswith((":", "：")):
                 continue
             seen.add(key)
-            out.append(_Candidate(index, position, text, 0.0, row=row))
+            out.append(_Candidate(index, position, text, 0.0, row=row, cells=cells, header=header))
         return out

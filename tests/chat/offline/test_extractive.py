@@ -291,3 +291,26 @@ def test_a_table_row_is_found_by_its_first_cell_even_when_the_title_names_that_w
         "| Commission up to quota | 4% of revenue | 2.5% of revenue |"))
     answer = ExtractiveAnswerer().run(question="Plan A commission rate?", chunks=[chunk])
     assert "Commission up to quota; Plan A: 4% of revenue" in answer and "Who is on it" not in answer
+
+
+def test_a_column_name_every_row_repeats_does_not_make_every_row_an_answer():
+    chunk = ScoredChunk(chunk_id="p", score=0.9, document_title="Sales commission plan", content=(
+        "| | Plan A: Direct Sales | Plan B: Channel Sales |\n|---|---|---|\n"
+        "| Who is on it | Account managers | Channel managers |\n"
+        "| Quota period | Quarter | Half-year |\n"
+        "| Commission paid | In the month after each quarter | In the month after each half-year |\n"
+        "| Accelerator | 1.5x above 120% of quota | None |"))
+    answer = ExtractiveAnswerer().run(question="When do direct sales people get their commission?", chunks=[chunk])
+    assert "In the month after each quarter" in answer
+    assert "Quota period" not in answer and "Accelerator" not in answer
+    answer = ExtractiveAnswerer().run(question="What is the quota period for channel sales?", chunks=[chunk])
+    assert [line for line in answer.splitlines() if line.startswith("- ")] == [
+        "- Quota period; Plan A: Direct Sales: Quarter; Plan B: Channel Sales: Half-year. [1]"]
+
+
+def test_a_question_asking_which_things_gets_every_row_of_the_column_it_names():
+    chunk = ScoredChunk(chunk_id="r", score=0.9, document_title="年会通知", context="年会通知 › 抽奖", content=(
+        "| 奖项 | 名额 | 奖品 |\n|---|---|---|\n| 一等奖 | 3名 | 空气净化器 |\n| 二等奖 | 10名 | 咖啡机 |\n"
+        "| 三等奖 | 30名 | 500元购物卡 |"))
+    answer = ExtractiveAnswerer().run(question="年会抽奖都有什么奖品？", chunks=[chunk])
+    assert all(prize in answer for prize in ("空气净化器", "咖啡机", "购物卡"))
