@@ -709,15 +709,15 @@ class ExtractiveAnswerer:
                 # They choose the table, not how many of its rows are quoted — unless the question asks which
                 # things ("年会都有什么奖品？"): then each row holds one, and the column it names is the answer.
                 named_words = _section_words(wanted, chunk)
-                header = [NAMED_CLAUSE * overlap(rest, c.header) if c.row else 0.0 for c in sentences]
+                columns = [NAMED_CLAUSE * overlap(rest, c.header) if c.row else 0.0 for c in sentences]
                 lexical = [(overlap(rest, c.own) + NAMED_CLAUSE * overlap(named_words, c.text)
                             + (NAMED_CLAUSE * overlap(wanted, _row_label(c.text)) if c.row else 0.0)
-                            + (named if listing else 0.0)) * weight
-                           for c, named in zip(sentences, header, strict=True)]
+                            + (column if listing else 0.0)) * weight
+                           for c, column in zip(sentences, columns, strict=True)]
                 partials = [_partial(aspects, c.own.lower()) for c in sentences]
                 scores = [lex + (SHAPE_BONUS * _shape_fit(shapes, c.text) + PARTIAL_BONUS * part
-                                 + (0.0 if listing else named)) * weight
-                          for c, lex, part, named in zip(sentences, lexical, partials, header, strict=True)]
+                                 + (0.0 if listing else column)) * weight
+                          for c, lex, part, column in zip(sentences, lexical, partials, columns, strict=True)]
             # A small rank prior breaks ties in favour of the better-ranked chunk.
             candidates += [replace(c, score=score + 0.01 / c.chunk_index, lexical=lex + 0.01 / c.chunk_index,
                                    partial=part)
