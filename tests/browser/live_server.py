@@ -92,7 +92,7 @@ class LiveServer:
     # Off by default so that a test decides when documents are ingested (setup drains the queue itself).
     ingest_worker: bool = False
     # What `prepare` asked for and the next `start` makes before serving (None: nothing).
-    _pending: dict | None = None
+    _pending: dict | None = field(default=None, init=False, repr=False)
 
     @property
     def url(self) -> str:
