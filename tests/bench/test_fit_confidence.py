@@ -14,7 +14,7 @@ from tests.chat.chat_helpers import BEARS_TITLE, HANDBOOK_TITLE, ingest_tiny_kb
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_it_collects_replays_and_fits_a_tiny_set(seeded, monkeypatch):
-    ingest_tiny_kb(empty_indexes_first=True)
+    ingest_tiny_kb()
     answerable = [{"question": "星河公司的年假有多少天？", "paragraph": HANDBOOK_TITLE, "answers": ["十五天"]},
                   {"question": "北极熊的皮肤是什么颜色？", "paragraph": BEARS_TITLE, "answers": ["黑色"]}]
     unanswerable = [{"question": "企鹅生活在哪个大洲？", "paragraph": "x", "answers": ["南极洲"]}]

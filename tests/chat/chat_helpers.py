@@ -25,18 +25,16 @@ BEARS = (
 QUESTION = "星河公司的年假有多少天？"
 
 
-def ingest_tiny_kb(*, empty_indexes_first: bool = False) -> dict[str, int]:
+def ingest_tiny_kb() -> dict[str, int]:
     """Two small documents, ingested and indexed into a fresh default knowledge base; returns title → document id.
 
     The base is new (tests.isolation): earlier tests' rows in the session's shared Milvus file would
     otherwise change what a question retrieves and how its evidence is scored (tests of abstention and
-    confidence need exactly these two documents). `empty_indexes_first` is kept for callers that name it;
-    a base of its own already gives what it asked for."""
+    confidence need exactly these two documents)."""
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
     from tests.isolation import fresh_default_kb
 
-    del empty_indexes_first
     fresh_default_kb()
     ids = {}
     for title, text in ((HANDBOOK_TITLE, HANDBOOK), (BEARS_TITLE, BEARS)):

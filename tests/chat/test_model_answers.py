@@ -24,7 +24,7 @@ def remote(settings, scripted_openai):
     from django.core.cache import cache
 
     cache.clear()
-    ingest_tiny_kb(empty_indexes_first=True)
+    ingest_tiny_kb()
     settings.OPENAI_API_KEY = "test-key"
     settings.OPENAI_BASE_URL = scripted_openai.base_url
     settings.LLM_TIMEOUT_SECONDS = 1

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 @pytest.fixture
 def kb():
-    return ingest_tiny_kb(empty_indexes_first=True)
+    return ingest_tiny_kb()
 
 
 @pytest.fixture(autouse=True)
