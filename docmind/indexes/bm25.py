@@ -51,8 +51,9 @@ class Bm25Index(WriteThroughIndex):
     kind = "BM25 rows"
 
     def __init__(self, *, terms: Callable[[str], list[int]], load: Callable[[], Iterable[Batch]],
-                 k1: float = K1, b: float = B, snapshot: IndexSnapshot | None = None) -> None:
-        super().__init__(load=load, snapshot=snapshot)
+                 k1: float = K1, b: float = B, snapshot: IndexSnapshot | None = None,
+                 count: Callable[[], int] | None = None) -> None:
+        super().__init__(load=load, snapshot=snapshot, count=count)
         self.k1, self.b = k1, b
         self._terms_of = terms
         self._clear()

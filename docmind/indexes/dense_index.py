@@ -35,8 +35,9 @@ class DenseIndex(WriteThroughIndex):
 
     kind = "vectors"
 
-    def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]], snapshot: IndexSnapshot | None = None) -> None:
-        super().__init__(load=load, snapshot=snapshot)
+    def __init__(self, *, dim: int, load: Callable[[], Iterable[Batch]], snapshot: IndexSnapshot | None = None,
+                 count: Callable[[], int] | None = None) -> None:
+        super().__init__(load=load, snapshot=snapshot, count=count)
         self.dim = dim
         self._matrix = np.zeros((0, dim), np.float32)
         self._version: _Version | None = None

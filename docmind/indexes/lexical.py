@@ -51,7 +51,7 @@ class MilvusLexicalIndex(MilvusCollection):
         self._ensure()
         snapshot = self._snapshot(lite_path) if lite_path else None
         if in_process:
-            self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot)
+            self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot, count=self.count_rows)
         else:
             self._unmirrored = snapshot
 

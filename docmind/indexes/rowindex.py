@@ -164,8 +164,11 @@ class WriteThroughIndex:
 
     kind = "rows"
 
-    def __init__(self, *, load: Callable[[], Iterable[tuple]], snapshot: IndexSnapshot | None = None) -> None:
+    def __init__(self, *, load: Callable[[], Iterable[tuple]], snapshot: IndexSnapshot | None = None,
+                 count: Callable[[], int] | None = None) -> None:
+        """`count`: how many rows the store holds now, checked against a restored snapshot."""
         self.lock = threading.RLock()
+        self._count = count
         self._loading = threading.Lock()  # held by a background warm-up thread
         self._load_lock = threading.Lock()  # one load at a time; waiting searches wait here, writes never do
         self._load = load
@@ -299,6 +302,13 @@ class WriteThroughIndex:
             return False
         if arrays is None:
             return False
+        # The token proves the snapshot describes what the store holds; the row count checks it as well, so a
+        # snapshot left valid by a write it lacks is read again from the store rather than searched.
+        try:
+            expected = self._count() if self._count is not None else None
+        except Exception:
+            log.exception("in-process index: the %s store could not count its rows; loading from it", self.kind)
+            return False
         with self.lock:
             if self._generation != generation:
                 return False
@@ -306,6 +316,12 @@ class WriteThroughIndex:
                 self._restore(arrays)
             except Exception:
                 log.exception("in-process index: the %s snapshot is unusable; loading from the store", self.kind)
+                self._clear()
+                return False
+            live = int(np.count_nonzero(self._index.rows.alive))
+            if expected is not None and live != expected:
+                log.warning("in-process index: the %s snapshot holds %d rows, the store %d; loading from the store",
+                            self.kind, live, expected)
                 self._clear()
                 return False
         return True

@@ -239,6 +239,12 @@ class MilvusCollection:
                 raise
             apply_local(self._local)
 
+    def count_rows(self) -> int:
+        """How many rows the collection holds now (strong consistency: the last write counted)."""
+        rows = self._client.query(self.collection, filter="id >= 0", output_fields=["count(*)"],
+                                  consistency_level=STRONG)
+        return int(rows[0]["count(*)"])
+
     def _call(self, method: str, *args, **kwargs):
         try:
             return getattr(self._client, method)(*args, **kwargs)
@@ -281,7 +287,7 @@ class MilvusVectorStore(MilvusCollection):
         # in-process index written through by this store is exact and consistent. A server searches itself.
         self._ensure(check_embedder=check_embedder)
         if self.is_lite and in_process:
-            self._local = DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri))
+            self._local = DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri), count=self.count_rows)
         elif self.is_lite:
             self._unmirrored = self._snapshot(uri)
 

@@ -272,6 +272,31 @@ def test_a_saved_snapshot_restores_without_reading_the_store(tmp_path):
     assert {pk for pk, _ in second.search(query, k=10)} == {1, 3, 4, 5}
 
 
+def test_a_snapshot_whose_token_holds_but_whose_rows_the_store_does_not_hold_is_read_again(tmp_path):
+    rng = np.random.default_rng(12)
+    vectors = _unit(rng, 3)
+    memory = _MemorySnapshot(tmp_path)
+    first = DenseIndex(dim=DIM, snapshot=memory.snapshot,
+                       load=lambda: iter([([1, 2], vectors[:2], [1, 1], ["a", "a"])]))
+    first.warm_up(wait=True)
+    assert first.save_snapshot()
+    memory.snapshot.cancel()
+    # The store holds a third row that the snapshot lacks, though its token still reads as valid.
+    reads = []
+
+    def read():
+        reads.append(1)
+        yield [1, 2, 3], vectors, [1, 1, 2], ["a", "a", "b"]
+
+    second = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=read, count=lambda: 3)
+    found = {pk for pk, _ in second.search(vectors[2], k=10)}
+    assert reads == [1] and found == {1, 2, 3}
+    # A snapshot that agrees with the store's count is restored without reading the store.
+    third = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter(()), count=lambda: 2)
+    third.warm_up(wait=True)
+    assert {pk for pk, _ in third.search(vectors[0], k=10)} == {1, 2}
+
+
 def test_a_write_after_the_snapshot_makes_the_next_process_read_the_store(tmp_path):
     rng = np.random.default_rng(12)
     vectors = _unit(rng, 3)
