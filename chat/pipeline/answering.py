@@ -53,8 +53,7 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
                                   computations=turn.record.computations, profile=memory.profile,
                                   history_summarizer=stages.summarizer, low_confidence=assessment.low_confidence,
                                   unsaid=assessment.unsaid, instructions=SHAPE_INSTRUCTIONS.get(shape.value, ""))
-    return replace(prompt, answer_style=memory.style, memory_applied=memory.applied,
-                   unsaid=assessment.unsaid if prompt.low_confidence else ())
+    return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
 
 
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,

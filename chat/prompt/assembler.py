@@ -40,14 +40,15 @@ class PromptAssembler:
             profile: str | None = "", history_summarizer: Summarizer | None = None,
             instructions: str = "", low_confidence: bool | None = None, unsaid: Sequence[str] = ()) -> PromptParts:
         """`low_confidence` (the calibrated verdict) overrides the grade's LOW when given; `unsaid`: words of the
-        question the evidence never says, named in the low-confidence instructions."""
+        question the evidence never says, named in the low-confidence instructions and kept on the parts (for the
+        offline answer's label) when the verdict is low."""
         p = self.params
         notes: list[str] = []
         level = grade.grade if isinstance(grade, GradeResult) else grade
         low = (level is Grade.LOW if low_confidence is None else low_confidence) and bool(chunks)
         system = t.SYSTEM_NO_EVIDENCE if not chunks else t.SYSTEM_LOW_CONFIDENCE if low else t.SYSTEM_NORMAL
         if low and unsaid:
-            system += "\n" + t.UNSAID_NOTE.format(words="、".join(f"“{w}”" for w in unsaid[:t.UNSAID_NAMED]))
+            system += "\n" + t.UNSAID_NOTE.format(words=t.named_words(unsaid))
         if chunks and instructions.strip():
             system += "\n" + instructions.strip()
         question = question.strip()
@@ -82,7 +83,7 @@ class PromptAssembler:
         messages = [{"role": "system", "content": system_text}, {"role": "user", "content": user_text}]
         tokens["total"] = estimate_tokens(system_text) + estimate_tokens(user_text)
         return PromptParts(messages=messages, chunks=tuple(used), low_confidence=low, tokens=tokens,
-                           notes=tuple(notes))
+                           notes=tuple(notes), unsaid=tuple(unsaid) if low else ())
 
     def _fit_chunks(self, chunks: Sequence[ScoredChunk], ceiling: int,
                     notes: list[str]) -> tuple[list[ScoredChunk], str, int]:

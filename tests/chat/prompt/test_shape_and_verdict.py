@@ -33,11 +33,11 @@ def test_the_evidence_header_names_the_section_once():
 def test_a_low_verdict_names_the_words_the_evidence_never_says_to_the_model():
     low = PromptAssembler().run(question="支付可以预付吗？", chunks=[CHUNK], grade=HIGH, history=[],
                                 low_confidence=True, unsaid=("预付",))
-    assert "“预付”" in low.messages[0]["content"]
+    assert "“预付”" in low.messages[0]["content"] and low.unsaid == ("预付",)
     # An answer the evidence supports is not told a word is missing, whatever the calibrator found.
     normal = PromptAssembler().run(question="支付可以预付吗？", chunks=[CHUNK], grade=HIGH, history=[],
                                    low_confidence=False, unsaid=("预付",))
-    assert "预付" not in normal.messages[0]["content"]
+    assert "预付" not in normal.messages[0]["content"] and normal.unsaid == ()
 
 
 def test_at_most_three_unsaid_words_are_named():
