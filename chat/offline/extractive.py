@@ -16,7 +16,7 @@ from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
-from docmind.prompts.answer import UNSAID_NAMED
+from docmind.prompts.answer import named_words
 from docmind.text import (
     ANSWER_STOP_WORDS,
     MARKDOWN_TABLE_ROW,
@@ -522,9 +522,7 @@ class ExtractiveAnswerer:
             limit = max(limit, DETAILED_SENTENCES)
         lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
         if low_confidence and unsaid:
-            shown = unsaid[:UNSAID_NAMED]
-            named = "、".join(f"“{w}”" for w in shown) if zh else ", ".join(f"“{w}”" for w in shown)
-            lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named)
+            lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named_words(unsaid, zh=zh))
         body = ""
         if shape is AnswerShape.SUMMARY:
             body = self._summary(self._summarised(chunks, question))

@@ -5,6 +5,8 @@ with `[n]` citations (streamed).
 The evidence blocks are rendered in docmind.evidence, beside the budget that measures them."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _RULES = """规则：
 1. 每个用到参考资料的句子末尾标注来源编号，例如 [1] 或 [1][2]；只能使用下面给出的编号，不要编造编号。
 2. 参考资料中没有的事实不要编造；资料不足以回答时，直接说明。
@@ -30,6 +32,11 @@ SYSTEM_LOW_CONFIDENCE = (
 # (here and in the offline answer's label), in the question's order: more add length, not reason.
 UNSAID_NAMED = 3
 UNSAID_NOTE = "参考资料中没有出现问题里的{words}：请在回答开头明确说明资料没有提到它，不要用资料中相近的内容代替答案。"
+
+
+def named_words(words: Sequence[str], *, zh: bool = True) -> str:
+    """The first UNSAID_NAMED of `words`, each in quotation marks, as a Chinese (、) or English (, ) list."""
+    return ("、" if zh else ", ").join(f"“{w}”" for w in words[:UNSAID_NAMED])
 
 SYSTEM_NO_EVIDENCE = (
     "你是 DocMind 知识库问答助手。知识库中没有找到与这个问题相关的参考资料。\n"
