@@ -46,7 +46,7 @@ class MemoryVectorIndex(Protocol):
 class MilvusMemoryIndex(MilvusCollection):
     def __init__(self, *, client: Any, dim: int, embedder_name: str, in_process: bool,
                  collection: str = MEMORY_COLLECTION) -> None:
-        super().__init__(client=client, collection=collection)
+        super().__init__(client=client, collection=collection, lite_path=None)  # its in-process copy is never saved
         self.dim, self.embedder_name = dim, embedder_name
         self._local = DenseIndex(dim=dim, load=self._read_all) if in_process else None
         # True when the vectors were made by another embedder and were dropped: the caller re-embeds.

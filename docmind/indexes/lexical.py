@@ -42,18 +42,17 @@ class MilvusLexicalIndex(MilvusCollection):
     """Milvus' BM25 function: the sparse vectors and corpus statistics live in Milvus itself, so the index
     is persisted, updated incrementally and identical for every server process without any sync code."""
 
-    def __init__(self, *, client: Any, collection: str = LEXICAL_COLLECTION, in_process: bool = False,
-                 lite_path: str | None = None) -> None:
-        """`in_process`: search a Bm25Index written through by this object instead of Milvus (Milvus Lite only,
-        where one process owns the file: Lite scores every row in Python on every query). `lite_path`: the Lite
-        file, beside which the in-process index is saved so that the next process starts in seconds."""
-        super().__init__(client=client, collection=collection)
+    def __init__(self, *, client: Any, lite_path: str | None, collection: str = LEXICAL_COLLECTION,
+                 in_process: bool = False) -> None:
+        """`lite_path`: the Lite file `client` opened (None for a Milvus server), beside which the in-process
+        index is saved so that the next process starts in seconds; required, since every writer of a Lite
+        collection must invalidate that copy. `in_process`: search a Bm25Index written through by this object
+        instead of Milvus (Milvus Lite only, where one process owns the file: Lite scores every row in Python
+        on every query)."""
+        super().__init__(client=client, collection=collection, lite_path=lite_path)
         self._ensure()
-        snapshot = self._snapshot(lite_path) if lite_path else None
         if in_process:
-            self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=snapshot, count=self.count_rows)
-        else:
-            self._unmirrored = snapshot
+            self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=self._saved, count=self.count_rows)
 
     def _ensure(self) -> None:
         with self._lock:

@@ -236,11 +236,6 @@ class WriteThroughIndex:
         if self._snapshot is not None:
             self._snapshot.cancel()
 
-    def before_write(self) -> None:
-        """Called by the store, holding `lock`, before it writes: a saved snapshot stops being valid."""
-        if self._snapshot is not None:
-            self._snapshot.mark_dirty()
-
     def _apply(self, change: Callable[[], None]) -> None:
         """A write the store just made (the caller holds `lock`): apply it now, queue it behind a running load,
         or leave it to the load that has not started yet."""

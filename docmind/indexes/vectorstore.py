@@ -93,15 +93,18 @@ class MilvusCollection:
     """Plumbing shared by the Milvus-backed stores (vectors here, BM25 in lexical.py): one collection on a
     MilvusClient, which both stores share (one Milvus Lite file, one client); backend errors → VectorStoreError."""
 
-    def __init__(self, *, client: Any, collection: str) -> None:
+    def __init__(self, *, client: Any, collection: str, lite_path: str | None) -> None:
+        """`lite_path`: the Milvus Lite file beside which copies of this collection are saved (None where none
+        is: a Milvus server, or a collection whose in-process copy is never saved). Every store of such a
+        collection must name it, whether or not it keeps an in-process copy itself: each write clears the token
+        of the saved copy, and a store that did not would leave a stale copy valid for the next start."""
         self._client = client
         self.collection = collection
         self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
         # With a Milvus Lite file: a write-through in-process copy that answers searches (DenseIndex, Bm25Index).
         self._local: Any = None
-        # With a Milvus Lite file but no in-process copy: the snapshot another store of the file may have saved,
-        # which this store's writes make stale.
-        self._unmirrored: IndexSnapshot | None = None
+        # With a Milvus Lite file: the copy of this collection saved beside it, which every write makes stale.
+        self._saved: IndexSnapshot | None = self._snapshot(lite_path) if lite_path else None
         # False for a collection made before knowledge bases existed (see KbFieldMissing).
         self.has_kb_field = True
 
@@ -217,11 +220,10 @@ class MilvusCollection:
         return self._local.ready
 
     def _before_write(self) -> None:
-        """Whatever snapshot of this collection was saved stops being valid (the caller holds the locks)."""
-        if self._local is not None:
-            self._local.before_write()
-        elif self._unmirrored is not None:
-            self._unmirrored.mark_dirty()
+        """Whatever snapshot of this collection was saved stops being valid (the caller holds the locks); done
+        here rather than by the in-process copy, so that no write escapes it whatever copy the store keeps."""
+        if self._saved is not None:
+            self._saved.mark_dirty()
 
     def _write(self, apply_local: Callable[[Any], None], method: str, *args, **kwargs) -> None:
         """A Milvus write and the same change to the in-process copy, under its lock so that a load never
@@ -280,16 +282,14 @@ class MilvusVectorStore(MilvusCollection):
                 hint = (" — a Milvus Lite file can be opened by one process only: stop the running server "
                         "or upload through the API")
             raise VectorStoreError(f"cannot open the vector store at {uri}: {exc}{hint}") from exc
-        super().__init__(client=client, collection=collection)
+        super().__init__(client=client, collection=collection, lite_path=uri if is_lite_uri(uri) else None)
         # Milvus Lite scans unflushed (growing) rows slowly; flushing after each write keeps search indexed.
         self.is_lite = is_lite_uri(uri)
         # Milvus Lite searches in Python over every row; a Lite file is opened by one process only, so an
         # in-process index written through by this store is exact and consistent. A server searches itself.
         self._ensure(check_embedder=check_embedder)
         if self.is_lite and in_process:
-            self._local = DenseIndex(dim=dim, load=self._read_all, snapshot=self._snapshot(uri), count=self.count_rows)
-        elif self.is_lite:
-            self._unmirrored = self._snapshot(uri)
+            self._local = DenseIndex(dim=dim, load=self._read_all, snapshot=self._saved, count=self.count_rows)
 
     @classmethod
     def for_rebuild(cls, *, uri: str, dim: int, embedder_name: str) -> MilvusVectorStore:

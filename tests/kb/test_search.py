@@ -124,7 +124,7 @@ def test_a_collection_without_the_kb_field_refuses_filtered_searches(kb_index):
     client.create_collection("legacy_lexical", schema=schema, index_params=index)
     client.insert("legacy_lexical", [{"id": 1, "document_id": 1, "domain": "a", "text": "报销发票审批"}])
     try:
-        legacy = MilvusLexicalIndex(client=client, collection="legacy_lexical")
+        legacy = MilvusLexicalIndex(client=client, lite_path=get_vector_store().uri, collection="legacy_lexical")
         assert legacy.has_kb_field is False
         with pytest.raises(KbFieldMissing):
             legacy.search("报销发票", k=3, kb_ids=[1])

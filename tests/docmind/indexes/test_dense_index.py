@@ -254,7 +254,7 @@ def test_a_saved_snapshot_restores_without_reading_the_store(tmp_path):
                        load=lambda: iter([([1, 2, 3, 4], vectors[:4], [1, 1, 2, 2], ["a", "a", "b", "b"])]))
     first.warm_up(wait=True)
     with first.lock:
-        first.before_write()
+        memory.snapshot.mark_dirty()
         first.delete_ids([2])
         first.upsert(ids=[5], vectors=vectors[4:], document_ids=[3], domains=["c"])
     assert first.save_snapshot()
@@ -306,7 +306,7 @@ def test_a_write_after_the_snapshot_makes_the_next_process_read_the_store(tmp_pa
     first.warm_up(wait=True)
     assert first.save_snapshot()
     with first.lock:
-        first.before_write()  # the store's write: clears the token the snapshot carries
+        memory.snapshot.mark_dirty()  # the store's write: clears the token the snapshot carries
         first.upsert(ids=[3], vectors=vectors[2:], document_ids=[2], domains=["a"])
     memory.snapshot.cancel()
     content.append(([3], vectors[2:], [2], ["a"]))

@@ -19,7 +19,8 @@ class _CountingFlushes:
 
 def test_added_rows_are_found_by_milvus_before_and_after_they_are_sealed(empty_indexes):
     client = _CountingFlushes(get_vector_store().client)
-    milvus = MilvusLexicalIndex(client=client)  # no in-process copy: Milvus answers every search
+    # No in-process copy: Milvus answers every search.
+    milvus = MilvusLexicalIndex(client=client, lite_path=get_vector_store().uri)
     milvus.add(ids=[1, 2], texts=["熊猫吃竹子", "报销发票"], document_ids=[1, 2], domains=["a", "a"], kb_ids=[1, 1])
     milvus.add(ids=[3], texts=["熊猫宝宝"], document_ids=[3], domains=["a"], kb_ids=[1])
 

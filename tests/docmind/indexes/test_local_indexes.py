@@ -38,7 +38,7 @@ def test_the_default_store_and_lexical_index_search_in_process():
     assert get_vector_store().is_lite
     assert isinstance(get_vector_store()._local, DenseIndex)
     assert isinstance(get_lexical_index()._local, Bm25Index)
-    assert MilvusLexicalIndex(client=get_vector_store().client)._local is None
+    assert MilvusLexicalIndex(client=get_vector_store().client, lite_path=get_vector_store().uri)._local is None
 
 
 def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(empty_indexes):
@@ -66,7 +66,8 @@ def test_vector_search_equals_milvus_after_upserts_deletes_and_reset(empty_index
     assert set(fetched) == {31}
     np.testing.assert_allclose(fetched[31], vectors[30:][::-1][0], atol=1e-6)
     # A new process: Milvus answers while the in-process index is rebuilt from what it holds.
-    store._local = DenseIndex(dim=dim, load=store._read_all)
+    store._local.retire()  # as a process that stops: it never saves again
+    store._local = DenseIndex(dim=dim, load=store._read_all, snapshot=store._saved, count=store.count_rows)
     _same(store.search(query, k=60), _milvus_vector_hits(store, query, 60))
     _same(store.search(query, k=60, kb_ids=[2]), _milvus_vector_hits(store, query, 60, kb_ids=[2]))
     store.warm_up(wait=True)
@@ -85,7 +86,7 @@ def test_lexical_tokens_and_scores_match_milvus_lite_bm25(empty_indexes):
     texts = ["大熊猫主要吃竹子，生活在四川的山林里。", "差旅报销需要在出差结束后三十天内提交发票，由部门经理审批。",
              "Rust is a systems programming language with a Borrow Checker.", "熊猫宝宝在成都出生，竹子是熊猫的主食。",
              "发票丢失时，报销需要部门经理审批和说明。"]
-    milvus = MilvusLexicalIndex(client=get_vector_store().client)
+    milvus = MilvusLexicalIndex(client=get_vector_store().client, lite_path=get_vector_store().uri)
     milvus.add(ids=[1, 2, 3, 4, 5], texts=texts, document_ids=[1, 1, 2, 3, 3], domains=["a", "a", "b", "b", "b"],
                kb_ids=[1] * 5)
     milvus.flush()  # sealed: Milvus Lite scores rows it still scans with statistics of their own
@@ -230,6 +231,29 @@ def test_a_write_through_a_store_without_an_in_process_copy_makes_a_saved_snapsh
     lite.write(lite.open(in_process=False), 2)
 
     assert lite.found(lite.open()) == ({1, 2}, {1, 2})
+
+
+def test_a_write_makes_the_saved_snapshot_stale_whatever_in_process_copy_the_store_keeps(tmp_path):
+    lite = _LiteFile(tmp_path, seed=10)
+    mirrored = lite.open()
+    lite.write(mirrored, 1)
+    for index in mirrored:
+        index.warm_up(wait=True)
+        assert index._local.save_snapshot()
+    dropped = lite.open()
+    for index in dropped:
+        index._local.retire()
+        index._local = None  # its copy dropped: Milvus answers, and the store still writes
+
+    lite.write(dropped, 2)
+
+    assert [index._local._snapshot.load() for index in mirrored] == [None, None]  # token cleared
+    assert lite.found(lite.open()) == ({1, 2}, {1, 2})
+
+
+def test_a_lexical_index_must_name_the_lite_file_its_client_opened():
+    with pytest.raises(TypeError, match="lite_path"):
+        MilvusLexicalIndex(client=get_vector_store().client)
 
 
 def test_a_copy_that_misses_another_stores_write_saves_no_snapshot(tmp_path):

@@ -35,21 +35,21 @@ class _IteratingClient:
 
 
 def test_a_client_error_becomes_a_vector_store_error_naming_method_and_collection():
-    store = MilvusCollection(client=_FailingClient(), collection="docmind_chunks")
+    store = MilvusCollection(client=_FailingClient(), collection="docmind_chunks", lite_path=None)
     with pytest.raises(VectorStoreError, match="Milvus upsert on docmind_chunks failed: connection refused"):
         store._call("upsert", "docmind_chunks", [])
 
 
 def test_all_ids_reads_every_batch_and_closes_the_iterator():
     iterator = _Iterator([[{"id": 1}, {"id": 2}], [{"id": 2}, {"id": 7}]])
-    assert MilvusCollection(client=_IteratingClient(iterator), collection="c").all_ids() == {1, 2, 7}
+    assert MilvusCollection(client=_IteratingClient(iterator), collection="c", lite_path=None).all_ids() == {1, 2, 7}
     assert iterator.closed
 
 
 def test_all_ids_closes_the_iterator_when_a_batch_fails():
     iterator = _Iterator([[{"id": 1}], RuntimeError("lost connection")])
     with pytest.raises(RuntimeError):
-        MilvusCollection(client=_IteratingClient(iterator), collection="c").all_ids()
+        MilvusCollection(client=_IteratingClient(iterator), collection="c", lite_path=None).all_ids()
     assert iterator.closed
 
 
@@ -65,7 +65,7 @@ def test_a_snapshot_token_is_read_with_strong_consistency():
             return [{"value": "token"}]
 
     client = Recording()
-    assert MilvusCollection(client=client, collection="c")._meta_get("c.snapshot") == "token"
+    assert MilvusCollection(client=client, collection="c", lite_path=None)._meta_get("c.snapshot") == "token"
     assert client.kwargs["consistency_level"] == "Strong"
 
 
@@ -102,15 +102,17 @@ class _IndexingClient:
 
 def test_a_new_collection_is_returned_once_every_index_is_built():
     client = _IndexingClient({"vector": ["InProgress", "InProgress", "Finished"], "domain": ["Finished"]})
-    MilvusCollection(client=client, collection="c")._create_collection("c", schema=object(), index=object())
+    collection = MilvusCollection(client=client, collection="c", lite_path=None)
+    collection._create_collection("c", schema=object(), index=object())
     assert client.calls == [("create_collection", "c", ("schema",)), ("create_index", "c", False)]
     assert client.states == {"vector": ["Finished"], "domain": ["Finished"]}
 
 
 def test_an_index_milvus_could_not_build_fails_the_collection_set_up():
     client = _IndexingClient({"vector": ["Failed"]})
+    collection = MilvusCollection(client=client, collection="c", lite_path=None)
     with pytest.raises(VectorStoreError, match="could not build index vector of c"):
-        MilvusCollection(client=client, collection="c")._create_collection("c", schema=object(), index=object())
+        collection._create_collection("c", schema=object(), index=object())
 
 
 def test_the_collections_of_a_new_store_have_every_index_built(tmp_path):
@@ -118,7 +120,7 @@ def test_the_collections_of_a_new_store_have_every_index_built(tmp_path):
     from docmind.indexes.vectorstore import META_COLLECTION, MilvusVectorStore
 
     store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
-    MilvusLexicalIndex(client=store.client)
+    MilvusLexicalIndex(client=store.client, lite_path=store.uri)
     client = store.client
     built = {(name, index): client.describe_index(name, index)["state"]
              for name in (META_COLLECTION, store.collection, LEXICAL_COLLECTION) for index in client.list_indexes(name)}
