@@ -1,25 +1,9 @@
-"""ASGI entry point: HTTP through Django (and /mcp/ through the MCP server), WebSocket through Channels."""
-import os
+"""ASGI entry point of a server process: the application (project.routing) and, once, the work a server starts
+in the background (project.startup: index and dictionary warm-up, the ingestion and evaluation workers, the
+knowledge map)."""
+from project.routing import application  # sets Django up before project.startup reads settings
+from project.startup import on_server_start
 
-from django.core.asgi import get_asgi_application
-
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
-django_asgi_app = get_asgi_application()
-
-from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs Django set up first)
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
-
-from chat.routing import websocket_urlpatterns  # noqa: E402
-from docmind.wsorigin import SameOriginValidator  # noqa: E402
-from project.mcp.asgi import McpMount  # noqa: E402
-from project.startup import on_server_start  # noqa: E402
-
-application = ProtocolTypeRouter({
-    "http": McpMount(django_asgi_app),  # /mcp/: the MCP server (token auth); the rest: Django
-    # Host names against ALLOWED_HOSTS (Channels), then the exact origin, port included.
-    "websocket": AllowedHostsOriginValidator(
-        SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
-})
+__all__ = ["application"]
 
 on_server_start()

@@ -27,29 +27,32 @@ def _warm_up_indexes() -> None:
     and writes never wait for them."""
     import threading
 
-    def work() -> None:
-        try:
-            from docmind.indexes.stores import get_lexical_index, get_vector_store
+    threading.Thread(target=warm_up, name="docmind-warm-up", daemon=True).start()
 
-            get_vector_store().warm_up()
-            get_lexical_index().warm_up()
-        except Exception:  # a store that cannot open is reported by /healthz and the first request
-            log.exception("search indexes not warmed up")
-        try:
-            from docmind.bilingual import get_lexicon
 
-            get_lexicon()  # about a second of parsing that the first cross-language question would pay
-        except Exception:  # without it a cross-language question loads it itself (or searches untranslated)
-            log.exception("bilingual dictionary not loaded")
-        try:
-            from docmind.backends import get_language_means
+def warm_up(*, wait: bool = False) -> None:
+    """What the server's warm-up thread loads; `wait`: return once the indexes are loaded too (else each loads
+    in a thread of its own). Errors are logged, never raised: whatever failed loads on first use instead."""
+    try:
+        from docmind.indexes.stores import get_lexical_index, get_vector_store
 
-            # One batch of short passages the first question in another language than its answer would wait for.
-            get_language_means().means()
-        except Exception:  # an embedder that cannot be built is reported by the first question that needs it
-            log.exception("the embedder's language means not measured")
+        get_vector_store().warm_up(wait=wait)
+        get_lexical_index().warm_up(wait=wait)
+    except Exception:  # a store that cannot open is reported by /healthz and the first request
+        log.exception("search indexes not warmed up")
+    try:
+        from docmind.bilingual import get_lexicon
 
-    threading.Thread(target=work, name="docmind-warm-up", daemon=True).start()
+        get_lexicon()  # about a second of parsing that the first cross-language question would pay
+    except Exception:  # without it a cross-language question loads it itself (or searches untranslated)
+        log.exception("bilingual dictionary not loaded")
+    try:
+        from docmind.backends import get_language_means
+
+        # One batch of short passages the first question in another language than its answer would wait for.
+        get_language_means().means()
+    except Exception:  # an embedder that cannot be built is reported by the first question that needs it
+        log.exception("the embedder's language means not measured")
 
 
 def _load_knowledge_index() -> None:

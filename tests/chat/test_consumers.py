@@ -10,7 +10,7 @@ from django.conf import settings
 from django.test import Client
 
 from chat.models import Message
-from project.asgi import application
+from project.routing import application
 from tests.chat.chat_helpers import HANDBOOK_TITLE, QUESTION, assert_events_follow_the_contract, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)

@@ -19,6 +19,7 @@ from chat.models import Conversation, Message, MessageStatus
 from chat.runner import TurnRunner
 from config_admin.services import config_set
 from docmind.backends import reset_backends
+from project.startup import warm_up
 from tests.chat.chat_helpers import asgi_post, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -74,6 +75,8 @@ def _sse_events(raw: str) -> list[tuple[str, dict]]:
 
 async def test_a_silent_model_ends_the_sse_turn_with_llm_timeout_at_the_deadline_with_heartbeats_before(
         member, tiny_kb, runner, silent_model, monkeypatch):
+    # Loaded as a server loads them at start: the seconds of a first load are not the model's to time out.
+    await sync_to_async(warm_up)(wait=True)
     monkeypatch.setattr("chat.sse.HEARTBEAT_SECONDS", 0.3)
     await sync_to_async(config_set)(key="chat.turn_deadline_seconds", value="3")
     await sync_to_async(config_set)(key="llm.interactive_timeout_seconds", value="1")

@@ -5,7 +5,7 @@ import pytest
 from channels.testing import WebsocketCommunicator
 
 from docmind.wsorigin import origin_allowed
-from project.asgi import application
+from project.routing import application
 
 
 @pytest.mark.parametrize("origin,host,allowed", [

@@ -169,7 +169,7 @@ def _session_cookie(user) -> bytes:
 
 
 async def _ws_ask(user, frame: dict) -> str:
-    from project.asgi import application
+    from project.routing import application
 
     headers = [(b"origin", b"http://localhost"), (b"host", b"localhost"),
                (b"cookie", await sync_to_async(_session_cookie)(user))]
