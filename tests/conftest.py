@@ -1,6 +1,7 @@
 """Shared fixtures: users in each role and authenticated API clients."""
 from __future__ import annotations
 
+import fcntl
 import os
 
 import pytest
@@ -107,12 +108,23 @@ def memory_extraction_ends_with_its_test():
 
 
 @pytest.fixture(scope="session")
-def migrated_data_dir(tmp_path_factory):
-    """A data dir migrated once per test process, which each live server (tests/browser/live_server.py) copies
-    instead of running the migrations again in a process of its own."""
+def migrated_data_dir(tmp_path_factory, worker_id):
+    """A data dir migrated once per run, which each live server (tests/browser/live_server.py) copies instead of
+    running the migrations again in a process of its own. The xdist workers of one run share it: the first to
+    need it migrates under a file lock, the others wait and copy (the run's temp dir is theirs alone)."""
     from tests.browser.live_server import migrated_template
 
-    return migrated_template(tmp_path_factory.mktemp("migrated-data-dir"))
+    if worker_id == "master":
+        return migrated_template(tmp_path_factory.mktemp("migrated-data-dir"))
+    shared = tmp_path_factory.getbasetemp().parent / "migrated-data-dir"
+    with open(shared.with_name("migrated-data-dir.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared.with_name("migrated-data-dir.done")
+        if not done.exists():
+            shared.mkdir(exist_ok=True)
+            migrated_template(shared)
+            done.touch()
+    return shared
 
 
 @pytest.fixture
