@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from config_admin.models import SysAiConfig, SysAiConfigChange
 from config_admin.registry import ConfigValueError, UnknownConfigKey, spec
 from config_admin.services import config_set
+from docmind.sandbox import runner_status
 
 
 class SysAiConfigForm(forms.ModelForm):
@@ -66,8 +67,6 @@ class SysAiConfigAdmin(admin.ModelAdmin):
         except UnknownConfigKey:
             return str(_("unknown key"))
         if item.key == "sandbox.enabled":
-            from docmind.sandbox import runner_status
-
             status = runner_status()
             return (gettext("bool (the sandbox runner is available)") if status.available
                     else gettext("false only: %(reason)s") % {"reason": status.reason})

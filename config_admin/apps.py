@@ -9,6 +9,7 @@ class ConfigAdminConfig(AppConfig):
     verbose_name = _("AI configuration")
 
     def ready(self) -> None:
+        # apps not ready: docmind.roles imports django.contrib.auth.models, and this module loads before the models
         from docmind import roles
 
         post_migrate.connect(roles.sync_role_permissions, dispatch_uid="docmind-sync-roles")

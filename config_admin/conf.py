@@ -7,7 +7,8 @@ from typing import Any
 
 from django.db.models import Count, Max
 
-from config_admin.registry import ConfigValueError, spec
+from config_admin.models import SysAiConfig
+from config_admin.registry import KEYS, ConfigValueError, spec
 
 
 class ConfigSnapshot(Mapping[str, Any]):
@@ -41,8 +42,6 @@ class AiConfigAccessor:
         self._snapshot: ConfigSnapshot | None = None
 
     def snapshot(self) -> ConfigSnapshot:
-        from config_admin.models import SysAiConfig
-
         agg = SysAiConfig.objects.aggregate(latest=Max("updated_at"), count=Count("id"))
         stamp = (agg["latest"], agg["count"])
         with self._lock:
@@ -58,9 +57,6 @@ class AiConfigAccessor:
 
     @staticmethod
     def _load() -> ConfigSnapshot:
-        from config_admin.models import SysAiConfig
-        from config_admin.registry import KEYS
-
         rows = {row.key: row for row in SysAiConfig.objects.all()}
         values: dict[str, Any] = {}
         for item in KEYS:

@@ -11,6 +11,8 @@ from typing import Any
 from django.utils.translation import gettext_noop as N_
 
 from docmind.llm.base import STRUCTURED_OUTPUT_MODES
+from docmind.sandbox import runner_status
+from docmind.telemetry.usage import validate_prices
 
 VALUE_TYPES = ("int", "float", "bool", "str", "json")
 
@@ -98,14 +100,11 @@ class ConfigKey:
 def _sandbox_runner_check(enabled: Any) -> None:
     if not enabled:
         return
-    from docmind.sandbox import runner_status
 
     status = runner_status()
     if not status.available:
         raise ConfigValueError(f"sandbox.enabled cannot be turned on here: {status.reason}")
 def _prices(value: Any) -> None:
-    from docmind.telemetry.usage import validate_prices
-
     validate_prices(value)
 
 

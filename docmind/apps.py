@@ -1,7 +1,11 @@
 """The docmind app: the table of external MCP servers (McpServer); the rest of docmind is infrastructure."""
 import logging
 
-from django.apps import AppConfig
+import jieba
+from django.apps import AppConfig, apps
+from django.utils.translation import gettext_lazy as _
+
+from docmind.telemetry import configure_tracing
 
 
 class DocmindConfig(AppConfig):
@@ -9,10 +13,6 @@ class DocmindConfig(AppConfig):
     verbose_name = "DocMind"
 
     def ready(self) -> None:
-        import jieba
-        from django.apps import apps
-        from django.utils.translation import gettext_lazy as _
-
         # django-axes names its app after its label only, so the admin index would say "Axes" in every language.
         if apps.is_installed("axes"):
             apps.get_app_config("axes").verbose_name = _("Login lockout")
@@ -22,8 +22,6 @@ class DocmindConfig(AppConfig):
 
         # jieba sets its own logger to DEBUG on import, overriding LOGGING.
         jieba.setLogLevel(logging.WARNING)
-
-        from docmind.telemetry import configure_tracing
 
         # Off (nothing installed, nothing exported) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
         configure_tracing()

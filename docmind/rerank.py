@@ -14,6 +14,7 @@ from docmind.bilingual import (
     MAX_TRANSLATED_TERMS,
     TRANSLATION_WEIGHT,
     TRANSLATIONS_PER_TERM,
+    LazyLexicon,
     Lexicon,
     translate_terms,
     translated_coverage,
@@ -215,6 +216,5 @@ def build_reranker(endpoint: ServiceEndpoint) -> Reranker:
     if endpoint.enabled:
         log.info("rerank: HTTP endpoint, model %s", endpoint.model)
         return HttpReranker(url=endpoint.url or "", api_key=endpoint.api_key, model=endpoint.model)
-    from docmind.bilingual import LazyLexicon
 
     return LocalReranker(lexicon=LazyLexicon())

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
 
 ADMIN, KB_EDITOR, MEMBER = "admin", "kb_editor", "member"
 ROLES = (ADMIN, KB_EDITOR, MEMBER)
@@ -57,8 +57,6 @@ def has_role(user: AbstractBaseUser | AnonymousUser | None, *roles: str) -> bool
 
 def sync_role_permissions(sender: Any = None, **kwargs: Any) -> None:
     """Give each role group its permissions; runs after every migrate, so new models are covered."""
-    from django.contrib.auth.models import Group, Permission
-
     groups = {g.name: g for g in Group.objects.filter(name__in=ROLES)}
     if len(groups) != len(ROLES):
         return  # the roles migration has not run yet
@@ -67,8 +65,6 @@ def sync_role_permissions(sender: Any = None, **kwargs: Any) -> None:
 
 def ensure_roles() -> None:
     """Create any missing role group and grant the permissions (idempotent)."""
-    from django.contrib.auth.models import Group, Permission
-
     _grant({name: Group.objects.get_or_create(name=name)[0] for name in ROLES}, Permission)
 
 
@@ -80,8 +76,6 @@ def _grant(groups: dict, permission_model: Any) -> None:
 
 def user_set_role(*, user: AbstractBaseUser, role: str) -> None:
     """Put `user` in exactly one role group; staff access to the admin follows the role."""
-    from django.contrib.auth.models import Group
-
     if role not in ROLES:
         raise ValueError(f"unknown role {role!r}; expected one of {', '.join(ROLES)}")
     user.groups.set([Group.objects.get(name=role)])

@@ -46,7 +46,8 @@ class DocMindCommandLine(CommandLineInterface):
         # argparse keeps the last occurrence, so the operator's own limits override these defaults.
         defaults = ["--websocket-max-message-size", str(TRANSPORT_MAX_MESSAGE_BYTES),
                     "--websocket-max-frame-size", str(TRANSPORT_MAX_MESSAGE_BYTES)]
-        from twisted.internet import reactor  # daphne.server installed the asyncio reactor on import
+        # order: daphne.server installs the asyncio reactor on import; taken here, after it, never the default one
+        from twisted.internet import reactor
 
         # Before daphne's own shutdown work: running turns are cancelled and the exit is bounded.
         reactor.addSystemEventTrigger("before", "shutdown", shutdown.begin)

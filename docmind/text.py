@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import jieba
+
 # Sentence terminators a compression window may be snapped to (Chinese and English). Splitting text into
 # sentences is done differently where it matters: the chunker needs offsets and keeps closing quotes
 # (kb/ingestion/chunker.py), citation parsing keeps trailing [n] markers with their sentence (chat/citations.py).
@@ -55,8 +57,6 @@ LEXICAL_STOP_WORDS: list[str] = sorted(FUNCTION_WORDS | _PUNCTUATION)
 
 @lru_cache(maxsize=1)
 def _jieba():
-    import jieba
-
     # jieba sets its own logger to DEBUG on import, overriding LOGGING (docmind/apps.py does the same).
     jieba.setLogLevel(logging.WARNING)
     return jieba
@@ -66,6 +66,7 @@ def _jieba():
 def _idf() -> tuple[dict[str, float], float]:
     """jieba's bundled IDF table: rarity without corpus statistics (unknown words count as rare)."""
     _jieba()
+    # heavy: jieba.analyse reads its IDF table (about 1 s) on import
     import jieba.analyse
 
     table = jieba.analyse.default_tfidf
@@ -103,6 +104,7 @@ def tokens(text: str) -> tuple[str, ...]:
 def keywords(text: str, k: int) -> list[str]:
     """Top-k TF-IDF terms of a document by jieba's bundled IDF table (no corpus statistics needed)."""
     _jieba()
+    # heavy: jieba.analyse reads its IDF table (about 1 s) on import
     import jieba.analyse
 
     return [t for t in jieba.analyse.extract_tags(text[:20000], topK=k) if len(t) >= 2 and not t.isdigit()]

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from docmind.indexes.bm25 import Bm25Index
 from docmind.indexes.vectorstore import STRONG, MilvusCollection, build_filter
-from docmind.text import LEXICAL_STOP_WORDS
+from docmind.text import LEXICAL_STOP_WORDS, _jieba
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
@@ -61,6 +61,7 @@ class MilvusLexicalIndex(MilvusCollection):
             self._check_kb_field()
 
     def _create_and_load(self) -> None:
+        # heavy: pymilvus (about 1.5 s) loads with the first Milvus client, not with this module
         from pymilvus import DataType, Function, FunctionType
 
         if not self._client.has_collection(self.collection):
@@ -161,14 +162,13 @@ class MilvusLexicalIndex(MilvusCollection):
 
 def analyze(text: str) -> list[str]:
     """The tokens ANALYZER_PARAMS gives in Milvus Lite: jieba search mode, trimmed, lower-cased, stop words out."""
-    from docmind.text import _jieba
-
     stripped = (token.strip().lower() for token in _jieba().cut_for_search(text))
     return [token for token in stripped if token and token not in _STOP]
 
 
 def term_ids(text: str) -> list[int]:
     """The analyzer's tokens as the term ids Milvus Lite stores in the sparse field (FNV-1a of each token)."""
+    # heavy: milvus_lite's analyzer (about 0.5 s) loads only when term ids are asked for
     from milvus_lite.analyzer.hash import term_to_id
 
     return [term_to_id(token) for token in analyze(text)]

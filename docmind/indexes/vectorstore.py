@@ -171,6 +171,7 @@ class MilvusCollection:
 
     def _ensure_meta(self) -> None:
         """The small key/value collection for the embedder name and snapshot tokens; the caller holds the lock."""
+        # heavy: pymilvus (about 1.5 s) loads with the first Milvus client; django.setup() loads this module
         from pymilvus import DataType
 
         if not self._client.has_collection(META_COLLECTION):
@@ -271,6 +272,7 @@ class MilvusVectorStore(MilvusCollection):
                  token: str | None = None, check_embedder: bool = True, in_process: bool = True) -> None:
         """`in_process` False keeps even a Milvus Lite file from getting the in-process index, so every
         search is a Milvus search with a filter expression (the leak probe runs that way once)."""
+        # heavy: pymilvus (about 1.5 s) loads with the first Milvus client; django.setup() loads this module
         from pymilvus import MilvusClient
 
         self.uri, self.dim, self.embedder_name = uri, dim, embedder_name
@@ -300,6 +302,7 @@ class MilvusVectorStore(MilvusCollection):
 
     # -- set-up -----------------------------------------------------------------------------------------
     def _ensure(self, *, check_embedder: bool = True) -> None:
+        # heavy: pymilvus, as in __init__
         from pymilvus import DataType
 
         with self._lock:
@@ -428,6 +431,7 @@ class MilvusVectorStore(MilvusCollection):
 
     def reset(self, *, embedder_name: str, dim: int) -> None:
         """Drop every vector and recreate the collection for `embedder_name` (kb_reindex)."""
+        # heavy: pymilvus, as in __init__
         from pymilvus import DataType
 
         with self._lock, self._local.lock if self._local is not None else nullcontext():

@@ -127,6 +127,7 @@ class McpConnector:
             policy.check_url_resolved(server.url)
 
     def _client(self) -> Any:
+        # heavy: the MCP SDK (about 1 s) loads with the first connection to an external server
         from mcp import Client, StdioServerParameters
         from mcp.client.stdio import get_default_environment
         from mcp.client.streamable_http import streamable_http_client

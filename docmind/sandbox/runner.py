@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
+
 from docmind.sandbox.cgroup import CgroupLayout, detect_layout
 from docmind.sandbox.seccomp import SeccompUnavailable, compiled_filter
 
@@ -33,8 +35,6 @@ class RunnerConfig:
 
     @classmethod
     def from_environment(cls) -> RunnerConfig:
-        from django.conf import settings
-
         return cls(bwrap=getattr(settings, "SANDBOX_BWRAP", "bwrap"),
                    python=getattr(settings, "SANDBOX_PYTHON", "/usr/bin/python3"))
 

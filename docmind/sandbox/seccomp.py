@@ -32,6 +32,7 @@ class SeccompUnavailable(RuntimeError):
 def compiled_filter() -> bytes:
     """The BPF program bubblewrap installs with `--seccomp FD`, compiled once per process."""
     try:
+        # optional: without libseccomp the import fails, and the sandbox reports itself unavailable
         import pyseccomp as sc
     except (ImportError, RuntimeError, OSError) as exc:  # pyseccomp raises RuntimeError without libseccomp
         raise SeccompUnavailable(f"libseccomp is not available ({exc})") from None

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from docmind.llm.base import LlmCancelled
 from docmind.telemetry import metrics
 from docmind.telemetry.tracing import tracer
 from docmind.telemetry.usage import estimate_messages, record_usage
@@ -50,8 +51,6 @@ def server_of(base_url: str) -> tuple[str, int | None]:
 
 
 def _is_cancellation(exc: BaseException) -> bool:
-    from docmind.llm.base import LlmCancelled
-
     return isinstance(exc, LlmCancelled)
 
 
