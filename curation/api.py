@@ -9,6 +9,7 @@ from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -82,7 +83,6 @@ class QaPairListView(APIView):
             kb = query_id(raw)
             if kb not in editable:
                 raise Http404("no such knowledge base")
-        from rest_framework.pagination import PageNumberPagination
 
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(selectors.qa_pair_list(kb_ids=editable, kb=kb), request, view=self)

@@ -12,7 +12,8 @@ from django.core.cache import cache
 from django.db import transaction
 
 from curation.models import QaPair, QaSource
-from curation.selectors import VERSION_KEY
+from curation.selectors import VERSION_KEY, pairs_to_embed
+from docmind import backends
 from kb.models import Document, KnowledgeBase
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,7 @@ def curation_version_bump() -> None:
 
 
 def _embed(question: str) -> tuple[list[float], str]:
-    from docmind.backends import get_embedder
-
-    embedder = get_embedder()
+    embedder = backends.get_embedder()
     vector = embedder.embed_query(question)
     return [float(x) for x in vector.reshape(-1)], embedder.name
 
@@ -112,10 +111,7 @@ def qa_pair_delete(*, pair: QaPair) -> None:
 
 def qa_pairs_embed_missing(*, limit: int = 500) -> int:
     """Embed active pairs that lack a vector of the current embedder (after the embedder changed)."""
-    from curation.selectors import pairs_to_embed
-    from docmind.backends import get_embedder
-
-    name = get_embedder().name
+    name = backends.get_embedder().name
     count = 0
     for pair in pairs_to_embed(embedder_name=name)[:limit]:
         pair.vector, pair.embedder = _embed(pair.question)
@@ -149,9 +145,8 @@ def qa_pairs_import(*, kb: KnowledgeBase, name: str, data: bytes, author: Any = 
             cleaned.append(_clean(cells[q] if q < len(cells) else "", cells[a] if a < len(cells) else ""))
         except CurationError as exc:
             raise CurationError(f"row {number}: {exc}") from None
-    from docmind.backends import get_embedder
 
-    embedder = get_embedder()
+    embedder = backends.get_embedder()
     matrix = [embedder.embed_query(question) for question, _ in cleaned]
     owner = author if getattr(author, "is_authenticated", False) else None
     with transaction.atomic():
@@ -166,6 +161,7 @@ def qa_pairs_import(*, kb: KnowledgeBase, name: str, data: bytes, author: Any = 
 def _rows(name: str, data: bytes) -> list[list[Any]]:
     lower = (name or "").lower()
     if lower.endswith(".xlsx"):
+        # heavy: openpyxl (about 0.4 s) loads only for an .xlsx import; django.setup() loads this module
         from openpyxl import load_workbook
 
         try:

@@ -20,9 +20,10 @@ from django.utils.translation import gettext_lazy as _
 from simple_history.admin import SimpleHistoryAdmin
 
 from kb import access, maintenance, services
-from kb.access import editable_kb_ids, readable_kb_ids
+from kb.access import editable_kb_ids, kb_default, readable_kb_ids
 from kb.admin_access import KbScopedAdmin, ReadableKbFilter, grant_holder_field
 from kb.admin_upload import MultiUploadForm, report_upload, upload_files
+from kb.editing import ChunkEditError, chunk_edit
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Chunk, ChunkLevel, Document, KbGrant, KnowledgeBase, KnowledgeDomain
 
@@ -47,8 +48,6 @@ class DocumentUploadForm(forms.ModelForm):
         self.fields["kb"].required = False  # the default knowledge base, as for the API
 
     def clean(self):
-        from kb.access import kb_default
-
         cleaned = super().clean()
         upload = cleaned.get("file")
         if upload is not None and not self.errors:
@@ -387,8 +386,6 @@ class ChunkAdmin(SimpleHistoryAdmin, KbScopedAdmin):
         return [*self.readonly_fields, "content"]
 
     def save_model(self, request, obj: Chunk, form, change: bool) -> None:
-        from kb.editing import ChunkEditError, chunk_edit
-
         # Compared with the stored text, not the form's initial one: restoring a revision from the history page
         # submits that revision's text unchanged.
         if not change or form.cleaned_data.get("content") == Chunk.objects.filter(pk=obj.pk).values_list(
@@ -532,6 +529,7 @@ class KnowledgeDomainAdmin(KbScopedAdmin):
     @admin.action(description=_("Regenerate the knowledge map (re-profile documents, re-aggregate the domain)"),
                   permissions=["change"])
     def regenerate_knowledge_map(self, request, queryset) -> None:
+        # heavy: the domain service loads pydantic and the model client (about 80 ms); the admin loads at django.setup()
         from kb.domains.service import build_domain_service
 
         service = build_domain_service()

@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from kb import archive_upload, services
+from kb.access import editable_kb_ids, kb_default
 from kb.models import KnowledgeBase
 
 
@@ -48,8 +49,6 @@ class MultiUploadForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.user = user
         # Only the knowledge bases the uploader may edit are offered (and accepted).
-        from kb.access import editable_kb_ids
-
         editable = KnowledgeBase.objects.filter(pk__in=editable_kb_ids(user)).order_by("-is_default", "name")
         self.fields["kb"].queryset = editable
         first = editable.first()
@@ -69,8 +68,6 @@ class MultiUploadForm(forms.Form):
         return paths
 
     def clean_kb(self) -> KnowledgeBase:
-        from kb.access import kb_default
-
         kb = self.cleaned_data.get("kb") or kb_default()  # none chosen: the default, as for the API
         if kb.pk not in self._editable:
             raise forms.ValidationError(_("You may not upload into this knowledge base."))

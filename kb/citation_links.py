@@ -20,6 +20,8 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from docmind.evidence import SNIPPET_CHARS, ScoredChunk, Source
+from kb.access import readable_kb_ids
+from kb.selectors import documents_in
 
 READER_URL = "reader_url"
 # A saved evidence card's snippet, kept beside its longer text for an asker who may later hold only a view grant.
@@ -119,9 +121,6 @@ class CitationLinks:
         return quoted
 
     def _look_up(self, document_ids: set[int]) -> None:
-        from kb.access import readable_kb_ids
-        from kb.selectors import documents_in
-
         unknown = document_ids - self._checked
         if not unknown:
             return

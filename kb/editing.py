@@ -8,10 +8,12 @@ from typing import Any
 
 from django.db import transaction
 
+from docmind import backends
 from docmind.tokens import estimate_tokens
 from kb.ingestion.chunker import retrieval_text
 from kb.models import Chunk, ChunkLevel, DocumentStatus
 from kb.services import IngestError, kb_version_bump
+from kb.signals import chunk_edited
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +53,6 @@ def chunk_edit(*, chunk: Chunk, content: str, user: Any = None, reason: str = ""
                 _record_ingested_text(parent)
                 _save(parent, parent.content.replace(old, content), user=user,
                       reason=f"passage {chunk.pk} edited")
-        from kb.signals import chunk_edited
 
         chunk_edited.send(sender=Chunk, chunk=chunk, user=user, before=old, after=content, reason=reason or "edit")
         if chunk.level == ChunkLevel.CHILD:
@@ -95,7 +96,7 @@ def chunk_reindex(*, chunk_id: int) -> None:
 
     A failure is logged and leaves the old entries: search joins every hit back to the database, so the
     new text is what is read, only found by the old words; `kb_reindex` or another edit repairs it."""
-    from docmind.backends import get_embedder
+    # heavy: the indexes load scipy (about 0.3 s) and Milvus on first use, not with this module
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     chunk = Chunk.objects.filter(pk=chunk_id, level=ChunkLevel.CHILD).select_related("document").first()
@@ -104,7 +105,7 @@ def chunk_reindex(*, chunk_id: int) -> None:
     text = retrieval_text(chunk.context, chunk.content)
     document = chunk.document
     try:
-        vector = get_embedder().embed_passages([text])
+        vector = backends.get_embedder().embed_passages([text])
         store = get_vector_store()
         store.upsert(ids=[chunk.pk], vectors=vector, document_ids=[document.pk], domains=[document.domain],
                      kb_ids=[document.kb_id])

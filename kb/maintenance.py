@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import logging
 
+import numpy as np
 from django.db import transaction
 from django.utils import timezone
 
 from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.resume import CHUNKING_KEY
+from kb.ingestion.wakeup import wake_worker
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeBase
 from kb.services import IngestError, kb_version_bump, validate_domain
+from kb.signals import document_changed
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +114,7 @@ def _move(document: Document, changes: dict[str, object], *, places: tuple[tuple
 
 def _rewrite_index_placement(document_id: int) -> None:
     """Write the document's current domain and knowledge base into its index entries (vectors reused)."""
+    # heavy: the indexes load scipy (about 0.3 s) and Milvus on first use; this module loads at django.setup()
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     document = Document.objects.filter(pk=document_id).first()
@@ -125,8 +129,6 @@ def _rewrite_index_placement(document_id: int) -> None:
         vectors = store.fetch(ids)
         with_vector = [pk for pk in ids if pk in vectors]
         if with_vector:
-            import numpy as np
-
             store.upsert(ids=with_vector, vectors=np.stack([vectors[pk] for pk in with_vector]),
                          document_ids=[document_id] * len(with_vector), domains=[domain] * len(with_vector),
                          kb_ids=[document.kb_id] * len(with_vector))
@@ -142,6 +144,7 @@ def _rewrite_index_placement(document_id: int) -> None:
 def _reaggregate(kb_id: int, domain_ids: tuple[str, ...]) -> None:
     # The knowledge map is an aid: its failure never undoes a move.
     try:
+        # heavy: the domain service loads pydantic and the model client (80 ms); this module loads at django.setup()
         from kb.domains.service import build_domain_service
 
         service = build_domain_service()
@@ -153,7 +156,6 @@ def _reaggregate(kb_id: int, domain_ids: tuple[str, ...]) -> None:
 
 def _queue_changed() -> None:
     kb_version_bump()
-    from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
 
@@ -163,6 +165,4 @@ def _plain(value: object) -> object:
 
 
 def _announce(document: Document, action: str, changes: dict[str, list[object]]) -> None:
-    from kb.signals import document_changed
-
     document_changed.send(sender=Document, document=document, action=action, changes=changes)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import models
+from django.contrib.auth.models import Group
+from django.db import models, transaction
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
@@ -18,9 +19,6 @@ DEFAULT_GRANTS = (("member", "read"), ("kb_editor", "edit"))
 class KnowledgeBaseManager(models.Manager):
     def default(self) -> KnowledgeBase:
         """The default knowledge base, created with its readers when missing (a fresh or flushed database)."""
-        from django.contrib.auth.models import Group
-        from django.db import transaction
-
         with transaction.atomic():
             existing = self.select_for_update().filter(is_default=True).order_by("id").first()
             if existing is not None:

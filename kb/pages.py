@@ -30,6 +30,7 @@ class PageInfo:
 
 
 def _open(document: Document):
+    # heavy: pypdfium2 (about 20 ms) loads with the first page shown, not at django.setup()
     import pypdfium2 as pdfium
 
     if document.file_type != "pdf" or not document.file:

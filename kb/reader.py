@@ -15,7 +15,9 @@ from rest_framework.request import Request
 from rest_framework.views import APIView
 
 from kb import selectors
+from kb.access import readable_kb_ids
 from kb.models import Chunk, ChunkLevel, Document
+from kb.pages import NoSuchPage, page_image, page_info
 from kb.reader_markdown import display_title, render_section
 
 
@@ -38,8 +40,6 @@ class Section:
 def _readable(request: HttpRequest, pk: int) -> Document:
     # The same rule as the document API: a document outside the readable knowledge bases is a 404,
     # exactly like an unknown id, never a hint.
-    from kb.access import readable_kb_ids
-
     try:
         return selectors.document_list(kb_ids=readable_kb_ids(request.user)).get(pk=pk)
     except Document.DoesNotExist:
@@ -97,8 +97,6 @@ def location_label(location: dict | None) -> str:
 
 
 def _page_view(document: Document, requested: str, cited: Chunk | None) -> PageView | None:
-    from kb.pages import NoSuchPage, page_info
-
     location = cited.location if cited is not None and isinstance(cited.location, dict) else {}
     number = int(requested) if requested.isdigit() else location.get("page")
     if document.file_type != "pdf" or not isinstance(number, int):
@@ -170,8 +168,6 @@ def _quoted_then(cited: Chunk | None, requested: str) -> str | None:
 @login_required
 def document_page_image(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Page `number` of a readable PDF as a PNG, for the reader."""
-    from kb.pages import NoSuchPage, page_image
-
     document = _readable(request, pk)
     try:
         path = page_image(document, number)

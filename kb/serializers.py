@@ -7,6 +7,7 @@ from rest_framework import serializers
 from docmind.fields import IdField, NameField
 from docmind.redact import without_paths
 from kb.models import Document
+from kb.selectors import child_chunk_count
 from kb.services import DOMAIN_PATTERN
 
 
@@ -29,7 +30,6 @@ class DocumentSerializer(serializers.ModelSerializer):
         annotated = getattr(document, "chunk_count", None)
         if annotated is not None:
             return annotated
-        from kb.selectors import child_chunk_count
 
         return child_chunk_count(document=document)
 

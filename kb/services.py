@@ -16,9 +16,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from docmind.redact import without_paths
+from kb.access import kb_default, readable_kb_ids
+from kb.domains import on_document_deleted
 from kb.domains.records import knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Chunk, Document, DocumentStatus, KnowledgeBase
+from kb.ingestion.wakeup import wake_worker
+from kb.models import Chunk, Document, DocumentStatus, KbAccess, KbGrant, KnowledgeBase
+from kb.pages import forget_pages
 from kb.selectors import KB_VERSION_KEY
 
 log = logging.getLogger(__name__)
@@ -87,8 +91,6 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     refused with that base's name (one file is one document); a base `user` cannot read is never
     consulted, so an upload reveals nothing about it (the file becomes a document of `kb` as well).
     """
-    from kb.access import kb_default
-
     kb = kb or kb_default()
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)
@@ -130,8 +132,6 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
 def _refuse_if_stored_where_readable(*, checksum: str, kb: KnowledgeBase, user) -> None:
     """The same file in another base the uploader reads is refused, naming it; bases it cannot read are not
     looked at (without a user — a management command — every base is)."""
-    from kb.access import readable_kb_ids
-
     others = Document.objects.filter(checksum=checksum).exclude(kb=kb)
     if user is not None:
         others = others.filter(kb_id__in=readable_kb_ids(user))
@@ -196,6 +196,7 @@ def document_delete(*, document: Document) -> None:
 
 
 def _purge_index(document_id: int, file) -> None:
+    # heavy: the indexes load scipy (about 0.3 s) and Milvus on first use; this module loads at django.setup()
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     # Search joins hits back to the database, so a failure here never shows a deleted or failed
@@ -207,7 +208,6 @@ def _purge_index(document_id: int, file) -> None:
         log.exception("could not remove the index entries of deleted or failed document %s", document_id)
     if file:
         file.delete(save=False)
-    from kb.pages import forget_pages
 
     forget_pages(document_id)
 
@@ -215,8 +215,6 @@ def _purge_index(document_id: int, file) -> None:
 def _knowledge_map_changed(kb_id: int, domain_id: str) -> None:
     # Re-aggregate the domain's when_to_retrieve; the map is an aid, so never fail the delete.
     try:
-        from kb.domains import on_document_deleted
-
         on_document_deleted(domain_id, kb_id=kb_id)
     except Exception:
         log.exception("knowledge map update failed for domain %s", domain_id)
@@ -271,7 +269,6 @@ def document_claim(*, document_id: int) -> bool:
 
 def _after_change() -> None:
     kb_version_bump()
-    from kb.ingestion.wakeup import wake_worker
 
     wake_worker()
 
@@ -293,8 +290,6 @@ class KbNameTaken(IngestError):
 
 def kb_create(*, name: str, description: str = "", owner=None) -> KnowledgeBase:
     """A new knowledge base; its creator gets `edit` on it (an admin sees every base anyway)."""
-    from kb.models import KbAccess, KbGrant
-
     name = (name or "").strip()
     if not name or len(name) > 128:
         raise IngestError("name must be 1–128 characters")
@@ -335,8 +330,6 @@ def kb_delete(*, kb: KnowledgeBase) -> None:
 
 def kb_grant(*, kb: KnowledgeBase, access: str, user=None, group=None):
     """Give `user` or `group` view, read or edit access (replacing an earlier grant of the same holder)."""
-    from kb.models import KbAccess, KbGrant
-
     if (user is None) == (group is None):
         raise IngestError("give exactly one of user or group")
     if access not in KbAccess.values:
@@ -349,8 +342,6 @@ def kb_grant(*, kb: KnowledgeBase, access: str, user=None, group=None):
 
 def kb_revoke(*, kb: KnowledgeBase, user=None, group=None) -> bool:
     """Remove the grant of `user` or `group`; answers cached under it stop being served at once."""
-    from kb.models import KbGrant
-
     if (user is None) == (group is None):
         raise IngestError("give exactly one of user or group")
     with transaction.atomic():

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from config_admin.conf import ai_config
 from memory.types import MemoryParams
 
 
@@ -32,6 +33,4 @@ def memory_params(snapshot: Mapping[str, Any]) -> MemoryParams:
 
 def configured_memory_params() -> MemoryParams:
     """The current configuration's values, for a caller that was handed none (a REST write, a command)."""
-    from config_admin.conf import ai_config
-
     return memory_params(ai_config.snapshot())

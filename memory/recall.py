@@ -3,6 +3,7 @@ plus the standing ones (profile, instructions, answer-style preferences)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -81,7 +82,6 @@ class MemoryRecaller:
                 texts = self._index.texts([pk for pk, _ in hits])
             except Exception as exc:
                 degraded.append(f"vector index text failed: {exc.__class__.__name__}")
-        from datetime import UTC, datetime
 
         out = []
         for memory_id, cos in hits:

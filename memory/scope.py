@@ -6,6 +6,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from docmind import backends
+from memory.backends import get_memory_index
+from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer
+from memory.selectors import memory_items_from_db
+from memory.services import memory_forget, memory_forget_all
+from memory.similarity import RAW, scale_for
 from memory.turn import TYPE_LABELS, extract_and_save
 from memory.types import MemoryParams
 
@@ -27,11 +33,8 @@ def _match_forget_target(*, user_id: int, target: str, items: Sequence[Any], par
     literal = [m for m in items if wanted in _norm(m.content) or _norm(m.content) in wanted]
     if literal:
         return literal
-    from docmind.backends import get_embedder
-    from memory.backends import get_memory_index
-    from memory.similarity import RAW, scale_for
 
-    embedder = get_embedder()
+    embedder = backends.get_embedder()
     scale = scale_for(embedder) if params.calibrate else RAW
     try:
         hits = get_memory_index().search(embedder.embed_passages([target])[0], user_id=user_id, k=1)
@@ -45,10 +48,6 @@ def _match_forget_target(*, user_id: int, target: str, items: Sequence[Any], par
 def memory_scope_reply(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                        chat_model: Any = None) -> str:
     """The MEMORY scope: list what is remembered, explain it, forget one / all, or remember a statement."""
-    from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer
-    from memory.selectors import memory_items_from_db
-    from memory.services import memory_forget, memory_forget_all
-
     command = MemoryCommandParser().run(message=message)
     items = memory_items_from_db(user_id=user_id)
     forgotten: list[str] = []

@@ -16,10 +16,12 @@ from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from memory.backends import get_memory_cache, get_memory_index
 from memory.conflicts import Action, ConflictResolver, Resolution
 from memory.eviction import EvictionPlanner
 from memory.models import MemorySource, UserMemory
 from memory.selectors import memory_items_from_db
+from memory.similarity import RAW, scale_for
 from memory.types import TYPES, MemoryCandidate, MemoryParams
 from memory.vector_writes import (
     delete_vectors,
@@ -74,8 +76,6 @@ def _check_type(memory_type: str) -> str:
 
 def _stores(index: Any = None, cache: Any = None) -> tuple[Any, Any]:
     """The memory vector index (None when it cannot be opened: it is derived) and the cache."""
-    from memory.backends import get_memory_cache, get_memory_index
-
     if cache is None:
         cache = get_memory_cache()
     if index is None:
@@ -98,7 +98,6 @@ def _neighbours(index: Any, embedder: Any, vector: Any, *, user_id: int, memory_
     """Active same-type memories near the new one, checked against the database, calibrated."""
     if index is None or vector is None:
         return []
-    from memory.similarity import RAW, scale_for
 
     try:
         hits = index.search(vector, user_id=user_id, k=CONFLICT_NEIGHBOURS, memory_types=[memory_type], strong=True)
@@ -243,8 +242,6 @@ def memory_touch(*, user_id: int, memory_ids: Sequence[int], cache: Any = None, 
     if not ids:
         return
     if cache is None:
-        from memory.backends import get_memory_cache
-
         cache = get_memory_cache()
 
     def work() -> None:

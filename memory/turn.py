@@ -11,7 +11,16 @@ from typing import Any
 from django.db import close_old_connections, connections
 from opentelemetry.trace import SpanContext
 
+from docmind import backends
 from docmind.telemetry import current_span_context, follow_up_span
+from memory.backends import get_memory_cache, get_memory_index
+from memory.commands import is_forget_request
+from memory.extraction import MemoryExtractor, extract
+from memory.models import MemorySource
+from memory.recall import MemoryRecaller
+from memory.selectors import memory_active_items, memory_items_from_db
+from memory.services import memory_save, memory_touch
+from memory.similarity import RAW, scale_for
 from memory.style import AnswerStyle, parse_answer_style
 from memory.types import MemoryParams, RecallResult
 
@@ -49,13 +58,7 @@ class TurnMemory:
 
 
 def build_recaller(params: MemoryParams) -> Any:
-    from docmind.backends import get_embedder
-    from memory.backends import get_memory_cache, get_memory_index
-    from memory.recall import MemoryRecaller
-    from memory.selectors import memory_active_items
-    from memory.similarity import RAW, scale_for
-
-    embedder = get_embedder()
+    embedder = backends.get_embedder()
     cache = get_memory_cache()
     try:
         index = get_memory_index()
@@ -81,7 +84,6 @@ def recall_for_turn(*, user_id: int, query: str, params: MemoryParams, memory_aw
         log.exception("memory recall failed; answering without memories")
         return TurnMemory(recall=RecallResult(degraded="recall failed"))
     items = [m.item for m in result.memories]
-    from memory.services import memory_touch
 
     memory_touch(user_id=user_id, memory_ids=[m.item.id for m in result.memories if not m.from_index])
     lines = tuple(f"[{TYPE_LABELS.get(i.memory_type, i.memory_type)}] {i.content}" for i in items)
@@ -110,8 +112,6 @@ def recall_tool(*, user_id: int, params: MemoryParams) -> Callable[[str], list[s
 def schedule_extraction(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                         chat_model: Any) -> Future | None:
     """Queue extraction of this turn's message; the answer has already been sent when it runs."""
-    from memory.commands import is_forget_request
-
     if not (params.enabled and params.extraction_enabled) or not message.strip() or is_forget_request(message):
         return None
     if chat_model is None and not hints:
@@ -133,11 +133,6 @@ def _on_worker(job: Callable[..., Any], turn_span: SpanContext | None, **kwargs:
 
 def extract_and_save(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                      chat_model: Any) -> list[dict[str, Any]]:
-    from memory.extraction import MemoryExtractor, extract
-    from memory.models import MemorySource
-    from memory.selectors import memory_items_from_db
-    from memory.services import memory_save
-
     saved: list[dict[str, Any]] = []
     try:
         model = (MemoryExtractor(chat_model=chat_model, model=params.extract_model,

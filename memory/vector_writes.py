@@ -5,6 +5,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from docmind import backends
+from memory.compose import configured_memory_params
 from memory.models import UserMemory
 from memory.types import MemoryParams
 
@@ -14,7 +16,6 @@ log = logging.getLogger(__name__)
 def params_or_config(params: MemoryParams | None) -> MemoryParams:
     if params is not None:
         return params
-    from memory.compose import configured_memory_params
 
     return configured_memory_params()
 
@@ -22,9 +23,8 @@ def params_or_config(params: MemoryParams | None) -> MemoryParams:
 def embedder_or_default(embedder: Any = None) -> Any:
     if embedder is not None:
         return embedder
-    from docmind.backends import get_embedder
 
-    return get_embedder()
+    return backends.get_embedder()
 
 
 def embed_memory(embedder: Any, text: str, params: MemoryParams) -> Any:

@@ -53,6 +53,7 @@ class MilvusMemoryIndex(MilvusCollection):
         self.emptied_for_new_embedder = self._ensure()
 
     def _ensure(self) -> bool:
+        # heavy: pymilvus (about 1.5 s) loads with the first Milvus client; django.setup() loads this module
         from pymilvus import DataType
 
         with self._lock:
@@ -131,6 +132,7 @@ class MilvusMemoryIndex(MilvusCollection):
 
     def reset(self) -> None:
         """Drop every memory vector (the caller re-embeds from the database)."""
+        # heavy: pymilvus, as in _ensure
         from pymilvus import DataType
 
         with self._lock, self._local.lock if self._local is not None else nullcontext():

@@ -8,6 +8,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from django.db import close_old_connections, connection
+
 if TYPE_CHECKING:
     from kb.domains.service import KnowledgeDomainService
     from kb.models import Document
@@ -18,6 +20,7 @@ log = logging.getLogger(__name__)
 def on_document_ingested(document: Document) -> None:
     """Ingestion hook: profile the document, then re-aggregate its domain. Never fails ingestion."""
     try:
+        # heavy: the domain service loads pydantic and the model client (80 ms); kb.domains loads at django.setup()
         from kb.domains.service import build_domain_service
 
         build_domain_service().on_document_ingested(document)
@@ -63,6 +66,7 @@ class DomainUpdates:
 
     def _domain_service(self) -> KnowledgeDomainService:
         if self._service is None:
+            # heavy: as in on_document_ingested
             from kb.domains.service import build_domain_service
 
             self._service = build_domain_service()
@@ -114,8 +118,6 @@ class BackgroundDomainUpdates:
         self._queue.put((kind, item))
 
     def _serve(self) -> None:
-        from django.db import close_old_connections, connection
-
         try:
             while True:
                 kind, item = self._queue.get()
@@ -136,6 +138,7 @@ class BackgroundDomainUpdates:
 
 def on_document_deleted(domain_id: str, *, kb_id: int) -> None:
     """Deletion hook: re-aggregate the domain the document belonged to."""
+    # heavy: as in on_document_ingested
     from kb.domains.service import build_domain_service
 
     build_domain_service().on_document_change(domain_id, kb_id=kb_id)

@@ -8,6 +8,7 @@ import yaml
 
 from docmind.tokens import estimate_tokens
 from kb.domains.markup import clean_phrase, clean_tags
+from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,6 @@ def render_knowledge_map(domains: Sequence[MapDomain], *, max_tokens: int = 1500
 def load_knowledge_map_domains(*, kb_ids: Collection[int]) -> list[MapDomain]:
     """Selector: the domain rows of the knowledge bases in `kb_ids` plus the titles and covers of their
     ready documents (two queries). Only those bases: the map must not name what the asker cannot read."""
-    from kb.models import Document, DocumentStatus, KnowledgeDomain
-
     kb_ids = sorted(int(k) for k in kb_ids)
     docs: dict[tuple[int, str], list[MapDocument]] = {}
     rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=kb_ids)

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
+from config_admin.conf import ai_config
+from docmind import backends
 from kb.domains.aggregator import DocSummary, DomainAggregator
 from kb.domains.markup import clean_phrase
 from kb.domains.profiler import DocumentProfiler
-
-if TYPE_CHECKING:
-    from kb.models import Document, KnowledgeDomain
+from kb.domains.records import document_profile_save, knowledge_domain_refresh, knowledge_domain_texts_save
+from kb.models import ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 
 log = logging.getLogger(__name__)
 
@@ -26,8 +26,6 @@ class KnowledgeDomainService:
 
     def profile_document(self, document: Document) -> None:
         """Write `covers` and `when_to_retrieve` into the document's metadata (other keys kept)."""
-        from kb.domains.records import document_profile_save
-
         profile = self.profiler.run(title=document.title, text=document_text(document))
         document.metadata = document_profile_save(
             document=document, profile={**profile.as_metadata(), "profile_source": profile.source})
@@ -44,9 +42,6 @@ class KnowledgeDomainService:
         """Re-aggregate this domain of one knowledge base only; an admin-written description is never
         overwritten. Only that base's documents feed it, so its text never describes another base.
         None when the domain is gone with its last document."""
-        from kb.domains.records import knowledge_domain_refresh, knowledge_domain_texts_save
-        from kb.models import Document, DocumentStatus
-
         docs = list(Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY)
                     .order_by("title").values_list("title", "metadata"))
         summaries = [DocSummary(title=title, covers=tuple(str(c) for c in (meta or {}).get("covers") or ()),
@@ -69,16 +64,12 @@ class KnowledgeDomainService:
 
     def regenerate(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain | None:
         """Admin action: re-profile the domain's documents, then re-aggregate it."""
-        from kb.models import Document, DocumentStatus
-
         for document in Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY):
             self.profile_document(document)
         return self.on_document_change(domain_id, kb_id=kb_id)
 
     def load_index(self) -> list[str]:
         """Start-up: domains with documents but no row (or an empty one) are generated; returns them."""
-        from kb.models import Document, DocumentStatus, KnowledgeDomain
-
         have = set(KnowledgeDomain.objects.exclude(when_to_retrieve__isnull=True).exclude(when_to_retrieve="")
                    .values_list("kb_id", "domain_id"))
         wanted = set(Document.objects.filter(status=DocumentStatus.READY).values_list("kb_id", "domain"))
@@ -94,8 +85,6 @@ class KnowledgeDomainService:
 
 def document_text(document: Document, limit: int = PROFILE_INPUT_CHARS) -> str:
     """The head of the document: its parent chunks in order (children overlap them)."""
-    from kb.models import ChunkLevel
-
     parts: list[str] = []
     size = 0
     for content in document.chunks.filter(level=ChunkLevel.PARENT).order_by("ordinal").values_list("content",
@@ -109,11 +98,8 @@ def document_text(document: Document, limit: int = PROFILE_INPUT_CHARS) -> str:
 
 def build_domain_service() -> KnowledgeDomainService:
     """The service with the small model (or offline stages when there is no model)."""
-    from config_admin.conf import ai_config
-    from docmind.backends import get_chat_model
-
     model, structured = ai_config.get("llm.small_model"), ai_config.get("llm.structured_outputs")
-    chat_model = get_chat_model()
+    chat_model = backends.get_chat_model()
     return KnowledgeDomainService(
         profiler=DocumentProfiler(chat_model=chat_model, model=model, structured_outputs=structured),
         aggregator=DomainAggregator(chat_model=chat_model, model=model, structured_outputs=structured))

@@ -4,9 +4,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db.models import F
 
 from docmind.embeddings import Embedder
+from docmind.indexes.vectorstore import KbFieldMissing
 from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.embed_ahead import embed_ahead
 from kb.ingestion.pipeline import BATCH_SIZE, seal
@@ -76,8 +78,6 @@ class IndexReconciler:
     @staticmethod
     def _kb_of(store) -> dict[int, int] | None:
         """Every entry's stored knowledge base, or None when the collection has no kb_id field."""
-        from docmind.indexes.vectorstore import KbFieldMissing
-
         try:
             return store.all_kb_ids()
         except KbFieldMissing:
@@ -112,8 +112,6 @@ def _rows(ids: Sequence[int]) -> list[dict]:
 def _relabel(ids: Sequence[int], *, vectors, embedder: Embedder) -> None:
     """Rewrite entries with their document's knowledge base, reusing the stored vectors (an in-place
     upsert: nothing is re-embedded unless a vector is missing)."""
-    import numpy as np
-
     for start in range(0, len(ids), 500):
         rows = _rows(ids[start:start + 500])
         stored = vectors.fetch([r["id"] for r in rows])

@@ -6,19 +6,32 @@ import logging
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
 
+from config_admin.conf import ai_config
+from docmind import backends
+from docmind.embeddings import EmbeddingError
+from docmind.indexes.stores import get_lexical_index, get_vector_store
+from docmind.indexes.vectorstore import VectorStoreError, is_lite_uri
 from docmind.telemetry import metrics
+from kb.domains import BackgroundDomainUpdates, DomainUpdates
+from kb.ingestion.chunker import TextChunker
+from kb.ingestion.conveyor import IngestionConveyor
 from kb.ingestion.parsers import ParseError, ParseInterrupted
+from kb.ingestion.parsers.isolated import IsolatedParser
+from kb.ingestion.pipeline import DocumentGone, DocumentIngester
 from kb.ingestion.wakeup import wait_for_work
 from kb.models import Document, DocumentStatus
-
-if TYPE_CHECKING:
-    from kb.domains import BackgroundDomainUpdates, DomainUpdates
+from kb.services import (
+    document_claim,
+    document_mark_failed,
+    document_mark_ready,
+    document_requeue_interrupted,
+    document_set_progress,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,26 +50,17 @@ _thread: threading.Thread | None = None
 
 def build_ingester():
     """The pipeline wired to the configured backends and the current chunk sizes."""
-    from config_admin.conf import ai_config
-    from docmind.backends import get_ingest_embedder
-    from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from kb.ingestion.chunker import TextChunker
-    from kb.ingestion.pipeline import DocumentIngester
-    from kb.services import document_set_progress
-
     snap = ai_config.snapshot()
     chunker = TextChunker(parent_chars=snap["chunk.parent_chars"], child_chars=snap["chunk.child_chars"])
     parse = _warm_parser(settings.PARSE_TIMEOUT_SECONDS, settings.PARSE_MEMORY_BYTES)
-    return DocumentIngester(embedder=get_ingest_embedder(), vectors=get_vector_store(), lexical=get_lexical_index(),
-                            chunker=chunker, parse=parse,
+    return DocumentIngester(embedder=backends.get_ingest_embedder(), vectors=get_vector_store(),
+                            lexical=get_lexical_index(), chunker=chunker, parse=parse,
                             on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
 
 
 @functools.cache
 def _warm_parser(timeout_seconds: float, memory_bytes: int):
     """One parser per process and limits, so that its warm children serve every run of the worker."""
-    from kb.ingestion.parsers.isolated import IsolatedParser
-
     return IsolatedParser(timeout_seconds=timeout_seconds, memory_bytes=memory_bytes)
 
 
@@ -68,8 +72,6 @@ def _observe(document: Document, outcome: str) -> None:
 
 
 def _finish_ready(document: Document, count: int, map_updates: DomainUpdates | BackgroundDomainUpdates) -> None:
-    from kb.services import document_mark_ready
-
     _observe(document, "ready")
     if document_mark_ready(document_id=document.pk, chunk_count=count):
         # knowledge map: its profile (here or in the map's thread), its domain re-aggregated debounced; never raises
@@ -77,9 +79,6 @@ def _finish_ready(document: Document, count: int, map_updates: DomainUpdates | B
 
 
 def _finish_failed(document: Document, exc: Exception) -> None:
-    from kb.ingestion.pipeline import DocumentGone
-    from kb.services import document_mark_failed
-
     if isinstance(exc, ParseInterrupted):
         # Stopped by a shutdown, not by the file: back to the queue, for this worker or the next one to start.
         log.warning("ingestion of document %s was interrupted (%s)", document.pk, exc)
@@ -101,9 +100,6 @@ def _run(documents: Iterator[Document | None],
          map_updates: DomainUpdates | BackgroundDomainUpdates | None = None) -> int:
     """The conveyor over `documents`; the knowledge-map work goes to `map_updates` (by default done in this
     thread: profiles as documents finish, the domains at the end)."""
-    from kb.domains import DomainUpdates
-    from kb.ingestion.conveyor import IngestionConveyor
-
     map_updates = map_updates or DomainUpdates()
     conveyor = IngestionConveyor(ingester=build_ingester(), on_failed=_finish_failed,
                                  on_done=lambda document, count: _finish_ready(document, count, map_updates))
@@ -127,9 +123,6 @@ def failure_reason(exc: Exception) -> str:
 
     The exception itself (file paths, service URLs, backend messages) goes to the server log.
     """
-    from docmind.embeddings import EmbeddingError
-    from docmind.indexes.vectorstore import VectorStoreError
-
     if isinstance(exc, EmbeddingError):
         what = "the embedding service failed"
     elif isinstance(exc, VectorStoreError):
@@ -143,8 +136,6 @@ def failure_reason(exc: Exception) -> str:
 
 def claim_next() -> int | None:
     """Claim the oldest pending document: an UPDATE that only one worker can win."""
-    from kb.services import document_claim
-
     candidates = (Document.objects.filter(status=DocumentStatus.PENDING).order_by("created_at", "id")
                   .values_list("id", flat=True)[:8])
     for document_id in candidates:
@@ -183,8 +174,6 @@ def process_pending_documents(*, limit: int | None = None, stop: threading.Event
 
 def _requeue_or_fail(document_id: int, attempts: int) -> None:
     """An interrupted job goes back to the queue, unless it was interrupted so often that it never will finish."""
-    from kb.services import document_mark_failed, document_requeue_interrupted
-
     if attempts >= MAX_ATTEMPTS:
         document_mark_failed(document_id=document_id,
                              reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
@@ -207,8 +196,6 @@ def recover_interrupted(*, stale_after: timedelta = LEASE) -> int:
 
 def _single_process_store() -> bool:
     # A Milvus Lite file can only be open in one process, so any processing row at start-up is ours, and dead.
-    from docmind.indexes.vectorstore import is_lite_uri
-
     return is_lite_uri(str(settings.MILVUS_URI))
 
 
@@ -220,8 +207,6 @@ def run_worker(*, stop: threading.Event, sole_worker: bool, poll_seconds: float 
 
     `sole_worker`: no other process works on this queue, so documents left processing at start-up
     are resumed at once instead of after their lease."""
-    from kb.domains import BackgroundDomainUpdates
-
     stale_after = timedelta(0) if sole_worker else LEASE
     taken = 0
     # The knowledge map is worked on beside the conveyor, so that no profile (a model call) holds it up.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import Http404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
@@ -12,8 +13,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from docmind.errors import error_response
+from config_admin.conf import ai_config
+from docmind.errors import error_response, first_error
 from docmind.fields import IdField, StrictCharField
+from kb.access import KbNotFound, requested_kb_ids
+from kb.citation_links import CitationLinks
 
 MAX_TOP_K = 50
 
@@ -100,12 +104,7 @@ def retrieve(data: Any, *, user: Any) -> dict[str, Any]:
     knowledge base the user cannot ask (a view grant is enough: a chunk of a base the user may not read is
     answered with its snippet only, as a source card shows it).
     """
-    from django.http import Http404
-
-    from config_admin.conf import ai_config
-    from docmind.errors import first_error
-    from kb.access import KbNotFound, requested_kb_ids
-    from kb.citation_links import CitationLinks
+    # heavy: the retrieval stages load scipy (MMR, about 0.2 s); the URL conf imports this module
     from kb.retrieval.compose import build_one_shot_retriever
 
     snapshot = ai_config.snapshot()

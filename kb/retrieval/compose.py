@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 from django.db import close_old_connections
 
+from docmind import backends
+from docmind.bilingual import LazyLexicon
 from docmind.evidence import EvidenceBudget
 from kb.retrieval.finisher import EvidenceFinisher
 from kb.retrieval.hybrid import HybridSearch
@@ -69,28 +71,27 @@ def build_one_shot_retriever(snapshot: Mapping[str, Any], *, kb_ids: Collection[
     reads them once for all its stages); without them they are read here."""
     if params is not None and top_k is not None:
         raise ValueError("give top_k or params, not both")
-    from docmind.backends import get_chat_model, get_embedder, get_reranker, get_web_search
-    from kb.search import get_searcher
+    from kb.search import get_searcher  # heavy: the indexes load scipy (about 0.3 s) on first search
 
     params = params or retrieval_params(snapshot, top_k=top_k)
-    embedder = get_embedder()
-    chat_model = get_chat_model()
+    embedder = backends.get_embedder()
+    chat_model = backends.get_chat_model()
     hyde = None
     if params.hyde_enabled and chat_model is not None:
         writer = HypotheticalAnswerWriter(chat_model, str(snapshot["llm.small_model"]))
         hyde = HydeExpander(embedder=embedder, write_answer=writer)
     # Pool threads outlive requests: around each branch, drop the thread's DB connection (CONN_MAX_AGE=0),
     # so an idle pool holds none and a server-side close (MySQL wait_timeout) is never met.
-    return OneShotRetriever(searcher=get_searcher().scoped(kb_ids), embedder=embedder, reranker=get_reranker(),
-                            params=params, web=get_web_search(), hyde=hyde, on_worker_thread=close_old_connections,
-                            translator=query_translator())
+    return OneShotRetriever(searcher=get_searcher().scoped(kb_ids), embedder=embedder,
+                            reranker=backends.get_reranker(), params=params, web=backends.get_web_search(), hyde=hyde,
+                            on_worker_thread=close_old_connections, translator=query_translator())
 
 
 def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
                         embed_query: Callable[[str], np.ndarray]) -> HybridSearch:
     """The hybrid search of the agentic searchDocs tool, configured like the one-shot path's (and, like it,
     searching only the knowledge bases in `kb_ids`)."""
-    from kb.search import get_searcher
+    from kb.search import get_searcher  # heavy: as in build_one_shot_retriever
 
     return HybridSearch(searcher=get_searcher().scoped(kb_ids), embed_query=embed_query, candidate_k=params.candidate_k,
                         vector_weight=params.vector_weight, bm25_weight=params.bm25_weight, rrf_k=params.rrf_k,
@@ -100,18 +101,14 @@ def build_hybrid_search(params: RetrievalParams, *, kb_ids: Collection[int],
 def query_translator() -> QueryTranslator:
     """The question for the other language's passages: its words by dictionary for BM25, its vector less its
     language's mean for a second vector search; each keeps only its hits in the other language."""
-    from docmind.backends import get_language_means
-    from docmind.bilingual import LazyLexicon
-
-    return QueryTranslator(lexicon=LazyLexicon(), means=get_language_means())
+    return QueryTranslator(lexicon=LazyLexicon(), means=backends.get_language_means())
 
 
 def build_evidence_finisher(params: RetrievalParams, *, kb_ids: Collection[int],
                             web: WebSearcher | None = None) -> EvidenceFinisher:
     """The shared tail for the agentic finalize(): pass it the union of all tool results (its vector and
     parent lookups see only the knowledge bases in `kb_ids`)."""
-    from docmind.backends import get_embedder, get_reranker
-    from kb.search import get_searcher
+    from kb.search import get_searcher  # heavy: as in build_one_shot_retriever
 
-    return build_finisher(params=params, searcher=get_searcher().scoped(kb_ids), embedder=get_embedder(),
-                          reranker=get_reranker(), web=web)
+    return build_finisher(params=params, searcher=get_searcher().scoped(kb_ids), embedder=backends.get_embedder(),
+                          reranker=backends.get_reranker(), web=web)

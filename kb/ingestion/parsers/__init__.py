@@ -17,6 +17,7 @@ from kb.ingestion.parsers.base import (
     file_type_of,
 )
 from kb.ingestion.parsers.html_text import html_to_text
+from kb.ingestion.parsers.sheets import csv_parse, xlsx_parse
 from kb.ingestion.parsers.text import decode_text, normalise_text
 
 __all__ = ["SUPPORTED_TYPES", "ParseError", "ParseInterrupted", "ParseLimits", "ParsedText", "decode_text",
@@ -41,22 +42,24 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
     elif kind in ("html", "htm"):
         parsed = _plain(html_to_text(check_chars(decode_text(data), limits)), limits)
     elif kind == "pdf":
+        # heavy: each format loads its library only for its own files: pdfplumber and pypdfium2 (about 0.15 s)
         from kb.ingestion.parsers.pdf import pdf_parse
 
         parsed = pdf_parse(data, limits=limits)
     elif kind in ("xlsx", "csv"):
-        from kb.ingestion.parsers.sheets import csv_parse, xlsx_parse
-
         parsed = (xlsx_parse if kind == "xlsx" else csv_parse)(data, limits=limits)
     elif kind in ("png", "jpg", "jpeg"):
+        # heavy: Pillow, for images only
         from kb.ingestion.parsers.images import image_parse
 
         parsed = image_parse(data, limits=limits)
     elif kind == "pptx":
+        # heavy: python-pptx (about 0.15 s), for slides only
         from kb.ingestion.parsers.slides import pptx_parse
 
         parsed = pptx_parse(data, limits=limits)
     else:
+        # heavy: python-docx (about 0.1 s), for Word files only
         from kb.ingestion.parsers.word import docx_parse
 
         parsed = docx_parse(data, limits=limits)

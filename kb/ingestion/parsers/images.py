@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import warnings
 
+from PIL import Image, UnidentifiedImageError
+
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.ocr import OcrBudget, OcrLine, recognise
 from kb.ingestion.parsers.pdf_layout import Piece, blocks, reading_order
@@ -14,8 +16,6 @@ _MAX_SIDE = 4000
 
 
 def image_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
-    from PIL import Image, UnidentifiedImageError
-
     try:
         with warnings.catch_warnings():  # the size is judged below, against our own bound
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)

@@ -14,6 +14,10 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+import pdfplumber
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.images import ocr_pieces
 from kb.ingestion.parsers.ocr import RENDER_DPI, OcrBudget, recognise
@@ -68,8 +72,6 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
                 tables: list[TableItem] = []
                 if _may_hold_a_table(page):
                     if plumber is None:
-                        import pdfplumber
-
                         plumber = pdfplumber.open(io.BytesIO(data))
                     tables = _tables(plumber.pages[index])
                 pages.append(_read_page(page, index + 1, tables, before=pages[-1] if pages else None))
@@ -128,8 +130,6 @@ class _Recogniser:
 
 
 def _open(data: bytes, limits: ParseLimits):
-    import pypdfium2 as pdfium
-
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -147,8 +147,6 @@ def _open(data: bytes, limits: ParseLimits):
 
 def _may_hold_a_table(page) -> bool:
     """Whether the page draws at least two horizontal and two vertical rules (a ruled table's grid)."""
-    import pypdfium2.raw as pdfium_c
-
     horizontal = vertical = 0
     for obj in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=2):
         left, bottom, right, top = obj.get_bounds()
@@ -200,8 +198,6 @@ def _read_page(page, number: int, tables: list[TableItem], before: _Page | None 
     result.pieces = pieces_from_words(words, page_size) if words else []
     result.sizes = [(p.size, len(p.text)) for p in result.pieces]
     if not tables and sum(len(w["text"]) for w in words) < _SCAN_MAX_CHARS:
-        import pypdfium2.raw as pdfium_c
-
         result.scanned = any(True for _ in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
     return result
 
@@ -210,8 +206,6 @@ def _words(textpage, height: float) -> list[dict]:
     """Characters in content order grouped into words (split at spaces, line ends and jumps), in top-left
     coordinates. A character's size is its loose box's height (ascent to descent), which, unlike the
     nominal font size, stays right when a producer scales 1-point text by its matrix."""
-    import pypdfium2.raw as pdfium_c
-
     words: list[dict] = []
     current: dict | None = None
     raw = textpage.raw

@@ -2,6 +2,8 @@
 speaker notes), each slide's number as its location."""
 from __future__ import annotations
 
+import pptx
+
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, separator, square
@@ -12,8 +14,6 @@ _KIND = "presentation"
 def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     archive = open_zip(data, limits=limits, kind=_KIND)
     try:
-        import pptx
-
         deck = pptx.Presentation(archive.fp)
         slides = list(deck.slides)
     except MemoryError:

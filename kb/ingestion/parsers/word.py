@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 import zipfile
 
+import docx
+from docx.table import Table
+from lxml import etree
+
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, row_groups, separator, square
@@ -19,14 +23,11 @@ def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     archive = open_zip(data, limits=limits, kind=_KIND)
     _check_paragraphs(archive, limits)
     try:
-        import docx
-
         document = docx.Document(archive.fp)
     except MemoryError:
         raise
     except Exception as exc:  # a missing part, not a docx at all: python-docx raises many types
         raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
-    from docx.table import Table
 
     builder = TextBuilder(limits)
     # python-docx resolves a paragraph's style by searching the style part each time (~2 ms):
@@ -83,8 +84,6 @@ def _check_paragraphs(archive: zipfile.ZipFile, limits: ParseLimits) -> None:
     python-docx holds the whole tree (about 450 bytes per paragraph, empty ones included), so
     millions of empty paragraphs in a few KB of zip must be refused before it starts.
     """
-    from lxml import etree
-
     count = 0
     for member in archive.infolist():
         if not member.filename.endswith(".xml"):

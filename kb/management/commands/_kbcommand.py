@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from django.core.management.base import CommandError
 
+from docmind.indexes.stores import get_lexical_index, get_vector_store
+from docmind.indexes.vectorstore import VectorStoreError
+
 
 def open_index():
     """(vector store, lexical index); a Milvus Lite file held by the running server gives a clear error."""
-    from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from docmind.indexes.vectorstore import VectorStoreError
-
     try:
         return get_vector_store(), get_lexical_index()
     except VectorStoreError as exc:

@@ -6,9 +6,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+import jieba
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from config_admin.conf import ai_config
+from config_admin.registry import spec
+from docmind import backends
+from docmind.bilingual import get_lexicon
+from docmind.rerank import IdentityReranker, LocalReranker
+from kb.access import kb_default
+from kb.ingestion.worker import process_pending_documents
+from kb.retrieval.compose import query_translator, retrieval_params
 from kb.retrieval.evaluation import Outcome, Paragraph, Question, load_squad, score
+from kb.retrieval.pipeline import OneShotRetriever
+from kb.search import get_searcher
+from kb.services import document_ingest_text
 
 
 class Command(BaseCommand):
@@ -39,7 +51,6 @@ class Command(BaseCommand):
         questions = questions[: options["limit"]] if options["limit"] else questions
         doc_ids = self._ingest(paragraphs, options["domain"])
         retriever = self._retriever(options)
-        from docmind.bilingual import get_lexicon
 
         get_lexicon()  # loaded before the first question, as a server's start-up does, so no latency includes it
         self.stdout.write(f"asking {len(questions)} questions over {len(set(doc_ids))} documents "
@@ -52,9 +63,6 @@ class Command(BaseCommand):
 
     def _ingest(self, paragraphs: list[Paragraph], domain: str) -> list[int]:
         """One document per paragraph; a paragraph already ingested (same checksum) is reused."""
-        from kb.ingestion.worker import process_pending_documents
-        from kb.services import document_ingest_text
-
         ids: list[int] = []
         created = 0
         for para in paragraphs:
@@ -70,14 +78,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _retriever(options: dict[str, Any]):
-        from config_admin.conf import ai_config
-        from config_admin.registry import spec
-        from docmind.backends import get_embedder, get_reranker
-        from docmind.rerank import IdentityReranker, LocalReranker
-        from kb.retrieval.compose import query_translator, retrieval_params
-        from kb.retrieval.pipeline import OneShotRetriever
-        from kb.search import get_searcher
-
         values = dict(ai_config.snapshot())
         for item in options["set"]:
             key, _, raw = item.partition("=")
@@ -86,12 +86,11 @@ class Command(BaseCommand):
             except Exception as exc:
                 raise CommandError(f"--set {item}: {exc}") from exc
         params = retrieval_params(values, top_k=options["top_k"])
-        reranker = {"configured": get_reranker, "local": LocalReranker, "identity": IdentityReranker}[
+        reranker = {"configured": backends.get_reranker, "local": LocalReranker, "identity": IdentityReranker}[
             options["reranker"]]()
-        from kb.access import kb_default
 
         # The evaluation documents go to the default knowledge base: search exactly that one.
-        return OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(),
+        return OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=backends.get_embedder(),
                                 reranker=reranker, params=params, translator=query_translator())
 
     @staticmethod
@@ -105,7 +104,7 @@ class Command(BaseCommand):
 
 def _bm25_baseline(paragraphs: list[Paragraph], questions: list[Question]) -> list[Outcome]:
     """Plain rank-bm25 over jieba tokens of whole paragraphs, ranking paragraphs (= documents)."""
-    import jieba
+    # optional: rank-bm25 is an evaluation-only pin (requirements-bench.txt); handle() checks for it first
     from rank_bm25 import BM25Okapi
 
     def tokens(text: str) -> list[str]:

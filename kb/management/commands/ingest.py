@@ -7,8 +7,13 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from kb.access import kb_default
 from kb.ingestion.parsers import SUPPORTED_TYPES
+from kb.ingestion.worker import process_pending_documents
 from kb.management.commands._kbcommand import open_index
+from kb.models import Document, DocumentStatus, KnowledgeBase
+from kb.selectors import child_chunk_count
+from kb.services import IngestError, document_ingest_path
 
 
 def allowed_roots() -> list[Path]:
@@ -46,11 +51,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, paths: list[str], domain: str, title: str | None, kb: str | None = None,
                **options) -> None:
-        from kb.ingestion.worker import process_pending_documents
-        from kb.models import Document, DocumentStatus
-        from kb.selectors import child_chunk_count
-        from kb.services import IngestError, document_ingest_path
-
         target = _knowledge_base(kb)
         files = collect_files(paths, allowed_roots())
         if title and len(files) != 1:
@@ -83,9 +83,6 @@ class Command(BaseCommand):
 
 
 def _knowledge_base(value: str | None):
-    from kb.access import kb_default
-    from kb.models import KnowledgeBase
-
     if not value:
         return kb_default()
     found = KnowledgeBase.objects.filter(name=value).first()

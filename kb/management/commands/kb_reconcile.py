@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from docmind import backends
+from kb.ingestion.reconcile import IndexReconciler
 from kb.management.commands._kbcommand import open_index
 
 
@@ -14,8 +16,6 @@ class Command(BaseCommand):
         parser.add_argument("--repair", action="store_true")
 
     def handle(self, *args, repair: bool, **options) -> None:
-        from kb.ingestion.reconcile import IndexReconciler
-
         vectors, lexical = open_index()
         reconciler = IndexReconciler(vectors=vectors, lexical=lexical)
         report = reconciler.inspect()
@@ -35,10 +35,9 @@ class Command(BaseCommand):
             if not report.clean:
                 self.stdout.write("run with --repair to fix")
             return
-        from docmind.backends import get_ingest_embedder
 
         if report.kb_field_missing:
             self.stdout.write("--repair does not rebuild collections; run `python manage.py kb_reindex` first")
             return
-        fixed = reconciler.repair(report, embedder=get_ingest_embedder())
+        fixed = reconciler.repair(report, embedder=backends.get_ingest_embedder())
         self.stdout.write(f"repaired: {fixed}")

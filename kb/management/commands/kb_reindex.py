@@ -1,7 +1,17 @@
 """manage.py kb_reindex: rebuild the vectors and BM25 entries, or (--rechunk) re-chunk every document."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+
+from docmind import backends
+from docmind.indexes.lexical import MilvusLexicalIndex
+from docmind.indexes.vectorstore import MilvusVectorStore, VectorStoreError
+from kb.ingestion.reconcile import reindex_all
+from kb.ingestion.worker import process_pending_documents
+from kb.management.commands._kbcommand import open_index
+from kb.models import Document, DocumentStatus
+from kb.services import documents_requeue
 
 
 class Command(BaseCommand):
@@ -17,14 +27,8 @@ class Command(BaseCommand):
         if options["rechunk"]:
             self._rechunk()
             return
-        from django.conf import settings
 
-        from docmind.backends import get_ingest_embedder
-        from docmind.indexes.lexical import MilvusLexicalIndex
-        from docmind.indexes.vectorstore import MilvusVectorStore, VectorStoreError
-        from kb.ingestion.reconcile import reindex_all
-
-        embedder = get_ingest_embedder()
+        embedder = backends.get_ingest_embedder()
         try:
             # Built directly, not via get_vector_store(): that one refuses a store made by another embedder.
             store = MilvusVectorStore.for_rebuild(uri=settings.MILVUS_URI, dim=embedder.dim,
@@ -38,11 +42,6 @@ class Command(BaseCommand):
         self.stdout.write(f"reindexed {count} child chunks with {embedder.name}")
 
     def _rechunk(self) -> None:
-        from kb.ingestion.worker import process_pending_documents
-        from kb.management.commands._kbcommand import open_index
-        from kb.models import Document, DocumentStatus
-        from kb.services import documents_requeue
-
         open_index()  # fails clearly while a server holds the Milvus Lite file
         queued = documents_requeue()
         processed = process_pending_documents()

@@ -8,6 +8,9 @@ import threading
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from docmind.indexes.vectorstore import is_lite_uri
+from kb.ingestion.wakeup import wake_worker
+from kb.ingestion.worker import run_worker
 from kb.management.commands._kbcommand import open_index
 
 
@@ -23,10 +26,6 @@ class Command(BaseCommand):
                             help="seconds between queue checks (default DOCMIND_INGEST_POLL_SECONDS)")
 
     def handle(self, *args, until_idle: bool, poll: float | None, **options) -> None:
-        from docmind.indexes.vectorstore import is_lite_uri
-        from kb.ingestion.wakeup import wake_worker
-        from kb.ingestion.worker import run_worker
-
         if is_lite_uri(str(settings.MILVUS_URI)):
             self.stderr.write(f"note: MILVUS_URI is the Milvus Lite file {settings.MILVUS_URI}, which only one "
                               "process can open: this worker must be the only process using it (no server running). "
