@@ -14,6 +14,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
 from chat.models import Conversation, Message, MessageFeedback, MessageUsage
+from chat.selectors import usage_daily_totals
 
 
 class MessageInline(admin.TabularInline):
@@ -69,8 +70,6 @@ class MessageUsageAdmin(admin.ModelAdmin):
         return False
 
     def changelist_view(self, request: HttpRequest, extra_context: dict | None = None) -> HttpResponse:
-        from chat.selectors import usage_daily_totals
-
         if not self.has_view_permission(request):
             raise PermissionDenied
         try:

@@ -34,6 +34,8 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy
 
 from chat.events import ChatEvent, error_event
+from config_admin.conf import ai_config
+from docmind import shutdown
 from docmind.llm.budget import call_budget
 from docmind.telemetry import TraceIdSink, reporting_trace_id
 
@@ -82,8 +84,6 @@ class TurnLimits:
 
 def turn_limits() -> TurnLimits:
     """Read in the turn's thread: the config accessor may query the database."""
-    from config_admin.conf import ai_config
-
     return TurnLimits(deadline_seconds=float(ai_config.get("chat.turn_deadline_seconds")),
                       call_timeout_seconds=float(ai_config.get("llm.interactive_timeout_seconds")))
 
@@ -294,8 +294,6 @@ def _in(language: str | None, message: Any) -> str:
 
 @lru_cache(maxsize=1)
 def get_turn_runner() -> TurnRunner:
-    from docmind import shutdown
-
     runner = TurnRunner(workers=settings.CHAT_TURN_WORKERS, queue=settings.CHAT_TURN_QUEUE,
                         per_owner=settings.CHAT_TURNS_PER_USER)
     shutdown.register(runner.cancel_all)  # a stopping server cancels its turns instead of waiting for them

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Count, QuerySet, Sum
 
-from chat.models import Conversation, Message, MessageRole, MessageStatus
+from chat.models import Conversation, Message, MessageRole, MessageStatus, MessageUsage
 from chat.types import ConversationContext, PreviousTurn, SourceRef
 from kb.selectors import readable_document_ids, section_headings
 
@@ -88,8 +88,6 @@ def conversation_context(*, conversation: Conversation, kb_ids: Collection[int],
 
 def usage_daily_totals(*, since: date) -> list[dict[str, Any]]:
     """Token and cost totals per day, user and model tier (newest day first), for the admin."""
-    from chat.models import MessageUsage
-
     return list(MessageUsage.objects.filter(day__gte=since)
                 .values("day", "user__username", "tier")
                 .annotate(priced=Count("cost"), rows=Count("id"), messages=Count("message", distinct=True),

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from chat.models import Conversation, FeedbackRating, Message, MessageFeedback, MessageRole, MessageStatus, MessageUsage
+from docmind.telemetry.usage import price_of
 
 FEEDBACK_COMMENT_CHARS = 2000
 
@@ -81,8 +82,6 @@ def message_replace_answer(*, message: Message, content: str, status: str = Mess
     """A regenerated answer takes the place of the last one: the same row, so the conversation keeps one
     answer per question and the usage rows of both attempts stay counted. Feedback was about the old
     text and goes."""
-    from chat.models import MessageFeedback
-
     message.content, message.status, message.error = content, status, error
     message.citations, message.retrieval_log = citations or [], retrieval_log or {}
     message.confidence_score, message.confidence_band = confidence_score, confidence_band
@@ -97,8 +96,6 @@ def message_replace_answer(*, message: Message, content: str, status: str = Mess
 def message_usage_record(*, message: Message, user: Any, usage: list[dict[str, Any]], tiers: dict[str, str],
                          prices: dict[str, Any]) -> list[MessageUsage]:
     """One row per model the answer used; `usage` rows as TurnUsage reports them (model, tokens, calls)."""
-    from docmind.telemetry.usage import price_of
-
     rows = []
     # The server's day, whoever's request it is: daily usage totals must not depend on the reader's zone.
     today = timezone.localdate(timezone=timezone.get_default_timezone())

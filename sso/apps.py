@@ -8,4 +8,5 @@ class SsoConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # apps not ready: the receivers import models; this module loads before them
         from sso import signals  # noqa: F401 - connects the receivers

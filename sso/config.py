@@ -9,6 +9,9 @@ import json
 import os
 from dataclasses import dataclass, field
 
+import ldap
+from django_auth_ldap.config import GroupOfNamesType, LDAPSearch
+
 from docmind.env import EnvError, env_bool, env_int, env_str
 
 # docmind.roles' names, repeated because settings cannot import a module that imports the auth models
@@ -159,8 +162,6 @@ def ldap_settings(config: LdapConfig | None) -> dict:
     """django-auth-ldap's AUTH_LDAP_* settings for `config` (empty when the directory is off)."""
     if config is None:
         return {}
-    import ldap
-    from django_auth_ldap.config import GroupOfNamesType, LDAPSearch
 
     values = {
         "AUTH_LDAP_SERVER_URI": config.uri,

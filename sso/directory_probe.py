@@ -13,6 +13,8 @@ import threading
 import time
 from typing import Any
 
+import ldap
+
 from sso.config import LdapConfig
 
 log = logging.getLogger(__name__)
@@ -49,8 +51,6 @@ def forget() -> None:
 
 
 def _probe(config: LdapConfig, *, timeout: float) -> dict[str, Any]:
-    import ldap
-
     connection = None
     try:
         connection = ldap.initialize(config.uri)

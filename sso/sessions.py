@@ -5,8 +5,11 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
 from docmind.lockout import client_ip
 from sso.models import UserSession
@@ -56,8 +59,6 @@ def session_end(*, user: AbstractBaseUser, session_id: int) -> bool:
 
 def user_sessions_end_all(*, user: AbstractBaseUser, keep_session_key: str | None = None) -> int:
     """End every session of `user` (but `keep_session_key`) and revoke their API token. Returns sessions ended."""
-    from rest_framework.authtoken.models import Token
-
     rows = list(UserSession.objects.filter(user=user).exclude(session_key=keep_session_key or ""))
     for row in rows:
         _end(row)
@@ -78,8 +79,6 @@ def _end_unrecorded(*, user: AbstractBaseUser, keep_session_key: str | None) -> 
     if settings.SESSION_ENGINE not in ("django.contrib.sessions.backends.db",
                                        "django.contrib.sessions.backends.cached_db"):
         return 0
-    from django.contrib.sessions.models import Session
-    from django.utils import timezone
 
     count = 0
     for session in Session.objects.filter(expire_date__gt=timezone.now()).exclude(session_key=keep_session_key or ""):

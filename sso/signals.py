@@ -7,6 +7,7 @@ from django.dispatch import receiver
 from django_auth_ldap.backend import ldap_error
 
 from docmind.signin import mark_directory_unavailable
+from sso.sessions import session_forget, session_record
 
 # Errors that say the directory could not be asked at all (as opposed to refusing the credentials).
 _UNREACHABLE = (ldap.SERVER_DOWN, ldap.TIMEOUT, ldap.CONNECT_ERROR, ldap.TIMELIMIT_EXCEEDED, ldap.UNAVAILABLE,
@@ -21,13 +22,9 @@ def _directory_error(sender, context, user, request=None, exception=None, **kwar
 
 @receiver(user_logged_in)
 def _session_started(sender, request, user, **kwargs) -> None:
-    from sso.sessions import session_record
-
     session_record(request=request, user=user)
 
 
 @receiver(user_logged_out)
 def _session_ended(sender, request, user, **kwargs) -> None:
-    from sso.sessions import session_forget
-
     session_forget(request=request)

@@ -9,8 +9,11 @@ from django.db import close_old_connections
 
 from chat.agentic.orchestrator import AgenticSearchOrchestrator
 from chat.agentic.search import KbDocSearch
+from docmind import backends
 from docmind.llm.base import ChatModel
+from docmind.models import McpServer
 from docmind.sandbox import PythonSandbox, SandboxUnavailable
+from kb.domains.knowledge_map import current_knowledge_map
 
 if TYPE_CHECKING:
     from kb.retrieval.params import RetrievalParams
@@ -25,14 +28,15 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
     Without a chat model the offline planner drives the same loop. The searcher, the finisher's
     lookups and the knowledge map are all limited to the knowledge bases in `kb_ids`. `params` are the
     turn's retrieval parameters (read once with its other stages); without them they are read here."""
-    from docmind.backends import get_embedder, get_web_search
+    # heavy: the retrieval stages and the indexes load scipy (about 0.3 s); the URL conf imports this module
     from kb.retrieval.compose import build_evidence_finisher, build_hybrid_search, retrieval_params
     from kb.search import get_searcher
 
     _warm_imports()
     params = params or retrieval_params(snapshot)
-    web = get_web_search()
-    docs = KbDocSearch(hybrid=build_hybrid_search(params, kb_ids=kb_ids, embed_query=get_embedder().embed_query),
+    web = backends.get_web_search()
+    embed_query = backends.get_embedder().embed_query
+    docs = KbDocSearch(hybrid=build_hybrid_search(params, kb_ids=kb_ids, embed_query=embed_query),
                        searcher=get_searcher().scoped(kb_ids))
     sandbox = None
     if snapshot["sandbox.enabled"]:
@@ -55,11 +59,10 @@ def build_orchestrator(*, snapshot: Mapping[str, Any], chat_model: ChatModel | N
 
 def _external_tools() -> tuple[list, list[str]]:
     """Allowlisted tools of the enabled external MCP servers (none registered: no cost, no call)."""
-    from docmind.models import McpServer
-
     servers = list(McpServer.objects.filter(enabled=True))
     if not servers:
         return [], []
+    # heavy: the MCP client and anyio (about 8 ms) load only once a server is registered
     from chat.agentic.external import external_tools
     from docmind.mcp.client import RemoteServer
 
@@ -69,8 +72,6 @@ def _external_tools() -> tuple[list, list[str]]:
 def _knowledge_map(kb_ids: frozenset[int]) -> str:
     # The map helps the planner aim; a failure to build it must not cost the user the loop.
     try:
-        from kb.domains.knowledge_map import current_knowledge_map
-
         return current_knowledge_map(kb_ids=kb_ids)
     except Exception:
         log.exception("knowledge map unavailable for the planner prompt")
@@ -82,6 +83,7 @@ def _warm_imports() -> None:
     # threads raced in that import ("partially initialized module 'scipy.sparse._bsr'"), so
     # import it once here, on the caller's thread, before any tool runs.
     try:
+        # heavy: scipy (about 0.3 s) loads when an agentic turn starts, not with this module (the URL conf imports it)
         import scipy.sparse  # noqa: F401
     except ImportError:
         pass

@@ -8,15 +8,21 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.core.files import File
+
 from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, score
+from chat.pipeline import ChatPipeline
+from chat.pipeline.stages import build_stages
+from docmind.roles import MEMBER, ensure_roles, user_set_role
+from kb.services import document_create
+from memory.services import memory_forget_all
 
 
 def ingest_files(paths: Iterable[Path], *, domain: str) -> dict[str, int]:
     """File name → document id; a file ingested before (same content) is reused. Waits until indexed."""
-    from django.core.files import File
-
+    # heavy: the worker's pipeline and indexes load scipy (about 0.3 s); the URL conf imports this module
     from kb.ingestion.worker import process_pending_documents
-    from kb.services import document_create
 
     ids: dict[str, int] = {}
     for path in paths:
@@ -30,11 +36,6 @@ def ingest_files(paths: Iterable[Path], *, domain: str) -> dict[str, int]:
 def eval_user(username: str):
     """A new member (an earlier run's user, its conversations and memories are deleted first): memories from
     another run would shape this run's answers. What a member reads is what the evaluation answers from."""
-    from django.contrib.auth import get_user_model
-
-    from docmind.roles import MEMBER, ensure_roles, user_set_role
-    from memory.services import memory_forget_all
-
     ensure_roles()
     for old in get_user_model().objects.filter(username=username):
         memory_forget_all(user_id=old.pk)
@@ -58,9 +59,6 @@ class Asker:
         `pause` is called between the pipeline's steps, so a caller can hold an evaluation back while users
         wait for answers; `cancel` ends the question being asked; `budget` is entered around each question
         (the model-call budget a chat turn runs under)."""
-        from chat.pipeline import ChatPipeline
-        from chat.pipeline.stages import build_stages
-
         values = {"cache.semantic.enabled": False, **(overrides or {})}
         self.user = user
         self.names_by_id = names_by_id

@@ -9,8 +9,9 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from chat import services
 from docmind.telemetry import current_trace_id, mark_error, metrics, report_trace_id, span
-from docmind.telemetry.usage import TurnUsage, current_usage, model_tiers, usage_scope
+from docmind.telemetry.usage import TurnUsage, current_usage, model_tiers, price_of, usage_scope
 
 
 @contextlib.contextmanager
@@ -28,8 +29,6 @@ def turn_observed(turn: Any) -> Iterator[TurnUsage]:
 
 def usage_log(snapshot: Any) -> dict[str, Any]:
     """The turn's usage as stored in the message log (tier and price resolved now)."""
-    from docmind.telemetry.usage import price_of
-
     usage = current_usage()
     rows = [m.as_dict() for m in usage.models()] if usage is not None else []
     tiers, prices = model_tiers(snapshot), dict(snapshot["llm.price_per_1k_tokens"] or {})
@@ -45,8 +44,6 @@ def usage_log(snapshot: Any) -> dict[str, Any]:
 
 def after_finish(turn: Any, saved: Any, status: str) -> None:
     """Usage rows for the admin's daily totals, and the turn's latencies for /metrics."""
-    from chat import services
-
     log = turn.record.as_log()
     rows = log.get("usage", {}).get("models", [])
     if rows:

@@ -12,15 +12,17 @@ from chat.citations import CitationParser
 from chat.confidence import ConfidenceCalibrator
 from chat.direct_read import DocumentDirectReader
 from chat.generation import AnswerGenerator
+from chat.meta_answers import MetaAnswerer
 from chat.offline.extractive import ExtractiveAnswerer
 from chat.path import PathRouter
 from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding
+from docmind import backends
 from docmind.evidence import EvidenceBudget
 from docmind.llm.base import ChatModel
+from memory.compose import memory_params
 
 if TYPE_CHECKING:
-    from chat.meta_answers import MetaAnswerer
     from kb.retrieval.params import RetrievalParams
     from kb.retrieval.pipeline import OneShotRetriever
     from memory.types import MemoryParams
@@ -75,11 +77,10 @@ class TurnStages:
 
 
 def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> TurnStages:
-    from docmind.backends import get_chat_model, get_embedder
+    # heavy: the retrieval stages load scipy (MMR, about 0.2 s) on the first turn; the URL conf imports this module
     from kb.retrieval.compose import build_one_shot_retriever, retrieval_params
-    from memory.compose import memory_params
 
-    chat_model = get_chat_model()
+    chat_model = backends.get_chat_model()
     retrieval = retrieval_params(snapshot)
     return TurnStages(
         snapshot=snapshot,
@@ -92,14 +93,14 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
         assembler=PromptAssembler(prompt_params(snapshot, retrieval.evidence)),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"]),
-                                  extractive=ExtractiveAnswerer(embedder=get_embedder())),
+                                  extractive=ExtractiveAnswerer(embedder=backends.get_embedder())),
         citations=CitationParser(),
         calibrator=ConfidenceCalibrator(abstain_below=float(snapshot["answer.abstain_below"]),
                                         medium_from=float(snapshot["answer.confidence_medium"]),
                                         high_from=float(snapshot["answer.confidence_high"]),
                                         weak_rerank_below=float(snapshot["grader.low_threshold"])),
         answer_cache=SemanticAnswerCache(
-            embedder=get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
+            embedder=backends.get_embedder(), backend=django_cache, enabled=bool(snapshot["cache.semantic.enabled"]),
             threshold=float(snapshot["cache.semantic.threshold"]),
         ),
         summarizer=None if chat_model is None else HistorySummarizer(chat_model, str(snapshot["memory.extract_model"])),
@@ -128,6 +129,4 @@ def prompt_params(snapshot: Mapping[str, Any], evidence: EvidenceBudget) -> Prom
 
 
 def _meta_answerer(chat_model: ChatModel | None, snapshot: Mapping[str, Any]) -> MetaAnswerer:
-    from chat.meta_answers import MetaAnswerer
-
     return MetaAnswerer()

@@ -9,9 +9,13 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from chat import selectors, services
-from chat.models import Conversation, Message, MessageStatus
+from chat.models import Conversation, Message, MessageRole, MessageStatus
+from chat.pipeline import observe
 from chat.pipeline.record import TurnRecord
 from chat.types import ConversationContext
+from kb import selectors as kb_selectors
+from kb.access import KbNotFound, key_scope, readable_kb_ids, requested_kb_ids
+from kb.models import Document
 
 
 class ChatInputError(Exception):
@@ -107,8 +111,6 @@ def _regenerated_turn(*, user: Any, question: str, conversation: Conversation | 
     """Answer the conversation's last question again: its question row is reused and its answer replaced,
     and the model sees the conversation as it was before that question (not the answer being redone).
     An edit first gives that question row the new text, so the conversation keeps one question per answer."""
-    from chat.models import MessageRole
-
     last = None if conversation is None else (
         Message.objects.filter(conversation=conversation, role=MessageRole.USER).order_by("-created_at", "-id")
         .first())
@@ -129,8 +131,6 @@ def _regenerated_turn(*, user: Any, question: str, conversation: Conversation | 
 def finish_turn(turn: ChatTurn, *, status: str = MessageStatus.COMPLETE, error: str = "",
                 citations: list[dict] | None = None, confidence_score: float | None = None,
                 confidence_band: str = "") -> Message:
-    from chat.pipeline import observe
-
     turn.record.timings_ms["total"] = turn.elapsed_ms()
     turn.record.usage = observe.usage_log(turn.snapshot)
     fields = dict(content=turn.answer, status=status, error=error, citations=citations,
@@ -165,8 +165,6 @@ def _conversation(user: Any, conversation_id: Any) -> Conversation | None:
 
 
 def _kb_ids(user: Any, kb: Any) -> frozenset[int]:
-    from kb.access import KbNotFound, requested_kb_ids
-
     try:
         return requested_kb_ids(user, kb, ask=True)
     except KbNotFound:
@@ -176,21 +174,14 @@ def _kb_ids(user: Any, kb: Any) -> frozenset[int]:
 
 
 def _through_key(user: Any) -> bool:
-    from kb.access import key_scope
-
     return key_scope(user) is not None
 
 
 def _original_kb_ids(user: Any) -> frozenset[int]:
-    from kb.access import readable_kb_ids
-
     return readable_kb_ids(user)
 
 
 def _document(document_id: Any, kb_ids: frozenset[int]) -> tuple[int, str]:
-    from kb import selectors as kb_selectors
-    from kb.models import Document
-
     pk = _id(document_id, "document_id")
     try:
         # A document outside the readable knowledge bases answers like one that does not exist.

@@ -133,7 +133,7 @@ def names_new_subject(text: str, previous: PreviousTurn) -> bool:
     """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
     the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
     answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
-    # Imported on first use: loading the part-of-speech tables costs every process that imports the chat
+    # heavy: imported on first use, as loading the part-of-speech tables costs every process that imports the chat
     # pipeline (a server, each `manage.py` command, each test worker) about half a second of CPU.
     import jieba.posseg
 

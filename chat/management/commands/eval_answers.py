@@ -8,6 +8,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from chat.evaluation.runner import Asker, eval_user, ingest_files, run_set
+from chat.evaluation.scoring import load_questions, report, rows_as_dicts, table
+from config_admin.registry import spec
+from docmind.bilingual import get_lexicon
+
 
 class Command(BaseCommand):
     help = ("Ask question sets (JSON lines: question, category, split, answers, documents) through the chat "
@@ -27,9 +32,6 @@ class Command(BaseCommand):
                             help="override an AI config value for this run only")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from chat.evaluation.runner import Asker, eval_user, ingest_files, run_set
-        from chat.evaluation.scoring import load_questions, report, rows_as_dicts, table
-
         for path in options["files"]:
             if not path.is_file():
                 raise CommandError(f"{path} is not a file")
@@ -52,7 +54,6 @@ class Command(BaseCommand):
         self.stdout.write(f"ingesting {len(files)} documents from {docs}…")
         ids = ingest_files(files, domain=options["domain"])
         offline = not os.environ.get("OPENAI_API_KEY")
-        from docmind.bilingual import get_lexicon
 
         get_lexicon()  # loaded before the first question, as a server's start-up does, so no answer pays for it
         self.stdout.write(f"asking {len(questions)} questions ({'offline' if offline else 'with the model'})")
@@ -75,8 +76,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _overrides(items: list[str]) -> dict[str, Any]:
-        from config_admin.registry import spec
-
         values = {}
         for item in items:
             key, _, raw = item.partition("=")
