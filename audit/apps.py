@@ -7,6 +7,7 @@ class AuditConfig(AppConfig):
     verbose_name = _("Audit trail")
 
     def ready(self) -> None:
+        # apps not ready: the receivers and the registry import models; this module loads before them
         from audit import receivers, registry
 
         registry.register_models()

@@ -14,11 +14,11 @@ from django.contrib.auth import get_user_model
 from django.http import HttpRequest, HttpResponse
 from django.utils.functional import SimpleLazyObject
 
+from docmind.lockout import client_ip
+
 
 def audit_actor_middleware(get_response: Callable[[HttpRequest], HttpResponse]) -> Callable:
     def middleware(request: HttpRequest) -> HttpResponse:
-        from docmind.lockout import client_ip
-
         def actor():
             user = getattr(request, "user", None)
             return user if isinstance(user, get_user_model()) and user.is_authenticated else None

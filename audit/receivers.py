@@ -5,10 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from axes.signals import user_locked_out
 from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 
 from audit.models import AuditEntry as LogEntry
+from docmind.lockout import client_ip
+from kb.signals import chunk_edited, document_changed
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,6 @@ def audit_event(*, instance: Any, action: int, event: str, actor: Any = None, ch
 def _address(request: Any) -> str | None:
     if request is None:
         return None
-    from docmind.lockout import client_ip
 
     try:
         return client_ip(request) or None
@@ -92,10 +94,6 @@ def on_chunk_edited(sender: Any, chunk: Any, user: Any, before: str, after: str,
 
 
 def connect() -> None:
-    from axes.signals import user_locked_out
-
-    from kb.signals import chunk_edited, document_changed
-
     user_logged_in.connect(on_signed_in, dispatch_uid="audit-sign-in")
     user_login_failed.connect(on_sign_in_failed, dispatch_uid="audit-sign-in-failed")
     user_locked_out.connect(on_locked_out, dispatch_uid="audit-lockout")

@@ -2,20 +2,19 @@
 from __future__ import annotations
 
 from auditlog.registry import auditlog
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from config_admin.models import SysAiConfig
+from curation.models import QaPair
+from docmind.models import McpServer
+from kb.models import Document, KbGrant, KnowledgeBase
 
 
 def register_models() -> None:
     """Documents (upload, delete), knowledge bases and grants, users and their roles, the AI configuration and
     external tool servers, curated answers. Chunk edits are logged by their service (chunks are written in
     bulk by ingestion, and a per-chunk delete listener would slow every document delete)."""
-    from django.contrib.auth import get_user_model
-    from django.contrib.auth.models import Group
-
-    from config_admin.models import SysAiConfig
-    from curation.models import QaPair
-    from docmind.models import McpServer
-    from kb.models import Document, KbGrant, KnowledgeBase
-
     for model, options in (
         # Progress and status move with every batch an ingestion writes; they would drown the trail.
         (Document, {"exclude_fields": ["progress", "updated_at", "attempts", "error", "status", "metadata"]}),

@@ -14,16 +14,24 @@ from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError
 from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.crypto import get_random_string
 
+from chat import runner as chat_runner
 from chat.evaluation.runner import Asker, ask_all
 from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, reliability, summary
+from docmind.llm.budget import call_budget
+from docmind.roles import MEMBER, user_set_role
 from evals.gate import ChatFirstGate
 from evals.models import EvalItem, EvalResult, EvalRun, RunStatus
 from evals.selectors import document_aliases
+from kb.models import KbAccess
+from kb.services import kb_grant
+from memory.services import memory_forget_all
 
 log = logging.getLogger(__name__)
 
@@ -37,9 +45,7 @@ GATE_ALLOWANCE_SECONDS = 300.0
 
 
 def chat_turns_in_flight() -> int:
-    from chat.runner import get_turn_runner
-
-    return get_turn_runner().in_flight()
+    return chat_runner.get_turn_runner().in_flight()
 
 
 class _Watch:
@@ -76,13 +82,6 @@ def _run_user(run: EvalRun, suffix: str) -> Any:
     """A member of its own with a read grant on the set's base and nothing else: the run's answers come from that
     base only, through the same permission filter as every chat turn, and its conversations and memories touch
     no one's. Deleted when the run ends."""
-    from django.contrib.auth import get_user_model
-    from django.utils.crypto import get_random_string
-
-    from docmind.roles import MEMBER, user_set_role
-    from kb.models import KbAccess
-    from kb.services import kb_grant
-
     # A fresh name each time: an existing account is never taken over (nor deleted at the end).
     user = get_user_model()(username=f"eval-run-{run.pk}{suffix}-{get_random_string(10)}")
     user.set_unusable_password()
@@ -93,8 +92,6 @@ def _run_user(run: EvalRun, suffix: str) -> Any:
 
 
 def _drop_user(user: Any) -> None:
-    from memory.services import memory_forget_all
-
     try:
         memory_forget_all(user_id=user.pk)
     finally:
@@ -124,11 +121,8 @@ def _result(run: EvalRun, row: Scored) -> EvalResult:
 
 
 def _budget(cancel: threading.Event) -> Callable[[], AbstractContextManager[Any]]:
-    from chat.runner import turn_limits
-    from docmind.llm.budget import call_budget
-
     def enter() -> AbstractContextManager[Any]:
-        limits = turn_limits()
+        limits = chat_runner.turn_limits()
         return call_budget(seconds=limits.deadline_seconds + GATE_ALLOWANCE_SECONDS, cancel=cancel, max_retries=1,
                            call_timeout=limits.call_timeout_seconds)
 

@@ -17,9 +17,11 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
+from config_admin.conf import ai_config
 from evals.importing import MAX_ITEMS, ImportFailed, ItemData, RowError, validate_item
 from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
 from evals.selectors import document_aliases
+from evals.tasks import run_evaluation
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.models import Document, KnowledgeBase
 
@@ -175,16 +177,12 @@ def item_delete(*, item: EvalItem) -> None:
 
 
 def _config_snapshot() -> dict[str, Any]:
-    from config_admin.conf import ai_config
-
     snapshot = ai_config.snapshot()
     return json.loads(json.dumps({key: snapshot[key] for key in snapshot}, cls=DjangoJSONEncoder, default=str))
 
 
 def run_start(*, eval_set: EvalSet, started_by: Any = None) -> EvalRun:
     """Queue a run of `eval_set` as background work; at most one unfinished run per set."""
-    from evals.tasks import run_evaluation
-
     total = eval_set.items.count()
     if total == 0:
         raise EvalError(_("the set has no items to ask"))

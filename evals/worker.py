@@ -11,8 +11,15 @@ import os
 import threading
 import time
 
+from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
+from django.utils.crypto import get_random_string
+from django_tasks_db.management.commands.db_worker import Worker
+
+from docmind.indexes.vectorstore import is_lite_uri
+from evals.models import EvalRun, RunStatus
+from evals.tasks import run_evaluation
 
 log = logging.getLogger(__name__)
 
@@ -33,12 +40,6 @@ def _lowest_priority() -> None:
 def recover_interrupted_runs() -> int:
     """Runs left running by a server that stopped (this process is the only worker): queue them again, so they
     go on with the items they had not answered; those being cancelled end as cancelled."""
-    from django.conf import settings
-
-    from docmind.indexes.vectorstore import is_lite_uri
-    from evals.models import EvalRun, RunStatus
-    from evals.tasks import run_evaluation
-
     if not is_lite_uri(str(settings.MILVUS_URI)):
         return 0  # other worker processes may be running these runs right now
     EvalRun.objects.filter(status=RunStatus.CANCELLING).update(status=RunStatus.CANCELLED, finished_at=timezone.now())
@@ -51,9 +52,6 @@ def recover_interrupted_runs() -> int:
 
 
 def _loop() -> None:
-    from django.utils.crypto import get_random_string
-    from django_tasks_db.management.commands.db_worker import Worker
-
     _lowest_priority()
     try:
         if resumed := recover_interrupted_runs():

@@ -8,4 +8,5 @@ class ReviewConfig(AppConfig):
 
     def ready(self) -> None:
         # Answers and verdicts are saved by the chat app, which knows nothing of the queue: it listens.
+        # apps not ready: the receivers import models; this module loads before them
         from review import receivers  # noqa: F401
