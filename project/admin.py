@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 
+from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
@@ -131,6 +132,7 @@ class McpServerAdmin(admin.ModelAdmin):
         return len(obj.allowed_tools or [])
 
     def save_model(self, request, obj: McpServer, form, change: bool) -> None:
+        # heavy: the MCP client and anyio (8 ms) load only when a server is saved; django.setup() loads this module
         from chat.agentic.external import forget_listings
 
         super().save_model(request, obj, form, change)
@@ -154,8 +156,6 @@ def _lockout_pages_without_date_drilldown() -> None:
     """django-axes' admin pages drill down by attempt date; on MySQL/MariaDB that needs the server's time-zone
     tables, which a default install lacks, and the page then fails with a server error. The lists stay sortable
     and filterable by date without it."""
-    from axes.models import AccessAttempt, AccessFailureLog, AccessLog
-
     for model in (AccessAttempt, AccessFailureLog, AccessLog):
         model_admin = admin.site._registry.get(model)
         if model_admin is not None:

@@ -26,10 +26,17 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import httpx2
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 from django.http import JsonResponse
+from rest_framework.authentication import TokenAuthentication
+
+from config_admin.conf import ai_config
+from docmind import backends
+from docmind.sandbox import runner_status
+from sso.directory_probe import directory_status
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +90,7 @@ def _check_cache() -> dict[str, Any]:
 
 
 def _check_vector_store() -> dict[str, Any]:
+    # heavy: the indexes load scipy (about 0.3 s) with the first probe, not when the URL conf imports this module
     from docmind.indexes.stores import get_vector_store
 
     try:
@@ -133,10 +141,7 @@ def _write_and_read_back(directory: Path) -> None:
 
 
 def _llm_mode() -> dict[str, Any]:
-    from config_admin.conf import ai_config
-    from docmind.backends import llm_is_remote
-
-    if not llm_is_remote():
+    if not backends.llm_is_remote():
         return {"mode": "offline", "answers": "extractive"}
     try:
         model = ai_config.get("llm.main_model")
@@ -161,8 +166,6 @@ def _llm_reachability() -> dict[str, Any]:
 
 
 def _probe_llm(base: str) -> dict[str, Any]:
-    import httpx2
-
     try:
         response = httpx2.get(f"{base}/models", headers={"Authorization": f"Bearer {settings.OPENAI_API_KEY}"},
                              timeout=LLM_PROBE_TIMEOUT_SECONDS)
@@ -184,14 +187,11 @@ def _directory() -> dict[str, Any]:
     config = getattr(settings, "DOCMIND_LDAP", None)
     if config is None:
         return {"enabled": False}
-    from sso.directory_probe import directory_status
 
     return {"enabled": True, **directory_status(config)}
 
 
 def _sandbox() -> dict[str, Any]:
-    from docmind.sandbox import runner_status
-
     try:
         return runner_status().describe()
     except Exception as exc:
@@ -226,7 +226,6 @@ def _is_staff(request) -> bool:
         user = getattr(request, "user", None)
         if user is not None and user.is_authenticated:
             return bool(user.is_staff)
-        from rest_framework.authentication import TokenAuthentication
 
         found = TokenAuthentication().authenticate(request)
         return bool(found and found[0].is_staff)

@@ -8,6 +8,8 @@ from rest_framework import permissions, serializers
 
 from chat.event_schema import PAYLOADS, chat_event_adapter
 from chat.serializers import ChatRequestSerializer
+from config_admin.conf import ai_config
+from config_admin.registry import spec
 from docmind.errors import error_response
 
 COMPONENTS = "#/components/schemas/"
@@ -172,9 +174,6 @@ def _openapi_30(schema: dict[str, Any]) -> dict[str, Any]:
 
 def _text_limit(key: str) -> int:
     """The live limit of a text a request carries (a configuration row), so the schema says what is enforced now."""
-    from config_admin.conf import ai_config
-    from config_admin.registry import spec
-
     try:
         return int(ai_config.get(key))
     except Exception:  # no database yet (a schema built at deploy time): the row's default

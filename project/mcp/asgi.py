@@ -12,8 +12,15 @@ import json
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from mcp.server.transport_security import TransportSecuritySettings
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
 
-from project.mcp.server import DISCONNECTED_SCOPE_KEY, KEY_SCOPE_KEY, USER_SCOPE_KEY
+from apikeys import services as keys
+from kb.access import key_scope
+from project.mcp.server import DISCONNECTED_SCOPE_KEY, KEY_SCOPE_KEY, USER_SCOPE_KEY, build_server
 
 PATH = "/mcp"
 # A stateless server has no stream to offer on GET and no session to end on DELETE: the spec's answer
@@ -30,13 +37,6 @@ def is_mcp_path(path: str) -> bool:
 def _token_user_id(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, Any, str]:
     """(user id, None, "") for a valid `Authorization: Token <key>` (DRF's own check), (creator id, its
     kb.access.KeyScope, "") for a valid `Authorization: Bearer <API key>`, else (None, None, reason)."""
-    from django.db import close_old_connections
-    from rest_framework import exceptions
-    from rest_framework.authentication import TokenAuthentication
-
-    from apikeys import services as keys
-    from kb.access import key_scope
-
     raw = next((v for k, v in headers if k.lower() == b"authorization"), b"").decode("latin-1").split()
     if len(raw) != 2 or raw[0].lower() not in ("token", "bearer"):
         return None, None, "Authorization: Token <key> or Bearer <API key> required"
@@ -146,11 +146,6 @@ async def _serve(manager: Any, ready: asyncio.Event) -> None:
 
 
 def _build_manager() -> Any:
-    from django.conf import settings
-    from mcp.server.transport_security import TransportSecuritySettings
-
-    from project.mcp.server import build_server
-
     server = build_server()
     hosts = list(settings.ALLOWED_HOSTS)
     # DNS-rebinding protection with Django's own host list. "*" (the operator opted out) and
@@ -180,8 +175,6 @@ async def _reply(send: Any, status: int, payload: dict[str, Any],
 
 
 def _max_body() -> int:
-    from django.conf import settings
-
     return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 0) or 2**63
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from django.db import close_old_connections
 from django.utils import translation
 from mcp.server.mcpserver import Context, MCPServer
@@ -20,7 +21,10 @@ from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
+from chat import runner as chat_runner
+from config_admin.conf import ai_config
 from docmind.mcp import errors
+from kb.access import KEY_SCOPE_ATTR
 from project.mcp import tools
 
 USER_SCOPE_KEY = "docmind.user_id"
@@ -71,10 +75,6 @@ def _caller_key(ctx: Context) -> Any:
 
 
 def _load_user(user_id: int | None, key: Any = None) -> Any:
-    from django.contrib.auth import get_user_model
-
-    from kb.access import KEY_SCOPE_ATTR
-
     if user_id is None:
         return None
     user = get_user_model().objects.filter(pk=user_id, is_active=True).first()
@@ -105,8 +105,6 @@ async def _ask(ctx: Context, **kwargs: Any) -> dict[str, Any]:
     """One chat turn in the chat's own turn runner: the same deadline, capacity, per-user share and
     cancellation as a browser chat, and never a thread of the shared pool that token checks and other
     tools need. The turn is cancelled when the HTTP client goes away."""
-    from chat import runner as chat_runner
-
     user_id, key = _caller_id(ctx), _caller_key(ctx)
     if user_id is None:
         raise ToolError("authentication required")
@@ -175,8 +173,6 @@ class DocMindMCPServer(MCPServer):
 
 def _text_limits() -> dict[str, dict[str, int]]:
     """Tool → argument → the longest text the tool accepts (sys_ai_config rows, changeable at run time)."""
-    from config_admin.conf import ai_config
-
     close_old_connections()
     try:
         snapshot = ai_config.snapshot()

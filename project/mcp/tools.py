@@ -13,6 +13,24 @@ from typing import Any
 
 from django.http import Http404
 
+from chat.events import error_event
+from chat.pipeline import ChatPipeline
+from config_admin.conf import ai_config
+from kb import selectors
+from kb.access import (
+    KbNotFound,
+    askable_kb_ids,
+    askable_kbs,
+    is_active_user,
+    key_allows,
+    readable_kb_ids,
+    requested_kb_ids,
+)
+from kb.citation_links import CitationLinks
+from kb.models import Document, DocumentStatus
+from kb.retrieval.api import RetrieveInputError, retrieve
+from kb.selectors import document_list, domain_list
+
 MAX_SECTION_CHARS = 4000
 MAX_TOP_K = 50  # as POST /api/kb/retrieve/ (kb.retrieval.api.MAX_TOP_K), for both searches
 
@@ -25,8 +43,6 @@ def _kb_scope(user: Any, kb: list[int] | None, *, ask: bool = False) -> frozense
     """The knowledge bases a call searches: every readable one, or the readable ones it names; an id the
     caller cannot read is reported exactly like one that does not exist. `ask`: the askable ones, for the
     searches that return snippets (a view grant reaches those, not document lists)."""
-    from kb.access import KbNotFound, askable_kb_ids, readable_kb_ids, requested_kb_ids
-
     try:
         return requested_kb_ids(user, kb, ask=ask)
     except KbNotFound:
@@ -40,8 +56,6 @@ def _kb_scope(user: Any, kb: list[int] | None, *, ask: bool = False) -> frozense
 
 def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] | None = None) -> dict[str, Any]:
     """The evidence `POST /api/kb/retrieve/` returns for the same query (the same function)."""
-    from kb.retrieval.api import RetrieveInputError, retrieve
-
     _require(user)
     payload: dict[str, Any] = {"query": query}
     if top_k is not None:
@@ -60,10 +74,6 @@ def search_kb(user: Any, *, query: str, top_k: int | None = None, kb: list[int] 
 def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None = None,
                    kb: list[int] | None = None) -> dict[str, Any]:
     """BM25 over the knowledge base's chunks only (no embedding, no rerank): exact names and codes."""
-    from config_admin.conf import ai_config
-    from kb.citation_links import CitationLinks
-    from kb.search import get_searcher
-
     _require(user)
     scope = _kb_scope(user, kb, ask=True)
     query = (query or "").strip()
@@ -74,6 +84,9 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
         raise ToolInputError(f"query is {len(query)} characters; the limit is {limit}")
     if isinstance(top_k, bool) or not 1 <= int(top_k) <= MAX_TOP_K:
         raise ToolInputError(f"top_k must be between 1 and {MAX_TOP_K}")
+    # heavy: the indexes load scipy (about 0.3 s); project.asgi imports this module as the server starts
+    from kb.search import get_searcher
+
     hits = get_searcher().scoped(scope).lexical_search(query, k=int(top_k), domains=[domain] if domain else None)
     # A hit of a base the caller may only ask is answered with its snippet, as a source card shows it.
     links = CitationLinks(user)
@@ -86,9 +99,6 @@ def keyword_search(user: Any, *, query: str, top_k: int = 10, domain: str | None
 def list_documents(user: Any, *, domain: str | None = None, status: str | None = "ready",
                    limit: int = 100, kb: list[int] | None = None) -> dict[str, Any]:
     """Documents as `GET /api/kb/documents/` lists them (ready ones unless another status is asked for)."""
-    from kb.models import DocumentStatus
-    from kb.selectors import document_list
-
     _require(user)
     scope = _kb_scope(user, kb)
     if status and status not in DocumentStatus.values:
@@ -101,17 +111,12 @@ def list_documents(user: Any, *, domain: str | None = None, status: str | None =
 
 def list_knowledge_bases(user: Any) -> dict[str, Any]:
     """The knowledge bases `GET /api/kbs/` lists for this user: the askable ones, default first."""
-    from kb.access import askable_kbs
-
     _require(user)
     return {"knowledge_bases": [{"id": k.pk, "name": k.name, "description": k.description or "",
                                  "default": k.is_default} for k in askable_kbs(user)]}
 
 
 def list_domains(user: Any) -> dict[str, Any]:
-    from kb.access import readable_kb_ids
-    from kb.selectors import domain_list
-
     _require(user)
     rows = domain_list(kb_ids=readable_kb_ids(user))
     return {"domains": [{"domain_id": d.domain_id, "kb": d.kb_id, "description": d.description or "",
@@ -121,11 +126,7 @@ def list_domains(user: Any) -> dict[str, Any]:
 
 def read_section(user: Any, *, document_id: int, section: int = 1) -> dict[str, Any]:
     """One section (parent chunk, ~1000 characters, headings kept) of a ready document, 1-based."""
-    from kb import selectors
-    from kb.access import readable_kb_ids
-
     _require(user)
-    from kb.models import Document
 
     kb_ids = readable_kb_ids(user)
     try:
@@ -146,10 +147,6 @@ def ask_events(user: Any, *, question: str, cancel: threading.Event, document_id
 
     Run by the chat's turn runner, so an MCP answer has the chat's deadline, capacity and cancellation.
     """
-    from chat.events import error_event
-    from chat.pipeline import ChatPipeline
-    from kb.access import is_active_user
-
     if not is_active_user(user):
         return iter([error_event("unauthenticated", "authentication required")])
     return ChatPipeline().run(user=user, message=question, document_id=document_id, kb=kb, cancel=cancel)
@@ -178,8 +175,6 @@ TOOL_KEY_SCOPES = ("read",)
 
 def _require(user: Any) -> None:
     """Every tool is for signed-in, active users, as IsAuthenticated is for the REST API; kb.access decides."""
-    from kb.access import is_active_user, key_allows
-
     if not is_active_user(user):
         raise PermissionError("authentication required")
     if not key_allows(user, TOOL_KEY_SCOPES):

@@ -3,20 +3,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from django.db import DatabaseError
+from django.db.models import Count
 from prometheus_client import REGISTRY
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from kb.models import Document, DocumentStatus
 
 
 class IngestionQueueCollector(Collector):
     """Documents per status right now (pending + processing is the queue depth)."""
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
-        from django.db import DatabaseError
-        from django.db.models import Count
-
-        from kb.models import Document, DocumentStatus
-
         family = GaugeMetricFamily("docmind_ingestion_queue_depth", "Documents per ingestion status.",
                                    labels=["status"])
         try:

@@ -10,6 +10,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from docmind.roles import ADMIN, user_set_role
+from kb.models import Document
+from kb.services import document_ingest_path
 
 DEMO_DIR = Path(__file__).resolve().parents[3] / "kb" / "demo_docs"
 
@@ -57,9 +59,6 @@ class Command(BaseCommand):
         return admin
 
     def _load_demo(self, admin) -> None:
-        from kb.models import Document
-        from kb.services import document_ingest_path
-
         if Document.objects.exists():
             return
         count = 0

@@ -13,7 +13,13 @@ from __future__ import annotations
 import os
 
 import anyio
+import httpx2
 from django.core.management.base import BaseCommand, CommandError
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+
+from docmind.indexes.vectorstore import VectorStoreError
+from docmind.mcp.relay import relay
 
 TOKEN_VARIABLE = "DOCMIND_MCP_TOKEN"
 URL_VARIABLE = "DOCMIND_MCP_URL"
@@ -21,9 +27,6 @@ URL_VARIABLE = "DOCMIND_MCP_URL"
 
 def user_for_token(key: str) -> int:
     """The active user of an API token, or CommandError saying what is wrong."""
-    from rest_framework import exceptions
-    from rest_framework.authentication import TokenAuthentication
-
     if not key:
         raise CommandError(f"{TOKEN_VARIABLE} is not set: put an API token there "
                            "(POST /api/auth/token/ or the admin's Tokens page)")
@@ -36,8 +39,8 @@ def user_for_token(key: str) -> int:
 
 def open_indexes_or_explain() -> None:
     """Open the stores this process will search, or say why it cannot and what to do instead."""
+    # heavy: the indexes load scipy (about 0.3 s); relay mode never opens them
     from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from docmind.indexes.vectorstore import VectorStoreError
 
     try:
         get_vector_store()
@@ -61,6 +64,7 @@ class Command(BaseCommand):
         if url:
             self._relay(url, token)
             return
+        # heavy: serving here loads the MCP tools, the chat pipeline and the indexes; relay mode needs none of them
         from project.mcp.server import build_server, set_stdio_user
 
         user_id = user_for_token(token)
@@ -71,10 +75,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _relay(url: str, token: str) -> None:
-        import httpx2
-
-        from docmind.mcp.relay import relay
-
         if not token:
             user_for_token("")  # the same explanation as in-process
         if not url.startswith(("http://", "https://")):
