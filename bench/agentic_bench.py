@@ -40,6 +40,7 @@ def load(path: Path) -> list[dict]:
 
 
 def ingest(paragraphs: list[dict]) -> tuple[dict[str, int], float]:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
 
@@ -54,6 +55,7 @@ def ingest(paragraphs: list[dict]) -> tuple[dict[str, int], float]:
 
 
 def run_questions(paragraphs: list[dict], limit: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
 
     # A member reads the default knowledge base, where the passages went; without a role every answer would be
@@ -83,6 +85,7 @@ def run_questions(paragraphs: list[dict], limit: int) -> dict:
 
 
 def run_pairs(paragraphs: list[dict], doc_ids: dict[str, int], pairs: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.agentic.factory import build_orchestrator
     from config_admin.conf import ai_config
     from kb.models import KnowledgeBase

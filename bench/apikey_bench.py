@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> None:
         args.requests = 2
     setup_django()
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.test import Client
     from rest_framework.authentication import TokenAuthentication
     from rest_framework.authtoken.models import Token

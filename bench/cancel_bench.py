@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bench.chat_bench import MiniWebSocket, login
 from bench.common import ROOT, arguments, percentile, write_json
+from tests.browser.live_server import LiveServer
 
 QUESTIONS = [
     "对比一下支付失败的排查步骤和基础设施故障的处理流程，分别有哪些步骤？两者在升级和回滚上有什么区别？",
@@ -56,8 +57,6 @@ async def one_trial(port: int, cookie: str, question: str, delay: float) -> tupl
 
 
 def main(argv: list[str] | None = None) -> None:
-    from tests.browser.live_server import LiveServer
-
     parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/bench-cancel"))
     parser.add_argument("--trials", type=int, default=20)

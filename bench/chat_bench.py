@@ -31,9 +31,13 @@ import threading
 import time
 import urllib.parse
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from opentelemetry import trace
+
 from bench.common import ROOT, arguments, bench_user, eval_file, p50_p95, percentile, setup_django, write_json
+from tests.browser.live_server import LiveServer
 
 SMOKE_PARAGRAPHS = 3
 SMOKE_QUESTIONS = 3
@@ -58,6 +62,7 @@ def load_questions(n: int, paragraphs: int | None = None) -> tuple[list[dict], l
 # ---------------------------------------------------------------- phase 1: in-process pipeline
 def phase_pipeline(data_dir: Path, n: int, paragraphs: int | None = None) -> dict:
     setup_django(data_dir=data_dir)
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
     from kb.ingestion.worker import process_pending_documents
     from kb.services import document_ingest_text
@@ -188,8 +193,6 @@ async def one_chat(port: int, cookie: str, question: str, timeout: float) -> tup
 
 
 def phase_websocket(data_dir: Path, questions: list[str], concurrency: int, timeout: float) -> dict:
-    from tests.browser.live_server import LiveServer
-
     # One account stands for many users here: no per-user share of the turn pool.
     server = LiveServer(data_dir=data_dir, username="bench-ws", password="bench-ws-pass-123",
                         extra_env={"DOCMIND_CHAT_TURNS_PER_USER": "1000"})
@@ -220,8 +223,6 @@ class _OtlpSink:
     """A loopback OTLP/HTTP receiver that accepts and counts export requests."""
 
     def __init__(self) -> None:
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
         sink = self
         self.requests = 0
         self.bytes = 0
@@ -260,8 +261,8 @@ def phase_tracing_child(data_dir: Path, n: int, rounds: int) -> dict:
     OTEL_EXPORTER_OTLP_ENDPOINT runs.
     """
     setup_django(data_dir=data_dir)  # OTEL_EXPORTER_OTLP_ENDPOINT is set: the app installs the SDK and exporter
-    from opentelemetry import trace
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
 
     provider = trace.get_tracer_provider()

@@ -14,6 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import django
+from django.apps import apps
+from django.core.management import call_command
+
 ROOT = Path(__file__).resolve().parent.parent
 EVAL_DIR_VARIABLE = "DOCMIND_EVAL_DIR"
 CMRC_TRIAL = "cmrc2018_trial.json"
@@ -50,8 +54,6 @@ def setup_django(*, data_dir: Path | str | None = None, offline: bool = True, mi
 
     In a process where Django is already set up (the smoke tests, under pytest) it does nothing: that process's
     settings, test database and data dir are the ones to use."""
-    from django.apps import apps
-
     if apps.ready:
         return
     if data_dir:
@@ -63,18 +65,15 @@ def setup_django(*, data_dir: Path | str | None = None, offline: bool = True, mi
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
     os.environ.setdefault("DJANGO_ALLOWED_HOSTS", "testserver,127.0.0.1,localhost")
     os.environ.update(env or {})
-    import django
-
     django.setup()
     if migrate:
-        from django.core.management import call_command
-
         call_command("migrate", verbosity=0)
 
 
 def bench_user(username: str, role: str | None = "member", *, password: str | None = None):
     """The user `username` (created if missing) holding `role`: knowledge-base grants go to roles, so a user
     without one reads no knowledge base. `role=None` leaves the user's roles as they are."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.contrib.auth import get_user_model
 
     from docmind.roles import ensure_roles, user_set_role

@@ -94,6 +94,7 @@ def load(holdout_every: int, paragraphs: int | None = None) -> tuple[list[dict],
 def warm_up() -> None:
     """Load the in-process indexes before the first question, as the server does at start-up: a data dir
     ingested by an earlier run (a copied pristine one) is otherwise opened by the first search."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     get_vector_store().warm_up(wait=True)
@@ -187,6 +188,7 @@ def main(argv: list[str] | None = None) -> None:
 
     # A model key, if set, is used: the figures are the offline answers only without one.
     setup_django(data_dir=args.data_dir, offline=False)
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.test import AsyncClient
 
     from kb.ingestion.worker import process_pending_documents

@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="the data dir `manage.py eval_answers` ingested into (default: $DOCMIND_DATA_DIR)")
     args = parser.parse_args(argv)
     setup_django(data_dir=args.data_dir, offline=False, migrate=False)
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.evaluation.scoring import load_questions
     from docmind.backends import get_embedder
     from docmind.indexes.stores import get_vector_store

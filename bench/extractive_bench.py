@@ -13,6 +13,8 @@ import json
 import statistics
 
 from bench.common import arguments, eval_file, write_json
+from chat.offline.extractive import ExtractiveAnswerer
+from kb.retrieval.types import ScoredChunk
 
 SMOKE_QUESTIONS = 6
 
@@ -21,9 +23,6 @@ def main(argv: list[str] | None = None) -> None:
     parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     args = parser.parse_args(argv)
     # The answerer is plain Python: no settings, database or index is needed.
-    from chat.offline.extractive import ExtractiveAnswerer
-    from kb.retrieval.types import ScoredChunk
-
     answerer = ExtractiveAnswerer()
     rows = []
     for article in json.loads(eval_file().read_text(encoding="utf-8"))["data"]:

@@ -37,6 +37,7 @@ def users():
 
 
 def curated(pairs: int, turns: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
     from chat.pipeline.curated_answers import curated_probe
     from chat.pipeline.turn import ChatTurn
@@ -93,6 +94,7 @@ def curated(pairs: int, turns: int) -> dict:
 
 
 def chunk_edits(edits: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db import transaction
 
     from docmind.backends import get_embedder
@@ -138,6 +140,7 @@ def chunk_edits(edits: int) -> dict:
 
 
 def audit(rows: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.contrib.auth import get_user_model
     from django.contrib.contenttypes.models import ContentType
     from django.db import connection

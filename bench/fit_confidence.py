@@ -55,6 +55,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.n
 
 
 def _chunk(data: dict):
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.evidence import ScoredChunk, Source
 
     return ScoredChunk(chunk_id=data["chunk_id"], content=data["content"], score=data["score"],
@@ -65,6 +66,7 @@ def _chunk(data: dict):
 
 def replay(record: dict) -> dict[str, float]:
     """The calibrator's features of one recorded turn, computed by the current chat/confidence.py."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.confidence import answer_features, evidence_features
     from kb.retrieval.types import Grade, GradeResult
 
@@ -82,6 +84,7 @@ def replay(record: dict) -> dict[str, float]:
 def recording(seen: dict) -> Iterator[None]:
     """While inside, every assessment of the calibrator writes into `seen` the question it assessed, the
     evidence chunks, the grade and the written answer."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.confidence import ConfidenceCalibrator
 
     run, on_answer = ConfidenceCalibrator.run, ConfidenceCalibrator.on_answer
@@ -117,6 +120,7 @@ def collect(args) -> list[dict]:
 
 
 def _ask_all(args, seen: dict) -> list[dict]:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
     from chat.pipeline.stages import build_stages
 
@@ -150,6 +154,7 @@ def _ask_all(args, seen: dict) -> list[dict]:
 def collect_set(path: Path, *, smoke: bool = False) -> list[dict]:
     """Ask an evaluation set (its documents ingested from docs/ beside it, as `manage.py eval_answers` does) and
     record what the calibrator saw for each question's own turn; statements assess no evidence and are left out."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.evaluation.runner import Asker, eval_user, ingest_files
     from chat.evaluation.scoring import STATEMENT, load_questions, score
 
@@ -237,6 +242,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.smoke:  # over what `conversation_bench --smoke` ingested
         args.holdout_every = 2
     setup_django(data_dir=args.data_dir, offline=False, migrate=args.questions is not None)
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.confidence import FEATURES
     from config_admin.registry import spec
 

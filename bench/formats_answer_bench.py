@@ -25,7 +25,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import docx
+import numpy
+from reportlab.lib.utils import ImageReader
+
 from bench.common import ROOT, arguments, setup_django, write_json
+from bench.formats_bench import text_pdf
+from tests.kb.ingestion.files import _canvas, pptx_bytes, text_image, xlsx_bytes
 
 SMOKE_FORMATS = ("csv",)
 
@@ -83,8 +89,6 @@ class Facts:
 
 # -- files ---------------------------------------------------------------------------------------------------
 def _pdf_canvas():
-    from tests.kb.ingestion.files import _canvas
-
     return _canvas()
 
 
@@ -156,15 +160,11 @@ def two_column_pdf(facts: Facts, rng: random.Random, name: str) -> Doc:
 
 
 def _text_image(lines: list[str], rng: random.Random):
-    from tests.kb.ingestion.files import text_image
-
     return text_image(lines, size=rng.choice([34, 40, 46]))
 
 
 def scanned_pdf(facts: Facts, rng: random.Random, name: str) -> Doc:
     """Two pages holding only pictures of text, as a scanner makes them."""
-    from reportlab.lib.utils import ImageReader
-
     pdf, buffer = _pdf_canvas()
     found = []
     for page in (1, 2):
@@ -203,8 +203,6 @@ def _sheet_rows(facts: Facts, rng: random.Random, count: int) -> tuple[list[list
 
 
 def xlsx_sheet(facts: Facts, rng: random.Random, name: str) -> Doc:
-    from tests.kb.ingestion.files import xlsx_bytes
-
     sheet = rng.choice(["费用标准", "价格表", "办理时限"])
     rows, asked = _sheet_rows(facts, rng, rng.randint(12, 30))
     other, _ = _sheet_rows(facts, rng, 5)
@@ -220,8 +218,6 @@ def csv_sheet(facts: Facts, rng: random.Random, name: str) -> Doc:
 
 
 def slides(facts: Facts, rng: random.Random, name: str) -> Doc:
-    from tests.kb.ingestion.files import pptx_bytes
-
     deck, found = [{"title": rng.choice(["季度工作汇报", "制度宣讲", "新流程介绍"]), "body": rng.choice(FILLER)}], []
     for number in (2, 3, 4):
         fact = facts.next()
@@ -237,8 +233,6 @@ def slides(facts: Facts, rng: random.Random, name: str) -> Doc:
 
 
 def word(facts: Facts, rng: random.Random, name: str) -> Doc:
-    import docx
-
     document = docx.Document()
     before, after = facts.next(), facts.next()
     document.add_paragraph(rng.choice(FILLER) + before.statement)
@@ -300,6 +294,7 @@ def location_right(where: dict, location: dict | None) -> bool | None:
 
 
 def ask_all(docs: list[Doc], workdir: Path) -> list[dict]:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.evaluation.runner import Asker, eval_user, ingest_files
     from chat.evaluation.scoring import EvalQuestion, normalise
     from kb.models import Document
@@ -363,6 +358,7 @@ def ocr_accuracy(seed: int, count: int = 12) -> dict:
     """Character accuracy (1 − edit distance / length, spaces ignored) of clean rendered Chinese lines, by the
     product's recogniser (tesseract) and, where installed, rapidocr on the same images (`pip install
     rapidocr-onnxruntime`: not pinned, requirements-bench.txt says why)."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.ingestion.parsers import ParseError, parse_located
 
     rng = random.Random(seed * 1000 + 7)
@@ -401,10 +397,10 @@ _RAPID = None
 def _rapidocr(image) -> str:
     global _RAPID
     if _RAPID is None:
+        # optional: rapidocr-onnxruntime is installed by hand (requirements-bench.txt); its absence is reported
         from rapidocr_onnxruntime import RapidOCR
 
         _RAPID = RapidOCR()
-    import numpy
 
     found, _ = _RAPID(numpy.array(image.convert("RGB")))
     return "".join(item[1] for item in (found or []))
@@ -412,7 +408,7 @@ def _rapidocr(image) -> str:
 
 def long_pdf(pages: int, workdir: Path) -> dict:
     """A `pages`-page text PDF from upload to searchable, in this process (parse child, chunk, embed, index)."""
-    from bench.formats_bench import text_pdf
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.evaluation.runner import ingest_files
     from kb.models import Document
 

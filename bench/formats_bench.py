@@ -12,13 +12,24 @@ import argparse
 import time
 
 from bench.common import ROOT, arguments, write_json
+from tests.kb.ingestion.files import (
+    _canvas,
+    blank_pdf,
+    docx_with_table,
+    password_pdf,
+    png_bytes,
+    png_declaring,
+    pptx_bytes,
+    scanned_text_pdf,
+    text_image,
+    two_column_pdf,
+    xlsx_bytes,
+)
 
 _LINE = "系统在每天凌晨两点执行全量备份，备份数据保留三十天，过期数据由清理任务自动删除。第{n}行"
 
 
 def text_pdf(pages: int, *, columns: int = 1) -> bytes:
-    from tests.kb.ingestion.files import _canvas
-
     pdf, buffer = _canvas()
     for page in range(pages):
         pdf.setFont("STSong-Light", 9)
@@ -43,15 +54,6 @@ def _files(pdf_pages: int, *, smoke: bool = False) -> dict[str, tuple[bytes, str
                 "csv (50 rows)": ("\n".join(f"{i},商品{i},{i * 3.5}" for i in range(50)).encode(), "csv", 50),
                 "html (20 paragraphs)": (("<html><body>" + "".join(f"<p>{_LINE.format(n=i)}</p>" for i in range(20))
                                           + "</body></html>").encode(), "html", 1)}
-    from tests.kb.ingestion.files import (
-        docx_with_table,
-        png_bytes,
-        pptx_bytes,
-        scanned_text_pdf,
-        text_image,
-        two_column_pdf,
-        xlsx_bytes,
-    )
 
     rows = [["编号", "名称", "价格", "说明"]] + [[i, f"商品{i}", i * 3.5, "库存充足，当天发货"] for i in range(5000)]
     csv_text = "\n".join(",".join(str(v) for v in row) for row in rows)
@@ -73,8 +75,6 @@ def _files(pdf_pages: int, *, smoke: bool = False) -> dict[str, tuple[bytes, str
 
 
 def _bad_files(*, smoke: bool = False) -> dict[str, tuple[bytes, str]]:
-    from tests.kb.ingestion.files import blank_pdf, password_pdf, png_declaring
-
     if smoke:
         return {"password-protected pdf": (password_pdf(), "pdf")}
     big_csv = "a,b,c\n" + "\n".join(f"{i},{i * 2},行{i}" for i in range(50_000))
@@ -98,6 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.smoke:
         args.pdf_pages, args.repeat = 1, 1
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.ingestion.parsers import ParseError, parse_located
     from kb.ingestion.parsers.isolated import IsolatedParser
 

@@ -53,6 +53,7 @@ def _embed_all(embed, texts: list[str], batch: int) -> float:
 
 
 def _children_of(document_ids: list[int]) -> list[str]:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.models import Chunk, ChunkLevel
 
     return list(Chunk.objects.filter(level=ChunkLevel.CHILD, document_id__in=document_ids).order_by("id")
@@ -60,6 +61,7 @@ def _children_of(document_ids: list[int]) -> list[str]:
 
 
 def throughput(docs: int, rounds: int, chars: int = 6000) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.backends import get_embedder, get_ingest_embedder
     from kb.ingestion.pipeline import BATCH_SIZE
     from kb.ingestion.worker import process_pending_documents
@@ -110,6 +112,7 @@ def throughput(docs: int, rounds: int, chars: int = 6000) -> dict:
 
 
 def batch_sizes(sizes: list[int], docs: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.backends import get_ingest_embedder
     from kb.ingestion.chunker import TextChunker
 
@@ -147,6 +150,7 @@ def _probe(retriever, *, until, minimum: int, stages: dict[str, list[float]] | N
 
 
 def latency(chars: int, idle_queries: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db import close_old_connections
 
     from config_admin.conf import ai_config

@@ -63,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _run(server: directory.Slapd, people: list[directory.Person], rounds: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
@@ -82,6 +83,7 @@ def _run(server: directory.Slapd, people: list[directory.Person], rounds: int) -
             raise SystemExit(f"{username}: HTTP {response.status_code}, expected {expect}: {response.content!r}")
         return elapsed
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.contrib.auth.hashers import make_password
 
     # One hash of the default password hasher: the machine's speed right now, to read the other figures by.

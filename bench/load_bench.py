@@ -55,7 +55,7 @@ class Db:
                     "user": parsed.username or "root", "password": parsed.password or ""}
 
     def _query(self, sql: str, args: tuple = ()) -> list[tuple]:
-        # The MySQL driver is an optional install (DOCMIND_WITH_MYSQL=1); imported here so the module, and
+        # optional: the MySQL driver is installed only with DOCMIND_WITH_MYSQL=1; imported here so the module, and
         # the suite that imports every bench module, loads on the embedded defaults too.
         import MySQLdb
 

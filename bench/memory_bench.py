@@ -88,6 +88,7 @@ QUESTIONS = {
 
 
 def say(user, text: str) -> None:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.understanding import QueryUnderstanding
     from config_admin.conf import ai_config
     from memory.compose import memory_params
@@ -103,6 +104,7 @@ def say(user, text: str) -> None:
 
 
 def quality(users: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from config_admin.conf import ai_config
     from memory.backends import get_memory_index
     from memory.compose import memory_params
@@ -132,6 +134,7 @@ def quality(users: int) -> dict:
         "users_exact": exact, "users": len(people), "rows": UserMemory.objects.count(),
         "invalidated": UserMemory.objects.filter(invalidated_at__isnull=False).count(), "misses": misses[:6]}}
     # Simulate failed physical deletes: every superseded memory's vector goes back into the index.
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.backends import get_embedder
 
     index, embedder = get_memory_index(), get_embedder()
@@ -190,6 +193,7 @@ def quality(users: int) -> dict:
 
 def load_users(count: int, per_user: int) -> list:
     """Users with `per_user` active memories each, written straight into the database and the index."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.utils import timezone
 
     from docmind.backends import get_embedder
@@ -215,6 +219,7 @@ def load_users(count: int, per_user: int) -> list:
 
 
 def latency(users: list, turns: int) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.pipeline import ChatPipeline
     from config_admin.conf import ai_config
     from config_admin.models import SysAiConfig
@@ -273,6 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     setup_django(unset=["DATABASE_URL"])  # SQLite: the figures are the memory store's, not a database server's
     cache = "Redis" if os.environ.get("REDIS_URL") else "in-process"
     if os.environ.get("REDIS_URL") and not args.smoke:  # a fresh database reuses user ids: drop earlier runs' hashes
+        # apps not ready: the project loads only after setup_django() has set up this run's Django
         from memory.backends import get_memory_cache
 
         client = get_memory_cache()._client

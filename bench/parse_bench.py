@@ -15,15 +15,15 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from bench.common import ROOT, arguments, write_json
+from tests.kb.ingestion.files import docx_bytes, docx_with_paragraphs
 
 
 def _files(bomb_paragraphs: int) -> dict[str, tuple[bytes, str]]:
-    from tests.kb.ingestion.files import docx_bytes, docx_with_paragraphs
-
     normal = docx_bytes(*(f"第{i}段：知识库系统把文档切分为父块和子块，子块用于检索。" for i in range(2000)))
     return {
         f"docx bomb ({bomb_paragraphs:,} empty paragraphs)": (docx_with_paragraphs(bomb_paragraphs), "docx"),
@@ -38,6 +38,7 @@ def _measure(mode: str, path: str, file_type: str) -> dict:
     outcome = "ok"
     try:
         if mode == "baseline":
+            # apps not ready: the project loads only after setup_django() has set up this run's Django
             from kb.ingestion.parsers import ParseLimits, parse_document
 
             unbounded = ParseLimits(max_chars=10**12, max_pages=10**9, max_paragraphs=10**12,
@@ -45,6 +46,7 @@ def _measure(mode: str, path: str, file_type: str) -> dict:
                                     max_rows=10**12, max_cells=10**12, max_slides=10**9)
             text = parse_document(data, file_type, limits=unbounded)
         else:
+            # apps not ready: the project loads only after setup_django() has set up this run's Django
             from kb.ingestion.parsers.isolated import IsolatedParser
 
             text = IsolatedParser()(data, file_type).text
@@ -68,7 +70,6 @@ def main(argv: list[str] | None = None) -> None:
     if args.one:
         print(json.dumps(_measure(*args.one)))
         return
-    import tempfile
 
     workdir = Path(tempfile.mkdtemp(prefix="docmind-parse-bench-"))
     modes = ["isolated"] if args.skip_baseline or args.smoke else ["baseline", "isolated"]

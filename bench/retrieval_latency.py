@@ -26,6 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
+import jieba
+import numpy as np
+import psutil
+
 from bench.common import ROOT, arguments, percentile, setup_django, write_json
 
 CHILDREN_PER_PARENT = 4
@@ -34,9 +38,6 @@ BATCH = 5000
 
 
 def _words(count: int, seed: int) -> list[str]:
-    import jieba
-    import numpy as np
-
     jieba.initialize()
     vocabulary = [w for w, f in jieba.dt.FREQ.items() if f > 50 and 2 <= len(w) <= 4][:40000]
     rng = np.random.default_rng(seed)
@@ -46,8 +47,7 @@ def _words(count: int, seed: int) -> list[str]:
 def build(size: int, rng, kbs: int = 1) -> tuple[list[str], float, list[int]]:
     """Write `size` synthetic child chunks (random unit vectors) into the database and both stores, their
     documents spread round-robin over `kbs` knowledge bases; returns the words, the time and the KB ids."""
-    import numpy as np
-
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.backends import get_embedder
     from docmind.indexes.stores import get_lexical_index, get_vector_store
     from kb.access import kb_default
@@ -91,9 +91,8 @@ def build(size: int, rng, kbs: int = 1) -> tuple[list[str], float, list[int]]:
 
 def run_one(size: int, queries: int) -> dict:
     _setup()
-    import numpy as np
-    import psutil
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_reranker
     from docmind.indexes.stores import get_lexical_index, get_vector_store
@@ -134,8 +133,8 @@ def run_one(size: int, queries: int) -> dict:
 def run_kbs(size: int, kbs: int, queries: int, readable: int = 5) -> dict:
     """Filtered (a user reading `readable` of `kbs` bases) against unfiltered (all of them), in one process."""
     _setup()
-    import numpy as np
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from config_admin.conf import ai_config
     from docmind.backends import get_embedder, get_reranker
     from docmind.indexes.stores import get_lexical_index, get_vector_store
@@ -196,8 +195,8 @@ def _setup(*, migrate: bool = True) -> None:
 def startup_build(size: int) -> dict:
     """Build `size` chunks, then read the in-process indexes from Milvus (what a start without a snapshot costs)."""
     _setup()
-    import numpy as np
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     _, build_s, _ = build(size, np.random.default_rng(7))
@@ -214,17 +213,16 @@ def startup_build(size: int) -> dict:
 def startup_open(use_snapshot: bool) -> dict:
     """A new process over the built data dir, as the server starts: open the stores, warm up in the background,
     write during the load, and time the first search answered by the in-process indexes."""
-    import psutil
-
     since_start = lambda: time.time() - psutil.Process().create_time()  # noqa: E731
     _setup(migrate=False)
-    import numpy as np
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.conf import settings
 
     setup_s = since_start()
     if not use_snapshot:
         for path in Path(str(settings.MILVUS_URI) + ".snapshots").glob("*.npz"):
             path.unlink()
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.indexes.stores import get_lexical_index, get_vector_store
 
     store, lexical = get_vector_store(), get_lexical_index()

@@ -28,6 +28,8 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 
+import psutil
+
 from bench.articles import article
 from bench.common import arguments, percentile, setup_django, write_json
 from kb.ingestion.chunker import retrieval_text
@@ -103,6 +105,7 @@ class StageClock:
 
 def instrument(clock: StageClock) -> None:
     """Time every stage a document passes; names that do not exist in this version are skipped."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     import kb.domains
     import kb.ingestion.worker as worker
     import kb.services as services
@@ -138,8 +141,6 @@ class CpuClock:
     so this, not the stage wall times, is what the ratio to the embedder alone loses."""
 
     def __init__(self) -> None:
-        import psutil
-
         self.process = psutil.Process()
         self.start = self._sample()
 
@@ -208,6 +209,7 @@ def _probe(retriever, *, until: Callable[[], bool], minimum: int) -> list[tuple[
 
 
 def _client():
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.contrib.auth import get_user_model
     from django.test import Client
 
@@ -219,6 +221,7 @@ def _client():
 
 
 def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.db import close_old_connections
 
@@ -239,6 +242,7 @@ def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str]
 
 
 def _settled(ids_expected: int, ids: list[int], domain: str) -> bool:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.models import Document, DocumentStatus
 
     # By the round's own domain rather than its ids: the same answer, without a 500-id IN list every poll.
@@ -247,6 +251,7 @@ def _settled(ids_expected: int, ids: list[int], domain: str) -> bool:
 
 
 def _embedded_texts(ids: list[int]) -> list[str]:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.models import Chunk, ChunkLevel
 
     return [retrieval_text(context, content) for context, content in
@@ -256,6 +261,7 @@ def _embedded_texts(ids: list[int]) -> list[str]:
 
 def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
     """Upload `seeds` one by one while the worker runs; returns when every document is ready or failed."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db.models import Count, Max
     from django.utils import timezone
 
@@ -296,6 +302,7 @@ def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
 def _expected_texts(seeds: range) -> list[str]:
     """The children's texts the pipeline will embed for these articles, by the same parser and chunker, so that
     the embedder alone can be timed on them before the round as well as after it."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from config_admin.conf import ai_config
     from kb.ingestion.chunker import TextChunker
     from kb.ingestion.parsers import parse_located
@@ -311,6 +318,7 @@ def _expected_texts(seeds: range) -> list[str]:
 
 
 def embed_alone(texts: list[str]) -> dict:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from docmind.backends import get_ingest_embedder
     from kb.ingestion.pipeline import BATCH_SIZE
 
@@ -325,6 +333,7 @@ def embed_alone(texts: list[str]) -> dict:
 
 def parse_only(docs: int) -> dict:
     """The parse stage alone, as the worker runs it (IsolatedParser with the server's limits), on the articles."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.ingestion.parsers.isolated import IsolatedParser
 
     parser = IsolatedParser()
@@ -352,6 +361,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     setup_django(offline=False)  # the bench starts the ingestion worker itself, as the server does
 
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.conf import settings
 
     from config_admin.conf import ai_config
@@ -376,6 +386,7 @@ def main(argv: list[str] | None = None) -> None:
     result: dict = {"docs": args.docs, "warm_up": {k: base[k] for k in ("documents", "child_chunks", "seconds")}}
     rounds = [("throughput", None)]
     if not args.no_latency:
+        # apps not ready: the project loads only after setup_django() has set up this run's Django
         from kb.access import kb_default
 
         retriever = OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(),
@@ -445,6 +456,7 @@ def main(argv: list[str] | None = None) -> None:
         # After each round, so that a long run interrupted later keeps what it measured.
         write_json(result, args.out, echo=False)
     stop.set()
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from kb.ingestion.wakeup import wake_worker
 
     wake_worker()

@@ -16,6 +16,8 @@ import json
 import re
 from pathlib import Path
 
+import opencc
+
 from bench.common import arguments, write_json
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -28,7 +30,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("target", type=Path)
     parser.add_argument("--taiwan", action="store_true", help="Taiwan words too (s2twp)")
     args = parser.parse_args(argv)
-    import opencc
 
     convert = opencc.OpenCC("s2twp" if args.taiwan else "s2t").convert
     rows = []
