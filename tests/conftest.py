@@ -194,6 +194,7 @@ def own_redis(settings):
     from channels.layers import channel_layers
 
     from docmind import env
+    from memory.backends import get_memory_cache
     from tests.redis_server import RedisServer
 
     try:
@@ -207,10 +208,14 @@ def own_redis(settings):
                                            "CONFIG": {"hosts": [server.url], "prefix": "docmind"}}}
     for log_filter in logging.getLogger("docmind.cache").filters:
         getattr(log_filter, "reset", lambda: None)()
+    # The memory cache holds a client of the Redis it was built with: built during this test, it would keep
+    # this server's client, stopped below, for every later test of the process.
+    get_memory_cache.cache_clear()
     try:
         yield server
     finally:
         channel_layers.backends.clear()
+        get_memory_cache.cache_clear()
         server.cleanup()
 _SPAN_EXPORTER = None
 
