@@ -41,7 +41,8 @@ def collect_files(paths: list[str], roots: list[Path]) -> list[Path]:
 
 
 class Command(BaseCommand):
-    help = "Ingest files or folders (recursively, supported types only) and wait until they are indexed."
+    help = ("Ingest files or folders (recursively, supported types only) and wait until they are indexed. Paths must "
+            "lie under the current directory or the data dir, or under DOCMIND_INGEST_ROOTS (separated by ':').")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("paths", nargs="+")
