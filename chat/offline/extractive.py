@@ -263,17 +263,38 @@ class _Unit(NamedTuple):
     header: str = ""
 
 
+def _record(line: str, columns: Sequence[str]) -> tuple[str, str] | None:
+    """A spreadsheet row as the sheet parser writes it ("city: Chengdu; office_manager: 王小明; headcount: 112",
+    kb.ingestion.parsers.sheets) under its header line ("city | office_manager | headcount"): its own values and
+    its column names, or None when the line is not one (every label must be a column of that header)."""
+    labels, values = [], []
+    for pair in line.split("; "):
+        label, sep, value = pair.partition(": ")
+        if not sep or label not in columns:
+            return None
+        labels.append(label)
+        values.append(value)
+    return " ".join(values), " ".join(labels)
+
+
 def _units(content: str) -> list[_Unit]:
-    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), a table row
-    with its header, the sentences of any other line one by one; headings, marked up or plain, and a table's
-    header row alone are not."""
+    """What can be quoted, in order: a list item or labelled line whole (one clause of the document), a table or
+    spreadsheet row with its header, the sentences of any other line one by one; headings, marked up or plain,
+    and a table's header row alone are not."""
     out: list[_Unit] = []
     if title_only(content):
         return out
     headings = plain_headings(content)  # context, as a marked-up heading is: never a quote of its own
     lines = content.splitlines()
     header: list[str] | None = None
+    columns: list[str] = []  # the header line of a spreadsheet's rows ("a | b | c"), once one is seen
     for i, line in enumerate(lines):
+        record = _record(line.strip(), columns) if columns else None
+        if record is not None:
+            out.append(_Unit(line.strip(), True, *record))
+            continue
+        if " | " in line and _cells(line) is None:
+            columns = [c.strip() for c in line.split(" | ")]
         cells = _cells(line)
         if cells is not None:
             if MARKDOWN_TABLE_RULE.match(line):
@@ -802,9 +823,10 @@ class ExtractiveAnswerer:
                 after = at.get((c.chunk_index, position + 1))
                 # A sentence continues the quoted one when it points back at it, or when the quoted one is too
                 # short to state a whole fact and this one bears on the question (more than the rank prior).
-                if after is None or not (_POINTS_BACK.match(after.text)
-                                         or position == c.position and len(_key(c.text)) < short
-                                         and (after.lexical > 0.01 / after.chunk_index or after.partial > 0)):
+                # A table row is a whole record: it neither continues into the next row nor is continued.
+                if after is None or c.row or after.row or not (
+                        _POINTS_BACK.match(after.text) or position == c.position and len(_key(c.text)) < short
+                        and (after.lexical > 0.01 / after.chunk_index or after.partial > 0)):
                     break
                 position += 1
                 if (c.chunk_index, position) not in have:

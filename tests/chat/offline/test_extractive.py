@@ -314,3 +314,15 @@ def test_a_question_asking_which_things_gets_every_row_of_the_column_it_names():
         "| 三等奖 | 30名 | 500元购物卡 |"))
     answer = ExtractiveAnswerer().run(question="年会抽奖都有什么奖品？", chunks=[chunk])
     assert all(prize in answer for prize in ("空气净化器", "咖啡机", "购物卡"))
+
+
+def test_a_spreadsheet_row_is_quoted_alone_and_found_by_its_own_values():
+    # As the sheet parser writes a sheet: its header line, then each row with its column names.
+    chunk = ScoredChunk(chunk_id="s", score=0.9, document_title="offices", content=(
+        "city | office_manager | headcount\n\ncity: Lisbon; office_manager: Ana Duarte; headcount: 57\n"
+        "city: Chengdu; office_manager: 王小明; headcount: 112\ncity: Oslo; office_manager: Erik Berg; headcount: 31"))
+    answer = ExtractiveAnswerer().run(question="Who is the office manager in Chengdu?", chunks=[chunk])
+    assert [line for line in answer.splitlines() if line.startswith("- ")] == [
+        "- city: Chengdu; office_manager: 王小明; headcount: 112 [1]"]
+    answer = ExtractiveAnswerer().run(question="What is the headcount in Oslo?", chunks=[chunk])
+    assert "Oslo" in answer and "Lisbon" not in answer and "Chengdu" not in answer
