@@ -293,9 +293,9 @@ def _units(content: str) -> list[_Unit]:
         if record is not None:
             out.append(_Unit(line.strip(), True, *record))
             continue
-        if " | " in line and _cells(line) is None:
-            columns = [c.strip() for c in line.split(" | ")]
         cells = _cells(line)
+        if cells is None and " | " in line:
+            columns = [c.strip() for c in line.split(" | ")]
         if cells is not None:
             if MARKDOWN_TABLE_RULE.match(line):
                 continue

@@ -212,6 +212,15 @@ class _LiteFile:
         vectors.upsert(ids=[pk], vectors=self.vector[None, :], document_ids=[pk], domains=["a"], kb_ids=[1])
         lexical.add(ids=[pk], texts=[f"第{pk}条：发票报销"], document_ids=[pk], domains=["a"], kb_ids=[1])
 
+    def saved(self, pk: int):
+        """Stores with in-process copies, after writing row `pk` and saving both copies as snapshots."""
+        stores = self.open()
+        self.write(stores, pk)
+        for index in stores:
+            index.warm_up(wait=True)
+            assert index._local.save_snapshot()
+        return stores
+
     def found(self, stores) -> tuple[set[int], set[int]]:
         """The rows each index finds, searched in process (loaded first), not by Milvus."""
         vectors, lexical = stores
@@ -222,11 +231,7 @@ class _LiteFile:
 
 def test_a_write_through_a_store_without_an_in_process_copy_makes_a_saved_snapshot_stale(tmp_path):
     lite = _LiteFile(tmp_path, seed=7)
-    mirrored = lite.open()
-    lite.write(mirrored, 1)
-    for index in mirrored:
-        index.warm_up(wait=True)
-        assert index._local.save_snapshot()
+    lite.saved(1)
 
     lite.write(lite.open(in_process=False), 2)
 
@@ -235,11 +240,7 @@ def test_a_write_through_a_store_without_an_in_process_copy_makes_a_saved_snapsh
 
 def test_a_write_makes_the_saved_snapshot_stale_whatever_in_process_copy_the_store_keeps(tmp_path):
     lite = _LiteFile(tmp_path, seed=10)
-    mirrored = lite.open()
-    lite.write(mirrored, 1)
-    for index in mirrored:
-        index.warm_up(wait=True)
-        assert index._local.save_snapshot()
+    mirrored = lite.saved(1)
     dropped = lite.open()
     for index in dropped:
         index._local.retire()
