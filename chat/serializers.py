@@ -4,6 +4,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chat.models import Conversation, FeedbackRating, Message
+from chat.saved_logs import with_current_names
 from docmind.fields import IdField, NameField, StrictBooleanField, StrictCharField, TextField
 
 
@@ -35,6 +36,12 @@ class MessageSerializer(serializers.ModelSerializer):
         fields = ["id", "role", "content", "citations", "retrieval_log", "confidence_score", "confidence_band",
                   "status", "error", "created_at", "feedback"]
         read_only_fields = fields
+
+    def to_representation(self, instance: Message) -> dict:
+        data = super().to_representation(instance)
+        # A log saved before the wire became snake_case reads as one saved today.
+        data["retrieval_log"] = with_current_names(data["retrieval_log"])
+        return data
 
     def get_feedback(self, message: Message) -> dict | None:
         rows = list(message.feedback.all())

@@ -30,6 +30,19 @@ def test_detail_includes_messages(member_client, alices):
     assert body["messages"][1]["citations"] == [{"index": 1, "reader_url": None}]
 
 
+def test_an_answer_saved_with_camel_case_log_keys_reads_back_in_snake_case(member_client, alices):
+    # Saved while the trace's keys were partly camelCase: the reopened conversation still shows its trace.
+    services.message_add_answer(conversation=alices, content="旧的回答", retrieval_log={
+        "route": {"mode": "RULE_PLANNER", "reason": "simple", "fallbackNote": "no document selected"},
+        "grade": {"grade": "HIGH", "rerankTop1": 0.9, "lexCoverage": 1.0, "kbEntityWeak": False,
+                  "webCompensationNeeded": False, "reason": ""},
+        "classification": {"rewritten": "旧的问题", "isAmbiguous": False, "scopeConfidence": 0.9}})
+    log = member_client.get(f"/api/conversations/{alices.pk}/").json()["messages"][-1]["retrieval_log"]
+    assert log["route"]["fallback_note"] == "no document selected" and "fallbackNote" not in log["route"]
+    assert (log["grade"]["rerank_top1"], log["grade"]["lex_coverage"]) == (0.9, 1.0)
+    assert log["classification"] == {"rewritten": "旧的问题", "is_ambiguous": False, "scope_confidence": 0.9}
+
+
 @pytest.mark.parametrize("method", ["get", "delete", "patch"])
 def test_another_users_conversation_is_404(client_for_bob, alices, method):
     response = getattr(client_for_bob, method)(f"/api/conversations/{alices.pk}/", {"title": "x"}, format="json")
