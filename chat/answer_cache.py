@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 cache_log = logging.getLogger("docmind.cache")
 
 
+# Part of every key, raised whenever the stored shape of a `CachedAnswer` changes: a replay never meets an entry it
+# cannot read (v1 held camelCase grade and report keys), and entries of an older shape expire unread with their TTL.
+SHAPE_VERSION = "v2"
+
+
 class QueryEmbedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray: ...
 
@@ -80,7 +85,7 @@ class SemanticAnswerCache:
 
     @staticmethod
     def key(*, user_id: int, kb_version: int, scope: str) -> str:
-        return f"chat:answer-cache:v1:u{user_id}:kb{kb_version}:{scope}"
+        return f"chat:answer-cache:{SHAPE_VERSION}:u{user_id}:kb{kb_version}:{scope}"
 
     def lookup(self, *, user_id: int, kb_version: int, scope: str, query: str) -> CacheProbe:
         if not self._enabled:

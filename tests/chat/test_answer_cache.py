@@ -1,6 +1,8 @@
 """Semantic answer cache: similarity threshold, per-user isolation, knowledge-base version."""
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pytest
 from django.core.cache import caches
@@ -83,6 +85,18 @@ def test_it_keeps_only_the_newest_entries(backend):
         _remember(cache, question=q)
     assert cache.lookup(user_id=1, kb_version=1, scope="kb", query="aaaa").hit is None
     assert cache.lookup(user_id=1, kb_version=1, scope="kb", query="cccc").hit is not None
+
+
+def test_an_entry_stored_in_the_older_shape_is_never_replayed(backend):
+    # Stored before the grade and report keys were snake_case: a replay could not read its grade.
+    cache = _cache(backend)
+    vector = [float(x) for x in BagOfCharsEmbedder().embed_query("年假有几天？")]
+    old = {**asdict(_answer("年假有几天？")), "grade": {"grade": "HIGH", "rerankTop1": 0.9, "lexCoverage": 1.0,
+                                                        "kbEntityWeak": False, "webCompensationNeeded": False}}
+    backend.set("chat:answer-cache:v1:u1:kb3:kb", [{"vector": vector, "answer": old}])
+    _remember(cache, kb_version=3, question="年假有几天？")  # a miss: the older entry is not looked at
+    hit = cache.lookup(user_id=1, kb_version=3, scope="kb", query="年假有几天？").hit
+    assert hit is not None and hit.grade == {}
 
 
 @pytest.mark.parametrize("threshold", [0, 1.5])
