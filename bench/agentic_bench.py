@@ -71,7 +71,7 @@ def run_questions(paragraphs: list[dict], limit: int) -> dict:
             if event.type == "routing":
                 mode = event.data.get("mode", "?")
             elif event.type == "agentic":
-                calls += len(event.data.get("toolCalls", []))
+                calls += len(event.data.get("tool_calls", []))
             elif event.type == "done":
                 answer = event.data.get("answer", "")
         stats[mode].append((any(g and g in answer for g in golds), calls))

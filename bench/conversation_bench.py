@@ -11,11 +11,11 @@ OPENAI_* is set) and the events are read as a browser would read them.
 - follow-ups: turn 1 is the paragraph's first question; turn 2 a later question of the same paragraph
   that names the article title, with the title replaced by a pronoun, asked with `conversation_id`.
   The same pronoun question asked alone is the control.
-- abstention: share of held-back questions flagged (`start.noEvidence` or `start.lowConfidence`), against
+- abstention: share of held-back questions flagged (`start.no_evidence` or `start.low_confidence`), against
   the share of answerable single-turn questions flagged.
 - answer length: mean characters after the lead line (single turn and follow-ups), so that a higher hit
   rate bought by quoting more text is visible.
-- calibration: AUROC of `done.confidenceScore` for "the answer contains the gold answer", over the
+- calibration: AUROC of `done.confidence_score` for "the answer contains the gold answer", over the
   answerable single-turn questions, and over those plus the held-back ones — also reweighted to a fixed
   share of held-back questions, since that share moves the figure more than the score does.
 
@@ -145,9 +145,9 @@ class Asker:
         return {
             "answer": done["answer"],
             "documents": {c.get("document_id") for c in done.get("citations", [])},
-            "score": float(done.get("confidenceScore") or 0.0),
-            "band": done.get("confidenceBand", ""),
-            "flagged": bool(start.get("noEvidence") or start.get("lowConfidence")),
+            "score": float(done.get("confidence_score") or 0.0),
+            "band": done.get("confidence_band", ""),
+            "flagged": bool(start.get("no_evidence") or start.get("low_confidence")),
             "conversation_id": done["conversation_id"],
             "rewritten": events.get("understanding", {}).get("rewritten", ""),
         }

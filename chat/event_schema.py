@@ -1,9 +1,11 @@
 """The chat event contract as pydantic models: every event type and the fields its payload carries on the wire.
 
 One event is `{"type": …, "data": {…}}` over the WebSocket and an `event: <type>` line with a `data: <JSON>` line
-over SSE (chat.events). The field names are the wire's own, camelCase and snake_case mixed as the browser reads
-them. Nothing here runs while a turn streams: the tests validate real turns against these models, and the OpenAPI
-document publishes them (project.openapi), so a payload that changes without its model fails a test.
+over SSE (chat.events). Every field name is snake_case but four on `done` that the public contract names in camelCase
+(citationCoverage, invalidRefs, confidenceScore, confidenceBand): they are sent beside their snake_case twins, with the
+same values, and marked deprecated. Nothing here runs while a turn streams: the tests validate real turns against these
+models, and the OpenAPI document publishes them (project.openapi), so a payload that changes without its model fails a
+test.
 
 SSE's `: keepalive` comment lines (while the model is silent) are not events and carry nothing.
 """
@@ -17,7 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import MISSING, BaseModel, ConfigDict, Field, TypeAdapter, ValidationInfo, create_model, model_validator
 
 from chat import events
-from chat.pipeline.payloads import CARD_CHARS
+from chat.pipeline.payloads import CARD_CHARS, PUBLIC_DONE_NAMES
 from chat.types import Complexity, Intent, Mode, Scope, Specificity
 from docmind.evidence import SNIPPET_CHARS, Source
 from kb.retrieval.types import Grade
@@ -151,12 +153,12 @@ class UnderstandingData(_Payload):
     intent: _one_of(Intent) = Field(description="What kind of answer is asked for.")
     complexity: _one_of(Complexity) = Field(description="How much evidence the answer needs.")
     specificity: _one_of(Specificity) = Field(description="How precisely the question names its subject.")
-    timeAware: bool = Field(description="The question depends on the current date.")
-    memoryAware: bool = Field(description="The question refers to what the user told the assistant before.")
-    isAmbiguous: bool = Field(description="The question could mean several things.")
+    time_aware: bool = Field(description="The question depends on the current date.")
+    memory_aware: bool = Field(description="The question refers to what the user told the assistant before.")
+    is_ambiguous: bool = Field(description="The question could mean several things.")
     scope: _one_of(Scope) = Field(description="KNOWLEDGE retrieves; every other scope is answered without it.")
-    scopeConfidence: float = Field(description="The classifier's confidence in `scope`, 0–1.")
-    memoryWriteHints: list[str] = Field(description="Facts about the user worth remembering.")
+    scope_confidence: float = Field(description="The classifier's confidence in `scope`, 0–1.")
+    memory_write_hints: list[str] = Field(description="Facts about the user worth remembering.")
     source: Literal["meta-rules", "llm", "heuristic"] = Field(description="Which tier decided.")
     resolved: list[str] = Field(description="What the rewrite filled in from the conversation (\"它 → …\").")
     ms: float = Field(description="How long understanding took, in milliseconds.")
@@ -167,7 +169,7 @@ class RoutingData(_Payload):
 
     mode: RouteMode = Field(description="The path; META for scopes answered without retrieval.")
     reason: str = Field(description="Why this path was chosen.")
-    fallbackNote: str = Field(description="Why a preferred path was not taken; empty when it was.")
+    fallback_note: str = Field(description="Why a preferred path was not taken; empty when it was.")
 
 
 class AgenticData(_Payload):
@@ -175,7 +177,7 @@ class AgenticData(_Payload):
 
     round: int = Field(description="The round, from 1.")
     planner: Literal["llm", "offline"] = Field(description="Who planned the calls.")
-    toolCalls: list[ToolCallShown] = Field(description="The calls of this round.")
+    tool_calls: list[ToolCallShown] = Field(description="The calls of this round.")
 
 
 class CodeExecData(_Payload):
@@ -184,9 +186,9 @@ class CodeExecData(_Payload):
     code: str = Field(description="The code the planner ran.")
     stdout: str = Field(description="What it printed.")
     stderr: str = Field(description="What it printed as errors.")
-    exitCode: int | None = Field(description="Its exit code; null when it was stopped.")
-    durationMs: float = Field(description="How long it ran, in milliseconds.")
-    timedOut: bool = Field(description="It was stopped at the sandbox's time limit.")
+    exit_code: int | None = Field(description="Its exit code; null when it was stopped.")
+    duration_ms: float = Field(description="How long it ran, in milliseconds.")
+    timed_out: bool = Field(description="It was stopped at the sandbox's time limit.")
     truncated: bool = Field(description="Its output was cut at the sandbox's limit.")
 
 
@@ -195,7 +197,7 @@ class RetrievalData(_Payload):
 
     kb_chunks: list[EvidenceCard] = Field(description="Knowledge-base evidence, best first.")
     web_chunks: list[EvidenceCard] = Field(description="Web evidence, best first.")
-    noEvidence: bool = Field(description="Nothing was found.")
+    no_evidence: bool = Field(description="Nothing was found.")
     timings_ms: dict[str, float] = Field(description="Milliseconds per retrieval stage.")
     trace: list[str] = Field(description="What each stage did, server paths removed.")
     cached: bool = Field(description="The evidence of a semantic-cache hit, replayed.")
@@ -203,17 +205,17 @@ class RetrievalData(_Payload):
 
 class RerankData(_Payload):
     top: list[RerankedChunk] = Field(description="The evidence in its final order with its rerank score.")
-    rerankTop1: float = Field(description="The best rerank score.")
+    rerank_top1: float = Field(description="The best rerank score.")
 
 
 class GraderData(_Payload):
     """How well the evidence supports an answer."""
 
     grade: _one_of(Grade) = Field(description="HIGH, AMBIGUOUS or LOW.")
-    rerankTop1: float = Field(description="The best rerank score.")
-    lexCoverage: float = Field(description="Share of the question's words the evidence contains, 0–1.")
-    kbEntityWeak: bool = Field(description="The question's named entity is missing from the KB evidence.")
-    webCompensationNeeded: bool = Field(description="The KB evidence is weak enough to search the web.")
+    rerank_top1: float = Field(description="The best rerank score.")
+    lex_coverage: float = Field(description="Share of the question's words the evidence contains, 0–1.")
+    kb_entity_weak: bool = Field(description="The question's named entity is missing from the KB evidence.")
+    web_compensation_needed: bool = Field(description="The KB evidence is weak enough to search the web.")
     reason: str = Field(description="Why this grade.")
 
 
@@ -224,8 +226,8 @@ class StartData(_Payload):
     model: str = Field(description="The model answering; \"extractive\" or \"curated\" where none does.")
     sources: list[SourceCard] = Field(description="What the answer's `[n]` will refer to; the related passages of "
                                                   "an abstention; empty for scopes answered without retrieval.")
-    lowConfidence: bool = Field(description="The evidence is weak: the answer is labelled as low relevance.")
-    noEvidence: bool = Field(description="The evidence does not answer the question: the answer abstains.")
+    low_confidence: bool = Field(description="The evidence is weak: the answer is labelled as low relevance.")
+    no_evidence: bool = Field(description="The evidence does not answer the question: the answer abstains.")
     cached: bool = Field(description="A semantic-cache hit replays an earlier answer.")
     mode: AnswerMode = Field(description="The route's mode, META, CURATED, or empty for an abstention without one.")
     curated: CuratedLabel | MISSING = Field(default=MISSING, description="Present on an editor's curated answer.")
@@ -235,18 +237,26 @@ class TokenData(_Payload):
     text: str = Field(description="The next piece of the answer's text (Markdown), to append.")
 
 
+def _public_name(twin: str) -> str:
+    return f"`{twin}` (the same value) under the public contract's name, kept for existing clients; read `{twin}`."
+
+
 class DoneData(_Payload):
     """The answer is complete and saved."""
 
     answer: str = Field(description="The whole answer (Markdown with `[n]` citations); replaces the streamed text.")
     citations: list[CitedSource] = Field(description="The sources the answer cites.")
-    citationCoverage: float | None = Field(description="Share of the answer's sentences that cite, 0–1; null where "
-                                                       "citations do not apply.")
-    invalidRefs: list[int] = Field(description="`[n]` in the answer that name no source.")
-    confidenceScore: float | None = Field(description="How well the evidence supports the answer, 0–1; null for "
-                                                      "scopes answered without retrieval.")
-    confidenceBand: ConfidenceBand = Field(description="The score's band; empty where there is none.")
-    lowConfidence: bool = Field(description="The band is low or none: the answer is labelled as low relevance.")
+    citation_coverage: float | None = Field(description="Share of the answer's sentences that cite, 0–1; null where "
+                                                        "citations do not apply.")
+    invalid_refs: list[int] = Field(description="`[n]` in the answer that name no source.")
+    confidence_score: float | None = Field(description="How well the evidence supports the answer, 0–1; null for "
+                                                       "scopes answered without retrieval.")
+    confidence_band: ConfidenceBand = Field(description="The score's band; empty where there is none.")
+    citationCoverage: float | None = Field(deprecated=True, description=_public_name("citation_coverage"))
+    invalidRefs: list[int] = Field(deprecated=True, description=_public_name("invalid_refs"))
+    confidenceScore: float | None = Field(deprecated=True, description=_public_name("confidence_score"))
+    confidenceBand: ConfidenceBand = Field(deprecated=True, description=_public_name("confidence_band"))
+    low_confidence: bool = Field(description="The band is low or none: the answer is labelled as low relevance.")
     truncated: bool = Field(description="The model stopped at its length limit: the answer is incomplete.")
     conversation_id: int = Field(description="The conversation the turn belongs to.")
     message_id: int = Field(description="The saved answer.")
@@ -255,6 +265,14 @@ class DoneData(_Payload):
     trace_id: str = Field(description="The turn's OpenTelemetry trace id; empty when tracing is off.")
     usage: TokenUsage | None = Field(description="Tokens and cost of the turn's model calls; null when none ran.")
     curated: CuratedLabel | MISSING = Field(default=MISSING, description="Present on an editor's curated answer.")
+
+    @model_validator(mode="after")
+    def _twins_agree(self) -> DoneData:
+        for public, ours in PUBLIC_DONE_NAMES.items():
+            # Read through __dict__: attribute access to a deprecated field warns.
+            if self.__dict__[public] != self.__dict__[ours]:
+                raise ValueError(f"{public} must equal {ours}")
+        return self
 
 
 class ErrorData(_Payload):

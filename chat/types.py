@@ -83,12 +83,12 @@ class QueryClassification:
             "intent": self.intent.value,
             "complexity": self.complexity.value,
             "specificity": self.specificity.value,
-            "timeAware": self.time_aware,
-            "memoryAware": self.memory_aware,
-            "isAmbiguous": self.is_ambiguous,
+            "time_aware": self.time_aware,
+            "memory_aware": self.memory_aware,
+            "is_ambiguous": self.is_ambiguous,
             "scope": self.scope.value,
-            "scopeConfidence": round(self.scope_confidence, 4),
-            "memoryWriteHints": list(self.memory_write_hints),
+            "scope_confidence": round(self.scope_confidence, 4),
+            "memory_write_hints": list(self.memory_write_hints),
         }
 
 
@@ -188,7 +188,7 @@ class PathDecision:
     fallback_note: str = ""
 
     def as_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode.value, "reason": self.reason, "fallbackNote": self.fallback_note}
+        return {"mode": self.mode.value, "reason": self.reason, "fallback_note": self.fallback_note}
 
 
 @dataclass(frozen=True)
@@ -245,9 +245,9 @@ class CitationReport:
     def as_dict(self) -> dict[str, Any]:
         return {
             "citations": [c.as_dict() for c in self.citations],
-            "citationCoverage": None if self.citation_coverage is None else round(self.citation_coverage, 4),
-            "invalidRefs": list(self.invalid_refs),
-            "confidenceScore": round(self.confidence_score, 4),
-            "confidenceBand": self.confidence_band,
+            "citation_coverage": None if self.citation_coverage is None else round(self.citation_coverage, 4),
+            "invalid_refs": list(self.invalid_refs),
+            "confidence_score": round(self.confidence_score, 4),
+            "confidence_band": self.confidence_band,
             "ungrounded": self.ungrounded,
         }

@@ -89,7 +89,7 @@ def _sentence_of(message: str, hint: str) -> str:
 
 
 class ExplicitStatementExtractor:
-    """Offline: the understanding step's memoryWriteHints, kept only when they are statements about the
+    """Offline: the understanding step's memory_write_hints, kept only when they are statements about the
     user (first person, or an instruction about answers, or asked to be remembered) and not questions."""
 
     def run(self, *, message: str, hints: Sequence[str], existing: Sequence[MemoryItem] = ()) -> list[MemoryCandidate]:

@@ -52,7 +52,7 @@ class TurnMemory:
 
     def as_log(self) -> dict[str, Any]:
         return {"recalled": [{"id": m.item.id, "type": m.item.memory_type, "score": m.score,
-                              "fromIndex": m.from_index} for m in self.recall.memories],
+                              "from_index": m.from_index} for m in self.recall.memories],
                 "degraded": self.recall.degraded, "trace": list(self.recall.trace),
                 "style": {"language": self.style.language, "brevity": self.style.brevity}}
 

@@ -143,7 +143,7 @@ class AgenticSearchOrchestrator:
                     rounds = rnd
                     calls = [replace(c, id=c.id or f"call_{rnd}_{i}") for i, c in enumerate(reply.tool_calls)]
                     emit(ChatEvent(AGENTIC, {"round": rnd, "planner": self.planner_kind,
-                                             "toolCalls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
+                                             "tool_calls": [{"id": c.id, "name": c.name, "arguments": _shown(c)}
                                                            for c in calls]}))
                     outcomes = self._run_round(ctx, rnd, calls, records, cancel)
                 messages.append({"role": "assistant", "content": reply.content or None,
@@ -234,8 +234,9 @@ class AgenticSearchOrchestrator:
     @staticmethod
     def _computation_blocks(computations: list[dict[str, Any]]) -> tuple[str, ...]:
         """Sandbox runs as prompt blocks; the prompt assembler owns their budget and drops whole blocks to fit."""
-        return tuple(texts.computation_block(code=comp["code"], exit_code=comp["exitCode"], timed_out=comp["timedOut"],
-                                             stdout=comp["stdout"]) for comp in computations)
+        return tuple(texts.computation_block(code=comp["code"], exit_code=comp["exit_code"],
+                                             timed_out=comp["timed_out"], stdout=comp["stdout"])
+                     for comp in computations)
 
 
 def _on_worker(spec: ToolSpec, ctx: ToolContext, args: dict[str, Any],

@@ -41,9 +41,9 @@ class ToolCallRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return {"round": self.round, "id": self.call_id, "name": self.name, "arguments": self.arguments,
-                "resultCount": self.result_count, "documentIds": list(self.document_ids),
-                "filteredAlreadyRetrieved": self.filtered, "error": self.error,
-                "durationMs": round(self.duration_ms, 1)}
+                "result_count": self.result_count, "document_ids": list(self.document_ids),
+                "filtered_already_retrieved": self.filtered, "error": self.error,
+                "duration_ms": round(self.duration_ms, 1)}
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class AgenticResult:
         return self.evidence.web_chunks
 
     def as_dict(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "stopReason": self.stop_reason, "usedWeb": self.used_web,
-                "planner": self.planner, "toolCalls": list(self.tool_calls),
-                "kbChunks": [c.chunk_id for c in self.kb_chunks], "webChunks": [c.url for c in self.web_chunks],
-                "grade": self.evidence.grade.as_dict(), "trace": list(self.trace), "timingsMs": self.timings_ms}
+        return {"rounds": self.rounds, "stop_reason": self.stop_reason, "used_web": self.used_web,
+                "planner": self.planner, "tool_calls": list(self.tool_calls),
+                "kb_chunks": [c.chunk_id for c in self.kb_chunks], "web_chunks": [c.url for c in self.web_chunks],
+                "grade": self.evidence.grade.as_dict(), "trace": list(self.trace), "timings_ms": self.timings_ms}

@@ -112,10 +112,10 @@ class Asker:
         outcome.cited = tuple(dict.fromkeys(names.get(c.get("document_id"), "") for c in done.get("citations", [])))
         kb_chunks = events.get("retrieval", {}).get("kb_chunks", [])
         outcome.retrieved = tuple(dict.fromkeys(names.get(c.get("document_id"), "") for c in kb_chunks))
-        outcome.band = done.get("confidenceBand") or ""
-        outcome.score = done.get("confidenceScore")
-        outcome.no_evidence = bool(start.get("noEvidence"))
-        outcome.low_confidence = bool(start.get("lowConfidence"))
+        outcome.band = done.get("confidence_band") or ""
+        outcome.score = done.get("confidence_score")
+        outcome.no_evidence = bool(start.get("no_evidence"))
+        outcome.low_confidence = bool(start.get("low_confidence"))
         outcome.rewritten = events.get("understanding", {}).get("rewritten", "")
         return outcome
 

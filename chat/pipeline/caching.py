@@ -48,7 +48,7 @@ def cached_evidence(hit: CachedAnswer) -> Evidence:
                                location=c.get("location"), child_content=c.get("child_content"))
                    for c in hit.chunks)
     g = hit.grade
-    grade = GradeResult(grade=Grade(g["grade"]), rerank_top1=float(g["rerankTop1"]),
-                        lex_coverage=float(g["lexCoverage"]), kb_entity_weak=bool(g["kbEntityWeak"]),
-                        web_compensation_needed=bool(g["webCompensationNeeded"]), reason=g.get("reason", ""))
+    grade = GradeResult(grade=Grade(g["grade"]), rerank_top1=float(g["rerank_top1"]),
+                        lex_coverage=float(g["lex_coverage"]), kb_entity_weak=bool(g["kb_entity_weak"]),
+                        web_compensation_needed=bool(g["web_compensation_needed"]), reason=g.get("reason", ""))
     return Evidence(chunks=chunks, grade=grade, trace=("semantic answer cache hit",))

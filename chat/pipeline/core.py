@@ -173,7 +173,7 @@ class ChatPipeline:
             report = answering.cite(stages, turn.answer, prompt, evidence, assessment, question)
         result = report.as_dict()
         if turn.record.truncated:
-            result.update(truncated=True, confidenceBand="low" if result.get("confidenceBand") else "")
+            result.update(truncated=True, confidence_band="low" if result.get("confidence_band") else "")
         done = self._done(turn, stages, result, error="truncated" if turn.record.truncated else "")
         with span("chat.cache.store"):
             caching.cache_store(stages, turn, classification, cache_scope, probe, evidence, prompt, sources,
@@ -204,8 +204,8 @@ class ChatPipeline:
         yield payloads.start(extractive=False, model="curated", sources=curated.sources, mode="CURATED",
                              curated=curated.label())
         yield from self._generate(turn, lambda: answering.replay_tokens(curated.answer), guard)
-        yield self._done(turn, stages, {"citations": curated.citations(), "citationCoverage": None,
-                                        "invalidRefs": [], "confidenceScore": 1.0, "confidenceBand": "high",
+        yield self._done(turn, stages, {"citations": curated.citations(), "citation_coverage": None,
+                                        "invalid_refs": [], "confidence_score": 1.0, "confidence_band": "high",
                                         "curated": curated.label()})
 
     def _meta_answer(self, turn: ChatTurn, stages: TurnStages, classification: QueryClassification,
@@ -215,8 +215,8 @@ class ChatPipeline:
         yield payloads.meta_routing(classification.scope.value)
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=[], mode="META")
         yield from self._generate(turn, lambda: answering.meta_tokens(stages, turn, classification), guard)
-        yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
-                                "confidenceScore": None, "confidenceBand": ""})
+        yield self._done(turn, stages, {"citations": [], "citation_coverage": None, "invalid_refs": [],
+                                "confidence_score": None, "confidence_band": ""})
 
     def _abstain(self, turn: ChatTurn, stages: TurnStages, evidence: Evidence, assessment: Assessment,
                  guard: StageGuard) -> Iterator[ChatEvent]:
@@ -228,8 +228,8 @@ class ChatPipeline:
                              no_evidence=True, mode=turn.record.route.mode.value if turn.record.route else "")
         text = answering.abstention_text(turn.question, related)
         yield from self._generate(turn, lambda: iter([text]), guard)
-        yield self._done(turn, stages, {"citations": [], "citationCoverage": None, "invalidRefs": [],
-                                "confidenceScore": round(assessment.score, 4), "confidenceBand": "none"})
+        yield self._done(turn, stages, {"citations": [], "citation_coverage": None, "invalid_refs": [],
+                                "confidence_score": round(assessment.score, 4), "confidence_band": "none"})
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   guard: StageGuard) -> Iterator[ChatEvent]:
@@ -242,8 +242,8 @@ class ChatPipeline:
 
     def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any], *, error: str = "") -> ChatEvent:
         saved = finish_turn(turn, citations=list(report.get("citations", [])), error=error,
-                            confidence_score=report.get("confidenceScore"),
-                            confidence_band=str(report.get("confidenceBand") or ""))
+                            confidence_score=report.get("confidence_score"),
+                            confidence_band=str(report.get("confidence_band") or ""))
         memories.schedule_memory_extraction(turn, stages)  # runs on a worker: the answer never waits for it
         turn.record.report = dict(report)
         return payloads.done(answer=turn.answer, report=report, conversation_id=turn.conversation.pk,

@@ -14,6 +14,11 @@ from kb.retrieval.types import Evidence, ScoredChunk
 
 CARD_CHARS = 1200
 
+# Four `done` fields keep the camelCase names of the public contract, which external clients read: `done` carries
+# each beside its snake_case twin, with the same value. DocMind's own code reads the twins only.
+PUBLIC_DONE_NAMES = {"citationCoverage": "citation_coverage", "invalidRefs": "invalid_refs",
+                     "confidenceScore": "confidence_score", "confidenceBand": "confidence_band"}
+
 
 def chunk_card(chunk: ScoredChunk, *, chars: int = CARD_CHARS) -> dict[str, Any]:
     card = chunk.as_dict()
@@ -77,7 +82,7 @@ def routing(decision: PathDecision) -> ChatEvent:
 
 def meta_routing(scope: str) -> ChatEvent:
     return ChatEvent(events.ROUTING, {"mode": "META", "reason": f"scope {scope}: answered without retrieval",
-                                      "fallbackNote": ""})
+                                      "fallback_note": ""})
 
 
 def retrieval(evidence: Evidence, *, links: CitationLinks, cached: bool = False) -> ChatEvent:
@@ -85,7 +90,7 @@ def retrieval(evidence: Evidence, *, links: CitationLinks, cached: bool = False)
     return ChatEvent(events.RETRIEVAL, {
         "kb_chunks": evidence_cards(evidence.kb_chunks, links),
         "web_chunks": evidence_cards(evidence.web_chunks, links),
-        "noEvidence": evidence.needs_fallback,
+        "no_evidence": evidence.needs_fallback,
         "timings_ms": dict(evidence.timings_ms),
         # Stage notes quote backend errors, which may name server files: members get them without paths.
         "trace": [without_paths(note) for note in evidence.trace],
@@ -96,7 +101,7 @@ def retrieval(evidence: Evidence, *, links: CitationLinks, cached: bool = False)
 def rerank(evidence: Evidence) -> ChatEvent:
     top = [{"chunk_id": c.chunk_id, "document_title": c.document_title, "source": c.source.value,
             "score": round(float(c.stage_scores.get("rerank", c.score)), 4)} for c in evidence.chunks]
-    return ChatEvent(events.RERANK, {"top": top, "rerankTop1": round(evidence.grade.rerank_top1, 4)})
+    return ChatEvent(events.RERANK, {"top": top, "rerank_top1": round(evidence.grade.rerank_top1, 4)})
 
 
 def grader(evidence: Evidence) -> ChatEvent:
@@ -112,7 +117,7 @@ def start(*, extractive: bool, model: str, sources: list[dict[str, Any]], low_co
           no_evidence: bool = False, cached: bool = False, mode: str = "",
           curated: Mapping[str, Any] | None = None) -> ChatEvent:
     data = {"extractive": extractive, "model": "extractive" if extractive else model, "sources": sources,
-            "lowConfidence": low_confidence, "noEvidence": no_evidence, "cached": cached, "mode": mode}
+            "low_confidence": low_confidence, "no_evidence": no_evidence, "cached": cached, "mode": mode}
     if curated is not None:
         # An answer an editor wrote: who and when, so the reader knows it is not generated.
         data["curated"] = dict(curated)
@@ -126,15 +131,15 @@ def token(text: str) -> ChatEvent:
 def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, message_id: int,
          question_id: int, timings_ms: Mapping[str, float], trace_id: str = "",
          usage: Mapping[str, Any] | None = None) -> ChatEvent:
-    return ChatEvent(events.DONE, {
+    data = {
         "answer": answer,
         "citations": list(report.get("citations", [])),
-        "citationCoverage": report.get("citationCoverage"),
-        "invalidRefs": list(report.get("invalidRefs", [])),
-        "confidenceScore": report.get("confidenceScore"),
-        "confidenceBand": report.get("confidenceBand", ""),
+        "citation_coverage": report.get("citation_coverage"),
+        "invalid_refs": list(report.get("invalid_refs", [])),
+        "confidence_score": report.get("confidence_score"),
+        "confidence_band": report.get("confidence_band", ""),
         # The low-relevance label follows the band, so label, badge and band always agree.
-        "lowConfidence": report.get("confidenceBand") in ("low", "none"),
+        "low_confidence": report.get("confidence_band") in ("low", "none"),
         # The model stopped at its token limit: the answer is incomplete.
         "truncated": bool(report.get("truncated")),
         "conversation_id": conversation_id,
@@ -145,7 +150,8 @@ def done(*, answer: str, report: Mapping[str, Any], conversation_id: int, messag
         "trace_id": trace_id,
         "usage": {k: usage[k] for k in ("input_tokens", "output_tokens", "cost")} if usage else None,
         **({"curated": dict(report["curated"])} if report.get("curated") else {}),
-    })
+    }
+    return ChatEvent(events.DONE, {**data, **{public: data[ours] for public, ours in PUBLIC_DONE_NAMES.items()}})
 
 
 def evidence_log(evidence: Evidence) -> dict[str, Any]:

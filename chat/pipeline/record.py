@@ -77,7 +77,7 @@ class TurnRecord:
             log["assessment"] = self.assessment.as_dict()
         if self.prompt is not None:
             log["prompt"] = {"tokens": dict(self.prompt.tokens), "notes": list(self.prompt.notes),
-                             "lowConfidence": self.prompt.low_confidence}
+                             "low_confidence": self.prompt.low_confidence}
         if self.sources:
             log["sources"] = self.sources
         if self.extractive is not None:

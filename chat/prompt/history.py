@@ -12,7 +12,7 @@ from docmind.tokens import estimate_tokens, truncate_to_tokens
 
 logger = logging.getLogger(__name__)
 
-# Old citation numbers would be reused by the model for this turn's evidence and land in invalidRefs.
+# Old citation numbers would be reused by the model for this turn's evidence and land in invalid_refs.
 CITATION_REF = re.compile(r"\s?\[\d+(?:\s*[,，、]\s*\d+)*\]")
 
 Summarizer = Callable[[str, int], str]

@@ -19,5 +19,5 @@ class SandboxResult:
         return self.exit_code == 0 and not self.timed_out
 
     def as_dict(self) -> dict[str, Any]:
-        return {"stdout": self.stdout, "stderr": self.stderr, "exitCode": self.exit_code,
-                "durationMs": round(self.duration_ms, 1), "timedOut": self.timed_out, "truncated": self.truncated}
+        return {"stdout": self.stdout, "stderr": self.stderr, "exit_code": self.exit_code,
+                "duration_ms": round(self.duration_ms, 1), "timed_out": self.timed_out, "truncated": self.truncated}

@@ -30,10 +30,10 @@ class GradeResult:
     def as_dict(self) -> dict[str, Any]:
         return {
             "grade": self.grade.value,
-            "rerankTop1": round(self.rerank_top1, 4),
-            "lexCoverage": round(self.lex_coverage, 4),
-            "kbEntityWeak": self.kb_entity_weak,
-            "webCompensationNeeded": self.web_compensation_needed,
+            "rerank_top1": round(self.rerank_top1, 4),
+            "lex_coverage": round(self.lex_coverage, 4),
+            "kb_entity_weak": self.kb_entity_weak,
+            "web_compensation_needed": self.web_compensation_needed,
             "reason": self.reason,
         }
 

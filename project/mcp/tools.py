@@ -164,7 +164,7 @@ def ask_result(events: Iterable[Any]) -> dict[str, Any]:
     if done is None:
         message = (error or {}).get("message", "the answer could not be completed")
         raise ToolInputError(str(message))
-    return {key: done.get(key) for key in ("answer", "citations", "confidenceScore", "confidenceBand",
+    return {key: done.get(key) for key in ("answer", "citations", "confidence_score", "confidence_band",
                                            "conversation_id", "message_id", "trace_id")}
 
 

@@ -473,12 +473,12 @@
     return text.length > 80 ? text.slice(0, 80) + "…" : text;
   }
   function agenticLine(d) {
-    const calls = (d.toolCalls || []).map((c) => c.name + "(" + args(c.arguments) + ")").join("，");
+    const calls = (d.tool_calls || []).map((c) => c.name + "(" + args(c.arguments) + ")").join("，");
     return fmt(_("Round %(round)s"), { round: d.round || "?" }) + (d.planner ? " (" + d.planner + ")" : "") + ": " + (calls || _("no tool calls"));
   }
   function toolLine(t) {
     if (typeof t === "string") return t;
-    return "R" + (t.round || "?") + " " + t.name + "(" + args(t.arguments) + ") → " + fmt(_("%(count)s results"), { count: t.resultCount ?? 0 }) +
+    return "R" + (t.round || "?") + " " + t.name + "(" + args(t.arguments) + ") → " + fmt(_("%(count)s results"), { count: t.result_count ?? 0 }) +
       (t.error ? " · " + _("error") + ": " + t.error : "");
   }
 
@@ -487,16 +487,16 @@
     const ev = log || {};
     const route = ev.route || {};
     traceRow(turn, _("Route"), [route.mode, route.reason].filter(Boolean).join(" — "));
-    traceRow(turn, _("Fallback"), [route.fallbackNote || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
+    traceRow(turn, _("Fallback"), [route.fallback_note || ev.agentic_fallback, ev.agentic_fallback_reason].filter(Boolean).join(" — "));
     const cls = ev.classification;
-    if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.isAmbiguous ? "ambiguous" : ""].filter(Boolean).join(" · "));
+    if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.is_ambiguous ? "ambiguous" : ""].filter(Boolean).join(" · "));
     if (cls && cls.rewritten) traceRow(turn, _("Rewritten as"), cls.rewritten + (cls.resolved && cls.resolved.length ? " (" + cls.resolved.join("; ") + ")" : ""));
     const a = ev.assessment;
     if (a) traceRow(turn, _("Evidence verdict"), a.verdict + " · " + Math.round(Number(a.score) * 100) + "%");
     if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, _("Agentic rounds"), ev.agenticRounds);
     if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, _("Tool calls"), ev.agentic.tool_calls.map(toolLine));
     const g = ev.grade;
-    if (g) traceRow(turn, _("Grade"), g.grade + " · rerank " + Number(g.rerankTop1).toFixed(3) + " · " + _("coverage") + " " + Number(g.lexCoverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
+    if (g) traceRow(turn, _("Grade"), g.grade + " · rerank " + Number(g.rerank_top1).toFixed(3) + " · " + _("coverage") + " " + Number(g.lex_coverage).toFixed(2) + (g.reason ? " — " + g.reason : ""));
     if (ev.kb_chunks) traceRow(turn, _("Knowledge-base evidence") + " (" + ev.kb_chunks.length + ")", ev.kb_chunks.length ? ev.kb_chunks.map(chunkLine) : _("none"));
     if (ev.web_chunks) traceRow(turn, _("Web evidence") + " (" + ev.web_chunks.length + ")", ev.web_chunks.length ? ev.web_chunks.map(chunkLine) : _("none"));
     if (ev.cache && ev.cache.hit) traceRow(turn, _("Cache"), _("semantic cache hit") + ": " + ev.cache.question);
@@ -530,7 +530,7 @@
   const MODE_LABEL = { RULE_PLANNER: _("One-shot retrieval"), AGENTIC: _("Multi-round retrieval"), SELECTED_DOC: _("Direct read") };
   function modeBadge(turn, route) {
     if (!route || !route.mode || route.mode === "META") return;
-    const tip = route.mode + (route.reason ? " — " + route.reason : "") + (route.fallbackNote ? "（" + route.fallbackNote + "）" : "");
+    const tip = route.mode + (route.reason ? " — " + route.reason : "") + (route.fallback_note ? "（" + route.fallback_note + "）" : "");
     badge(turn, MODE_LABEL[route.mode] || route.mode, "mode", tip);
   }
   const BAND_LABEL = { HIGH: _("High confidence"), MEDIUM: _("Medium confidence"), LOW: _("Low confidence"), NONE: _("No evidence") };
@@ -574,7 +574,7 @@
         setStatus(turn, fmt(_("Agentic search, round %(round)s…"), { round: log.agenticRounds.length }));
         break;
       case "code_exec":
-        (log.agenticRounds || (log.agenticRounds = [])).push(_("Code run") + ": " + (data.timedOut || data.exitCode !== 0 ? _("failed") : _("done")) + (data.durationMs ? " · " + Math.round(data.durationMs) + "ms" : ""));
+        (log.agenticRounds || (log.agenticRounds = [])).push(_("Code run") + ": " + (data.timed_out || data.exit_code !== 0 ? _("failed") : _("done")) + (data.duration_ms ? " · " + Math.round(data.duration_ms) + "ms" : ""));
         break;
       case "retrieval":
         log.kb_chunks = data.kb_chunks; log.web_chunks = data.web_chunks;
@@ -587,8 +587,8 @@
       case "start":
         if (data.extractive) badge(turn, _("Extractive answer (offline)"), "extractive", _("No language model is connected: the answer is built from sentences of the evidence"));
         if (data.cached) badge(turn, _("Cached"), "cached", _("Nearly the same as an earlier question: its answer was reused"));
-        if (data.lowConfidence) lowLabel(turn);
-        if (data.noEvidence) noEvidenceBadge(turn);
+        if (data.low_confidence) lowLabel(turn);
+        if (data.no_evidence) noEvidenceBadge(turn);
         if (data.curated) curatedBadge(turn, data.curated);
         renderSources(turn, data.sources);
         setStatus(turn, _("Writing the answer…"));
@@ -602,7 +602,7 @@
         turn.text = data.answer || turn.text;
         renderMarkdown(turn.body, turn.text, turn);
         markCited(turn, data.citations);
-        confidenceBadge(turn, data.confidenceBand, data.confidenceScore);
+        confidenceBadge(turn, data.confidence_band, data.confidence_score);
         Object.assign(log.timings_ms, data.timings_ms || {});
         if (data.trace_id) log.trace_id = data.trace_id;
         if (data.usage) log.usage = data.usage;

@@ -52,6 +52,7 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp
     expect(answer).to_contain_text("十五天", timeout=60_000)
     expect(page.locator("#input")).to_be_enabled(timeout=60_000)  # done: the input is back
     expect(page.locator(".badge-extractive")).to_be_visible()
+    _assert_trust_and_trace_shown(page)
 
     answer.locator('a.cite[data-index="1"]').first.click()
     card = page.locator('.msg-assistant .source-card[data-index="1"]').last
@@ -59,7 +60,19 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp
     expect(card).to_contain_text(HANDBOOK_TITLE)
     expect(page.locator(".conv-item.active")).to_have_count(1)
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
+    page.reload()  # the conversation reopened from its saved answer shows the same
+    expect(page.locator(".msg-assistant .answer").last).to_contain_text("十五天", timeout=30_000)
+    _assert_trust_and_trace_shown(page)
     assert errors == []
+
+
+def _assert_trust_and_trace_shown(page) -> None:
+    """The confidence badge and the trace's grade row, read from the event payloads or the saved log."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(".msg-assistant .confidence").last).to_contain_text(re.compile(r"\d+%"))
+    trace = page.locator(".msg-assistant .trace-body").last.text_content()
+    assert re.search(r"rerank \d\.\d{3}", trace) and "NaN" not in trace, trace
 
 
 def test_markup_in_documents_and_questions_never_runs(server, browser):

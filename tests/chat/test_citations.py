@@ -84,7 +84,7 @@ def test_not_ungrounded_otherwise(answer, grade):
 
 def test_as_dict_uses_the_event_keys():
     data = _run("年假有五天的规定[1]。").as_dict()
-    assert {"citations", "citationCoverage", "invalidRefs", "confidenceScore", "confidenceBand"} <= set(data)
+    assert {"citations", "citation_coverage", "invalid_refs", "confidence_score", "confidence_band"} <= set(data)
     assert data["citations"][0] == {"index": 1, "chunk_id": "c1", "document_id": 1, "document_title": "Doc 1",
                                     "source": "KB", "url": None, "location": None}
 

@@ -65,18 +65,18 @@ def test_the_conversation_context_names_the_last_question_answer_and_sources(mem
 def test_an_unanswerable_question_abstains_in_its_language_with_related_sources(member, kb, question, phrase):
     events = ask(member, question)
     start, done = by_type(events, "start").data, by_type(events, "done").data
-    assert start["noEvidence"] is True
+    assert start["no_evidence"] is True
     assert phrase in done["answer"] and done["citations"] == []
-    assert done["confidenceBand"] == "none" and done["lowConfidence"] is True
+    assert done["confidence_band"] == "none" and done["low_confidence"] is True
     assert start["sources"] and all(s["related"] for s in start["sources"])
 
 
 def test_an_answerable_question_is_not_flagged_and_its_band_agrees(member, kb):
     events = ask(member, QUESTION)
     start, done = by_type(events, "start").data, by_type(events, "done").data
-    assert start["noEvidence"] is False and start["lowConfidence"] is False
-    assert done["confidenceBand"] in ("high", "medium") and done["lowConfidence"] is False
-    assert 0 < done["confidenceScore"] <= 1
+    assert start["no_evidence"] is False and start["low_confidence"] is False
+    assert done["confidence_band"] in ("high", "medium") and done["low_confidence"] is False
+    assert 0 < done["confidence_score"] <= 1
 
 
 @pytest.fixture
@@ -118,7 +118,7 @@ def test_with_a_model_weak_evidence_reaches_it_under_the_low_confidence_prompt(m
     remote.script(["参考资料中没有关于股票期权的内容。"], model="qwen-plus")
     events = ask(member, "公司的股票期权怎么行权？")
     start = by_type(events, "start").data
-    assert start["noEvidence"] is False and start["lowConfidence"] is True
+    assert start["no_evidence"] is False and start["low_confidence"] is True
     answer_request = next(r for r in remote.requests if r["model"] == "qwen-plus" and r.get("stream"))
     assert "相关性偏低" in answer_request["messages"][0]["content"]
-    assert by_type(events, "done").data["confidenceBand"] in ("low", "none")
+    assert by_type(events, "done").data["confidence_band"] in ("low", "none")

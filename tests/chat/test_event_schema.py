@@ -2,6 +2,7 @@
 every kind of turn the pipeline runs sends only events that follow it."""
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
@@ -9,7 +10,9 @@ from pydantic import ValidationError
 
 from chat import events
 from chat.event_schema import PAYLOADS, chat_event_adapter, validate_event
+from chat.models import Message, MessageRole
 from chat.pipeline import ChatPipeline
+from chat.pipeline.payloads import PUBLIC_DONE_NAMES
 from docmind.evidence import SNIPPET_CHARS
 from tests.chat.chat_helpers import BEARS_TITLE, QUESTION, assert_events_follow_the_contract, by_type, ingest_tiny_kb
 
@@ -40,7 +43,7 @@ def test_an_event_is_checked_from_the_json_text_that_was_sent():
     ("token", {"text": "x", "html": "<b>x</b>"}),  # a field the contract does not describe
     ("token", {"text": 5}),  # strict: a number is not text
     ("done", {"answer": "x"}),  # required fields missing
-    ("routing", {"mode": "ELSEWHERE", "reason": "", "fallbackNote": ""}),
+    ("routing", {"mode": "ELSEWHERE", "reason": "", "fallback_note": ""}),
     ("error", {"code": "internal", "message": "x", "conversation_id": None}),  # the wire leaves it out, never null
 ])
 def test_a_payload_outside_the_contract_fails(kind, data):
@@ -56,7 +59,7 @@ def _evidence(content: str, source: str = "KB") -> dict:
 def _retrieval(*cards: dict) -> dict:
     return {"kb_chunks": [c for c in cards if c["source"] == "KB"],
             "web_chunks": [c for c in cards if c["source"] == "WEB"],
-            "noEvidence": False, "timings_ms": {}, "trace": [], "cached": False}
+            "no_evidence": False, "timings_ms": {}, "trace": [], "cached": False}
 
 
 def test_a_view_only_asker_may_get_no_kb_evidence_beyond_a_snippet():
@@ -68,17 +71,49 @@ def test_a_view_only_asker_may_get_no_kb_evidence_beyond_a_snippet():
                    view_only=True)
 
 
+def _done(**changes) -> dict:
+    done = {"answer": "a [1]", "citations": [], "citation_coverage": 1.0, "invalid_refs": [],
+            "confidence_score": 0.9, "confidence_band": "high", "low_confidence": False, "truncated": False,
+            "conversation_id": 1, "message_id": 3, "question_id": 2, "timings_ms": {"generation": 1.5},
+            "trace_id": "", "usage": None}
+    return {**done, **{public: done[ours] for public, ours in PUBLIC_DONE_NAMES.items()}, **changes}
+
+
 def test_a_view_only_asker_may_get_no_reader_link():
     citation = {"index": 1, "chunk_id": "7", "document_id": 1, "document_title": "t", "source": "KB", "url": None,
                 "location": None, "reader_url": "/documents/1/?chunk=7#cited"}
-    done = {"answer": "a [1]", "citations": [citation], "citationCoverage": 1.0, "invalidRefs": [],
-            "confidenceScore": 0.9, "confidenceBand": "high", "lowConfidence": False, "truncated": False,
-            "conversation_id": 1, "message_id": 3, "question_id": 2, "timings_ms": {"generation": 1.5},
-            "trace_id": "", "usage": None}
+    done = _done(citations=[citation])
     validate_event("done", done)
     with pytest.raises(ValidationError, match="reader link"):
         validate_event("done", done, view_only=True)
     validate_event("done", {**done, "citations": [{**citation, "reader_url": None}]}, view_only=True)
+
+
+@pytest.mark.parametrize(("public", "ours"), list(PUBLIC_DONE_NAMES.items()))
+def test_a_done_whose_public_name_and_snake_case_twin_differ_fails(public, ours):
+    changed = {"citationCoverage": 0.5, "invalidRefs": [2], "confidenceScore": 0.1, "confidenceBand": "low"}[public]
+    validate_event("done", _done())
+    with pytest.raises(ValidationError, match=f"{public} must equal {ours}"):
+        validate_event("done", _done(**{public: changed}))
+    with pytest.raises(ValidationError):
+        validate_event("done", {k: v for k, v in _done().items() if k != public})  # the public name is required
+
+
+def _field_names(schema: dict) -> list[tuple[str, str, dict]]:
+    """(model, field, its schema) for every field of every model the event union names."""
+    return [(model, name, field) for model, part in schema["$defs"].items()
+            for name, field in part.get("properties", {}).items()]
+
+
+def test_every_field_on_the_wire_is_snake_case_but_the_public_contracts_four_deprecated_names():
+    fields = _field_names(chat_event_adapter.json_schema())
+    camel = {(model, name) for model, name, _ in fields if re.search(r"[A-Z]", name)}
+    assert camel == {("DoneData", public) for public in PUBLIC_DONE_NAMES}
+    deprecated = {(model, name): field for model, name, field in fields if field.get("deprecated")}
+    assert set(deprecated) == camel
+    for (_, public), field in deprecated.items():
+        twin = PUBLIC_DONE_NAMES[public]
+        assert "public contract" in field["description"] and f"`{twin}`" in field["description"]
 
 
 # Real turns, offline, over the tiny knowledge base: each path of the pipeline and what shows it was taken.
@@ -99,8 +134,8 @@ def _premise(name: str, turns: list[list[events.ChatEvent]]) -> bool:
         "knowledge-base meta": lambda: routing.get("mode") == "META",
         "memory": lambda: routing.get("mode") == "META",
         "selected document": lambda: routing.get("mode") == "SELECTED_DOC",
-        "agentic": lambda: routing.get("mode") == "AGENTIC" and ("agentic" in kinds or routing["fallbackNote"]),
-        "abstention": lambda: by_type(last, "start").data["noEvidence"] is True
+        "agentic": lambda: routing.get("mode") == "AGENTIC" and ("agentic" in kinds or routing["fallback_note"]),
+        "abstention": lambda: by_type(last, "start").data["no_evidence"] is True
         and all(s["related"] for s in by_type(last, "start").data["sources"]),
         "bad input": lambda: kinds == ["error"] and last[0].data["code"] == "empty_message",
     }[name]()
@@ -140,6 +175,34 @@ def test_every_kind_of_turn_sends_only_events_of_the_contract(member, fresh_cach
     for turn in turns:
         assert_events_follow_the_contract(turn)
     assert _premise(name, turns), [e.to_ws() for e in turns[-1]]
+    # What the turn saved is read back by the conversation API as it is: snake_case too.
+    for answer in Message.objects.filter(conversation__user=member, role=MessageRole.ASSISTANT):
+        assert _camel_case_keys(answer.retrieval_log) == [], answer.retrieval_log
+
+
+def _camel_case_keys(value, path: str = "") -> list[str]:
+    """Every camelCase key in a JSON value, by its path; a tool call's arguments are the planner's, not ours."""
+    if isinstance(value, list):
+        return [found for i, item in enumerate(value) for found in _camel_case_keys(item, f"{path}[{i}]")]
+    found = []
+    for key, item in value.items() if isinstance(value, dict) else ():
+        if re.search(r"[A-Z]", key):
+            found.append(f"{path}.{key}")
+        if key != "arguments":
+            found += _camel_case_keys(item, f"{path}.{key}")
+    return found
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_done_gives_the_public_contracts_names_the_values_of_their_snake_case_twins(member, fresh_cache):
+    # The one test that reads the public contract's camelCase names: external clients rely on them.
+    ingest_tiny_kb()
+    done = by_type(_ask(member, QUESTION), "done").data
+    assert done["citations"] and done["confidence_band"] and done["confidence_score"] is not None
+    assert done["citation_coverage"] is not None
+    assert {public: done[public] for public in PUBLIC_DONE_NAMES} == {
+        "citationCoverage": done["citation_coverage"], "invalidRefs": done["invalid_refs"],
+        "confidenceScore": done["confidence_score"], "confidenceBand": done["confidence_band"]}
 
 
 def _failing_stages(snapshot, *, kb_ids):

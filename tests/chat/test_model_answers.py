@@ -40,7 +40,7 @@ def test_a_reply_cut_at_the_token_limit_is_marked_truncated_and_not_cached(membe
     events = ask(member, QUESTION)
     done = by_type(events, "done").data
     assert order_problem(types(events)) is None
-    assert done["truncated"] is True and done["confidenceBand"] == "low"
+    assert done["truncated"] is True and done["confidence_band"] == "low"
     assert done["answer"].startswith("星河公司的年假为每年") and len(done["answer"]) > len("星河公司的年假为每年")
     saved = Message.objects.get(pk=done["message_id"])
     assert saved.error == "truncated" and saved.retrieval_log["truncated"] is True
@@ -64,9 +64,9 @@ def test_weak_evidence_goes_to_the_model_instead_of_stopping_the_question(member
     remote.script(["Xinghe gives fifteen days of annual leave a year [1]."], model="qwen-plus")
     events = ask(member, question)
     start = by_type(events, "start").data
-    assert start["noEvidence"] is False
+    assert start["no_evidence"] is False
     answer_requests = [r for r in remote.requests if r.get("stream")]
     assert answer_requests, "the model never saw the question"
-    if start["lowConfidence"]:
+    if start["low_confidence"]:
         assert "相关性偏低" in answer_requests[-1]["messages"][0]["content"]
     assert "fifteen days" in by_type(events, "done").data["answer"]

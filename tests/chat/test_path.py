@@ -48,4 +48,4 @@ def test_disabled_agentic_falls_back_to_one_shot_and_says_so():
                                                          selected_document_id=None)
     assert decision.mode is Mode.RULE_PLANNER
     assert "one-shot" in decision.fallback_note
-    assert decision.as_dict()["fallbackNote"] == decision.fallback_note
+    assert decision.as_dict()["fallback_note"] == decision.fallback_note

@@ -143,7 +143,7 @@ def test_a_remote_answer_streams_and_is_cited(member, kb, remote):
     done = by_type(events, "done")
     assert by_type(events, "start").data["extractive"] is False
     assert done.data["answer"] == "星河公司的年假为每年十五天 [1]。"
-    assert done.data["citations"][0]["index"] == 1 and done.data["invalidRefs"] == []
+    assert done.data["citations"][0]["index"] == 1 and done.data["invalid_refs"] == []
     assert sum(1 for e in events if e.type == "token") > 1
 
 
@@ -152,11 +152,11 @@ def test_a_comparison_goes_through_the_agentic_loop_or_says_why_not(member, kb):
     assert order_problem(types(events)) is None, types(events)
     routing = by_type(events, "routing").data
     assert routing["mode"] == "AGENTIC"
-    if not routing["fallbackNote"]:
+    if not routing["fallback_note"]:
         assert "agentic" in types(events)
     assert events[-1].type == "done" and "[1]" in events[-1].data["answer"]
     log = Message.objects.get(pk=events[-1].data["message_id"]).retrieval_log
-    assert log["route"]["mode"] == "AGENTIC" and ("agentic" in log or routing["fallbackNote"])
+    assert log["route"]["mode"] == "AGENTIC" and ("agentic" in log or routing["fallback_note"])
 
 
 def test_meta_questions_list_documents_and_the_users_own_memories(member, other_member, kb):

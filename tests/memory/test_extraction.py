@@ -27,7 +27,7 @@ def offline(message: str) -> list[tuple[str, str]]:
     ("I work at Acme in Berlin.", [("profile", "I work at Acme in Berlin")]),
     ("我更喜欢详细一点的回答。", [("preference", "我更喜欢详细一点的回答")]),
     ("I usually prefer short answers", [("preference", "I usually prefer short answers")]),
-    ("以后请用英文回答", []),  # no memoryWriteHints: offline keeps only what understanding flagged
+    ("以后请用英文回答", []),  # no memory_write_hints: offline keeps only what understanding flagged
 ])
 def test_offline_keeps_explicit_statements_about_the_user(message, expected):
     assert offline(message) == expected

@@ -32,9 +32,9 @@ def test_a_simple_question_takes_one_search_then_stops(scripted_openai, model, m
     assert len(scripted_openai.requests) == 2 and docs.queries == [("hybrid", "北京 人口")]
     assert result.rounds == 1 and result.stop_reason == "planner stopped"
     assert [e.type for e in events] == ["agentic"]
-    assert events[0].data["toolCalls"][0]["arguments"] == {"query": "北京 人口"}
+    assert events[0].data["tool_calls"][0]["arguments"] == {"query": "北京 人口"}
     assert any(c.document_id == 1 for c in result.evidence.chunks)
-    assert result.tool_calls[0]["name"] == "searchDocs" and result.tool_calls[0]["resultCount"] >= 1
+    assert result.tool_calls[0]["name"] == "searchDocs" and result.tool_calls[0]["result_count"] >= 1
 
 
 def test_a_comparison_searches_each_focus(scripted_openai, model, make_loop, docs):
@@ -86,10 +86,10 @@ def test_a_document_is_not_returned_twice_in_one_turn_but_is_in_the_next(scripte
     scripted_openai.script([search, search, "检索完成", search, "检索完成"])
     first = loop.run(question="北京？")
     round1, round2 = first.tool_calls[0], first.tool_calls[1]
-    assert 1 in round1["documentIds"] and 1 not in round2["documentIds"] and round2["filteredAlreadyRetrieved"] >= 1
+    assert 1 in round1["document_ids"] and 1 not in round2["document_ids"] and round2["filtered_already_retrieved"] >= 1
     assert "没有新的结果" in _tool_messages(scripted_openai.requests[2])[-1]
     second = loop.run(question="北京？")
-    assert 1 in second.tool_calls[0]["documentIds"]
+    assert 1 in second.tool_calls[0]["document_ids"]
 
 
 def test_the_knowledge_map_is_in_the_planner_prompt_only(scripted_openai, model, make_loop):

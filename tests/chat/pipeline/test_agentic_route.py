@@ -32,7 +32,7 @@ def test_a_two_focus_question_takes_the_agentic_loop(member):
     assert order_problem(types(events)) is None, types(events)
     assert by_type(events, "routing").data["mode"] == "AGENTIC"
     agentic = [e for e in events if e.type == "agentic"]
-    assert len(agentic) == 1 and len(agentic[0].data["toolCalls"]) == 2
+    assert len(agentic) == 1 and len(agentic[0].data["tool_calls"]) == 2
     titles = {c["document_title"] for c in by_type(events, "retrieval").data["kb_chunks"]}
     assert titles == {HANDBOOK_TITLE, BEARS_TITLE}
 

@@ -148,10 +148,10 @@ def test_memory_write_hints_are_extracted(message, hint):
     assert any(hint in h for h in QueryUnderstanding(None, "").run(message=message).memory_write_hints)
 
 
-def test_as_dict_uses_the_seed_field_names():
+def test_as_dict_names_the_seed_fields_in_snake_case():
     data = QueryUnderstanding(None, "").run(message="年假几天").as_dict()
-    assert set(data) == {"rewritten", "intent", "complexity", "specificity", "timeAware", "memoryAware",
-                         "isAmbiguous", "scope", "scopeConfidence", "memoryWriteHints"}
+    assert set(data) == {"rewritten", "intent", "complexity", "specificity", "time_aware", "memory_aware",
+                         "is_ambiguous", "scope", "scope_confidence", "memory_write_hints"}
 
 
 def test_it_rejects_an_empty_message():

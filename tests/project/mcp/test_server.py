@@ -142,6 +142,7 @@ async def test_ask_answers_with_citations_as_the_calling_user(member, admin_user
     async with _client(await _token(admin_user)) as mcp:
         by_admin = _data(await mcp.call_tool("ask", {"question": QUESTION}))
     assert "[1]" in answered["answer"] and answered["citations"]
+    assert answered["confidence_band"] and answered["confidence_score"] is not None
     owners = await sync_to_async(lambda: {c.pk: c.user_id for c in Conversation.objects.all()})()
     assert owners[answered["conversation_id"]] == member.pk
     assert owners[by_admin["conversation_id"]] == admin_user.pk
