@@ -61,9 +61,10 @@ def child(engine: str, threads: int, texts_file: str, vectors_file: str) -> None
 
 def run_engine(engine: str, threads: int, texts_file: str, workdir: str) -> tuple[dict, np.ndarray]:
     vectors_file = os.path.join(workdir, f"{engine}.npy")
-    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "OPENBLAS_NUM_THREADS": "1" if engine == "blas" else ""}
-    if not env["OPENBLAS_NUM_THREADS"]:
-        env.pop("OPENBLAS_NUM_THREADS")
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    env["OMP_NUM_THREADS"] = str(threads)
+    if engine == "blas":
+        env["OPENBLAS_NUM_THREADS"] = "1"  # as docmind.embedding_process starts it: one BLAS thread per batch
     done = subprocess.run([sys.executable, "-m", "bench.embedder_bench", "--child", engine, "--threads", str(threads),
                            "--texts-file", texts_file, "--vectors-file", vectors_file],
                           cwd=ROOT, env=env, capture_output=True, text=True, check=True)
