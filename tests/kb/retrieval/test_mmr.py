@@ -39,11 +39,30 @@ def test_lambda_one_is_pure_relevance():
     assert [c.chunk_id for c in out.chunks] == ["a", "a2"]
 
 
-def test_missing_vectors_fall_back_to_jaccard_for_all():
+def test_a_chunk_without_a_vector_is_compared_by_jaccard():
     chunks = [chunk("a", "今天天气很好适合出门", 1.0), chunk("b", "今天天气很好适合出门。", 0.95),
               chunk("c", "量子计算的基本原理", 0.9)]
     out = MmrSelector(top_k=2, lambda_=0.5).run(chunks=chunks, vectors={"a": unit(1, 0, 0)})
-    assert [c.chunk_id for c in out.chunks] == ["a", "c"] and "Jaccard" in out.notes[0]
+    assert [c.chunk_id for c in out.chunks] == ["a", "c"]
+    assert out.notes == ("mmr: Jaccard for 2 chunk(s) without a stored vector",)
+
+
+def test_chunks_with_vectors_keep_cosine_when_another_has_none():
+    # a2 is a near copy of a by vector but shares no bigram with it: only cosine sees the redundancy.
+    chunks = [chunk("a", "报销流程", 1.0), chunk("a2", "expense claims", 0.95), chunk("b", "年假天数", 0.9),
+              chunk("n", "会议室预订", 0.5)]
+    vectors = {"a": unit(1, 0, 0), "a2": unit(1, 0.01, 0), "b": unit(0, 1, 0)}
+    out = MmrSelector(top_k=2, lambda_=0.5).run(chunks=chunks, vectors=vectors)
+    assert [c.chunk_id for c in out.chunks] == ["a", "b"]
+    sim, missing = MmrSelector._cosine_matrix(chunks, vectors)
+    assert missing == [3] and sim[0, 1] == pytest.approx(1.0, abs=1e-3) and sim[3, 0] == 0.0
+
+
+def test_vectors_of_different_lengths_fall_back_to_jaccard_for_all():
+    chunks = [chunk("a", "同一段文字", 1.0), chunk("b", "同一段文字", 0.9), chunk("c", "完全不同的内容", 0.8)]
+    vectors = {"a": unit(1, 0, 0), "b": np.ones(4), "c": unit(0, 1, 0)}
+    out = MmrSelector(top_k=2, lambda_=0.5).run(chunks=chunks, vectors=vectors)
+    assert [c.chunk_id for c in out.chunks] == ["a", "c"] and out.notes[0].startswith("mmr: Jaccard instead of cosine")
 
 
 def test_jaccard_setting_skips_vectors():
