@@ -3,6 +3,8 @@ import logging
 
 import jieba
 from django.apps import AppConfig, apps
+from django.contrib.auth import get_user_model
+from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.utils.translation import gettext_lazy as _
 
 from docmind.telemetry import configure_tracing
@@ -25,3 +27,12 @@ class DocmindConfig(AppConfig):
 
         # Off (nothing installed, nothing exported) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
         configure_tracing()
+
+        # apps not ready at import: roles imports the auth models
+        from docmind import roles
+
+        # A request that changes a user or its groups reads roles afresh after the change.
+        user_model = get_user_model()
+        for signal in (post_save, post_delete):
+            signal.connect(roles.forget_read_roles, sender=user_model, dispatch_uid=f"docmind-roles-{signal}")
+        m2m_changed.connect(roles.forget_read_roles, sender=user_model.groups.through, dispatch_uid="docmind-roles-m2m")

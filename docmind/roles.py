@@ -3,15 +3,22 @@
 `roles_of` is the one place that reads which roles a user holds: kb.access (knowledge bases, and the API's,
 admin's, MCP's and WebSocket's decisions built on it) asks here. It reads the database on every call, never a
 copy kept on the user object, because a WebSocket or MCP session keeps its user for hours and a role change must
-reach it on the next turn.
+reach it on the next turn. Within one HTTP request (`request_roles_middleware`) a user is read once: an upload
+asked three times, two database reads each, for an answer that cannot change in between unless the request
+itself changes it, which forgets what was read.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group, Permission
+from django.http import HttpRequest, HttpResponse
+from django.utils.decorators import sync_and_async_middleware
 
 ADMIN, KB_EDITOR, MEMBER = "admin", "kb_editor", "member"
 ROLES = (ADMIN, KB_EDITOR, MEMBER)
@@ -40,14 +47,53 @@ def roles_of(user: AbstractBaseUser | AnonymousUser | None) -> UserRoles | None:
     """`user`'s roles, read now; None for an anonymous, deleted or deactivated user (who holds none)."""
     if user is None or not getattr(user, "is_authenticated", False) or user.pk is None:
         return None
+    read = _read_in_request.get()
+    if read is not None and user.pk in read:
+        return read[user.pk]
     model = get_user_model()
     row = model.objects.filter(pk=user.pk, is_active=True).values_list("is_superuser", "is_staff").first()
-    if row is None:
-        return None
-    groups = list(model.groups.through.objects.filter(user_id=user.pk).values_list("group_id", "group__name"))
-    return UserRoles(superuser=bool(row[0]), staff=bool(row[1]),
-                     names=frozenset(name for _, name in groups if name in ROLES),
-                     group_ids=tuple(gid for gid, _ in groups))
+    roles = None
+    if row is not None:
+        groups = list(model.groups.through.objects.filter(user_id=user.pk).values_list("group_id", "group__name"))
+        roles = UserRoles(superuser=bool(row[0]), staff=bool(row[1]),
+                          names=frozenset(name for _, name in groups if name in ROLES),
+                          group_ids=tuple(gid for gid, _ in groups))
+    if read is not None:
+        read[user.pk] = roles
+    return roles
+
+
+# The roles read during the current HTTP request, by user id; None outside one (a WebSocket turn, an MCP call,
+# a command, a worker thread), where every call reads the database.
+_read_in_request: ContextVar[dict[Any, UserRoles | None] | None] = ContextVar("docmind_roles_read", default=None)
+
+
+@sync_and_async_middleware
+def request_roles_middleware(get_response: Callable) -> Callable:
+    """Each user's roles read at most once per request (see the module's docstring)."""
+    if iscoroutinefunction(get_response):
+        async def async_middleware(request: HttpRequest) -> HttpResponse:
+            token = _read_in_request.set({})
+            try:
+                return await get_response(request)
+            finally:
+                _read_in_request.reset(token)
+        return async_middleware
+
+    def middleware(request: HttpRequest) -> HttpResponse:
+        token = _read_in_request.set({})
+        try:
+            return get_response(request)
+        finally:
+            _read_in_request.reset(token)
+    return middleware
+
+
+def forget_read_roles(**kwargs: Any) -> None:
+    """Signal receiver: a user, its flags or its groups changed, so this request reads roles again."""
+    read = _read_in_request.get()
+    if read is not None:
+        read.clear()
 
 
 def has_role(user: AbstractBaseUser | AnonymousUser | None, *roles: str) -> bool:

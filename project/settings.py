@@ -165,6 +165,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Each user's roles read once per request (a WebSocket or MCP session reads them on every call).
+    "docmind.roles.request_roles_middleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     # Who did it, for every audit entry a request causes (the API's token user included: read lazily).
     "audit.middleware.audit_actor_middleware",

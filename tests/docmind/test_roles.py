@@ -56,3 +56,61 @@ def test_a_superuser_holds_every_role_without_a_group(django_user_model):
     roles = roles_of(root)
     assert roles is not None and roles.superuser and not roles.names
     assert all(roles.holds(role) for role in (ADMIN, KB_EDITOR, MEMBER))
+
+
+def _in_one_request(view):
+    """`view()` run inside the request middleware, as a view of one HTTP request would be."""
+    from django.http import HttpResponse
+    from django.test import RequestFactory
+
+    from docmind.roles import request_roles_middleware
+
+    def get_response(request):
+        view()
+        return HttpResponse()
+
+    request_roles_middleware(get_response)(RequestFactory().get("/"))
+
+
+def test_within_one_request_a_user_s_roles_are_read_once(member, django_assert_num_queries):
+    def view():
+        with django_assert_num_queries(2):  # the user's flags, its groups
+            assert has_role(member, MEMBER)
+            assert roles_of(member) == roles_of(member)
+
+    _in_one_request(view)
+
+
+def test_a_role_change_within_the_request_is_read_afresh(member, django_user_model):
+    def view():
+        assert has_role(member, MEMBER)
+        user_set_role(user=django_user_model.objects.get(pk=member.pk), role=KB_EDITOR)
+        assert has_role(member, KB_EDITOR) and not has_role(member, MEMBER)
+        django_user_model.objects.get(pk=member.pk).groups.clear()
+        assert not has_role(member, KB_EDITOR)
+
+    _in_one_request(view)
+
+
+def test_outside_a_request_every_call_reads_the_database(member, django_user_model,
+                                                         django_assert_num_queries):
+    assert has_role(member, MEMBER)
+    # an update that sends no signal: only a fresh read sees it
+    django_user_model.objects.filter(pk=member.pk).update(is_active=False)
+    with django_assert_num_queries(1):
+        assert roles_of(member) is None
+
+
+def test_an_upload_reads_the_caller_s_roles_once(client, admin_user):
+    # the upload asks three times: the permission class, the base it may edit, the bases it may read
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(admin_user)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post("/api/kb/documents/", {"file": SimpleUploadedFile("a.txt", "年假十天。".encode(),
+                                                                                  "text/plain")})
+    assert response.status_code == 202
+    group_reads = [q["sql"] for q in queries.captured_queries if "auth_user_groups" in q["sql"]]
+    assert len(group_reads) == 1, group_reads
