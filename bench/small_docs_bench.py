@@ -350,6 +350,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", type=int, default=80)
     parser.add_argument("--seed", type=int, default=0, help="first article seed")
     parser.add_argument("--no-latency", action="store_true", help="skip the round with queries")
+    parser.add_argument("--no-throughput", action="store_true", help="skip the round without queries")
     parser.add_argument("--idle-queries", type=int, default=50)
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
@@ -384,7 +385,7 @@ def main(argv: list[str] | None = None) -> None:
     instrument(clock)
 
     result: dict = {"docs": args.docs, "warm_up": {k: base[k] for k in ("documents", "child_chunks", "seconds")}}
-    rounds = [("throughput", None)]
+    rounds = [] if args.no_throughput else [("throughput", None)]
     if not args.no_latency:
         # apps not ready: the project loads only after setup_django() has set up this run's Django
         from kb.access import kb_default

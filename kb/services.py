@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from docmind.foreground import give_way
 from docmind.redact import without_paths
 from kb.access import kb_default, readable_kb_ids
 from kb.domains import on_document_deleted
@@ -91,6 +92,8 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     refused with that base's name (one file is one document); a base `user` cannot read is never
     consulted, so an upload reveals nothing about it (the file becomes a document of `kb` as well).
     """
+    # An upload is not waited on as a question is: a question being answered in this process goes first.
+    give_way()
     kb = kb or kb_default()
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)

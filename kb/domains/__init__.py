@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from django.db import close_old_connections, connection
 
+from docmind.foreground import give_way
+
 if TYPE_CHECKING:
     from kb.domains.service import KnowledgeDomainService
     from kb.models import Document
@@ -123,6 +125,7 @@ class BackgroundDomainUpdates:
                 kind, item = self._queue.get()
                 if kind == "stop":
                     return
+                give_way()
                 try:
                     if kind == "ready":
                         self.updates.document_ready(item)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
+from docmind.foreground import give_way
 from kb.ingestion.chunker import retrieval_text
 from kb.ingestion.pipeline import DocumentGone, DocumentIngester, PreparedDocument
 from kb.models import Chunk, Document
@@ -23,6 +24,9 @@ DEPTH = 2
 # hundred rows at the local embedder's speed. Sealing after every batch cost a write of both collections and a
 # compaction with an index build in Milvus Lite, CPU taken from the embedder, per 32 children.
 SEAL_SECONDS = 30.0
+# Children per BM25 write: small enough that a question arriving meanwhile waits a few tens of ms for the write
+# in progress (docmind.foreground), large enough that a write's fixed cost is shared.
+LEXICAL_STEP_CHILDREN = 8
 
 
 @dataclass(eq=False)
@@ -78,6 +82,7 @@ class IngestionConveyor:
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="docmind-embed")
         try:
             while True:
+                give_way()
                 if self._inflight and self._inflight[0].future.done():
                     self._store(self._inflight.popleft())
                 elif self._can_submit():
@@ -129,9 +134,22 @@ class IngestionConveyor:
         self._queue.extend((job, chunk) for chunk in prepared.pending)
 
     def _index(self) -> None:
-        """BM25 for every document prepared since the last batch, in one write; documents that need no vectors
+        """BM25 for every document prepared since the last batch, in writes of about LEXICAL_STEP_CHILDREN
+        children with a question being answered let through between them (a write tokenises its texts twice,
+        here and in Milvus, holding the interpreter lock for a few ms a text); documents that need no vectors
         (an interrupted run stored them all) are done from here."""
         jobs, self._unindexed = self._unindexed, []
+        group: list[_Job] = []
+        for number, job in enumerate(jobs):
+            group.append(job)
+            if number + 1 == len(jobs) or sum(len(j.prepared.children) for j in group) + len(
+                    jobs[number + 1].prepared.children) > LEXICAL_STEP_CHILDREN:
+                self._index_group(group)
+                group = []
+                if number + 1 < len(jobs):
+                    give_way()
+
+    def _index_group(self, jobs: list[_Job]) -> None:
         try:
             self._unsealed = True
             self.ingester.index_lexical([job.prepared for job in jobs])

@@ -9,6 +9,7 @@ import numpy as np
 
 from docmind.embeddings import Embedder
 from docmind.evidence import unique_best
+from docmind.foreground import foreground
 from docmind.telemetry import record_span
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.grader import RetrievalGrader
@@ -62,7 +63,8 @@ class EvidenceFinisher:
             except Exception as exc:  # the local reranker then works from term coverage alone
                 clock.trace.append(f"query embedding failed: {exc}")
             clock.time("embed", start)
-        evidence = self._finish(query, pool, query_vector, clock)
+        with foreground():  # background threads of this process wait meanwhile (docmind.foreground)
+            evidence = self._finish(query, pool, query_vector, clock)
         if evidence.grade.web_compensation_needed and allow_web and self._web is not None:
             start = time.perf_counter()
             try:

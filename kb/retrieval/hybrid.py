@@ -11,6 +11,7 @@ import numpy as np
 
 from docmind.bilingual import TranslatedTerm, source_coverage, translated_coverage
 from docmind.crosslingual import CENTRED_VECTOR_STAGE
+from docmind.foreground import foreground
 from docmind.language import is_chinese
 from docmind.telemetry import record_span
 from kb.retrieval.gather import GatherResult, HybridGatherer
@@ -64,6 +65,11 @@ class HybridSearch:
     def run(self, *, query: str, candidate_k: int | None = None, domains: Sequence[str] | None = None,
             document_ids: Sequence[int] | None = None) -> HybridResult:
         """`candidate_k` (per retriever) defaults to the constructor's; a caller asking for more passes more."""
+        with foreground():  # background threads of this process wait meanwhile (docmind.foreground)
+            return self._run(query=query, candidate_k=candidate_k, domains=domains, document_ids=document_ids)
+
+    def _run(self, *, query: str, candidate_k: int | None, domains: Sequence[str] | None,
+             document_ids: Sequence[int] | None) -> HybridResult:
         gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
                                   candidate_k=candidate_k or self._candidate_k, executor=self._executor,
                                   on_worker_thread=self._on_worker_thread)

@@ -8,6 +8,7 @@ from typing import Protocol
 import numpy as np
 
 from docmind.embeddings import Embedder
+from docmind.foreground import foreground
 from docmind.rerank import Reranker
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.finisher import EvidenceFinisher
@@ -68,6 +69,12 @@ class OneShotRetriever:
 
     def run(self, *, query: str, top_k: int | None = None, domains: Sequence[str] | None = None,
             document_ids: Sequence[int] | None = None) -> Evidence:
+        # one span for both stages: background threads resuming between them would hold up the second
+        with foreground():
+            return self._run(query=query, top_k=top_k, domains=domains, document_ids=document_ids)
+
+    def _run(self, *, query: str, top_k: int | None, domains: Sequence[str] | None,
+             document_ids: Sequence[int] | None) -> Evidence:
         if top_k is not None and top_k <= 0:
             raise ValueError("top_k must be positive")
         begin = time.perf_counter()

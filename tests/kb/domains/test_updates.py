@@ -1,6 +1,7 @@
 """DomainUpdates: each document profiled when ready, each touched domain aggregated once per interval and at the end;
 BackgroundDomainUpdates: the same work in a thread of its own, so that a slow profile holds nobody up."""
 import threading
+import time
 from types import SimpleNamespace
 
 from kb.domains import BackgroundDomainUpdates, DomainUpdates
@@ -114,3 +115,17 @@ def test_a_failing_profile_does_not_stop_the_background_map():
         updates.document_ready(_doc(pk, "hr"))
     assert updates.close(timeout=20)
     assert service.profiled == [2] and service.aggregated == [(1, "hr")]
+
+
+def test_the_background_map_waits_while_a_question_is_answered():
+    from docmind.foreground import foreground
+
+    service = GatedService()
+    service.gate.set()
+    updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
+    with foreground():
+        updates.document_ready(_doc(1, "hr"))
+        time.sleep(0.1)  # within the foreground's bound: the thread is still giving way
+        assert service.profiled == []
+    assert updates.close(timeout=20)
+    assert service.profiled == [1]

@@ -257,3 +257,29 @@ def test_a_failed_seal_fails_no_document(kb_index):
     for document in documents:
         children = list(Chunk.objects.filter(document=document, level=ChunkLevel.CHILD).values_list("id", flat=True))
         assert get_vector_store().fetch(children).keys() == set(children)
+
+
+def test_the_conveyor_gives_way_between_its_steps(kb_index, monkeypatch):
+    import kb.ingestion.conveyor as conveyor
+
+    calls = []
+    monkeypatch.setattr(conveyor, "give_way", lambda: calls.append(1) or 0.0)
+    results = []
+    _conveyor(build_ingester(), results).run(iter(_claimed(2)))
+    assert [kind for kind, _, _ in results] == ["done", "done"]
+    assert len(calls) >= 4  # two documents taken, their batch submitted and stored, at least
+
+
+def test_bm25_writes_are_split_so_a_question_waits_for_one_small_write(kb_index, monkeypatch):
+    import kb.ingestion.conveyor as conveyor
+
+    monkeypatch.setattr(conveyor, "LEXICAL_STEP_CHILDREN", 1)  # a document with more children still goes alone
+    ingester = build_ingester()
+    writes = []
+    index_lexical = ingester.index_lexical
+    monkeypatch.setattr(ingester, "index_lexical",
+                        lambda prepared: writes.append(len(prepared)) or index_lexical(prepared))
+    results = []
+    _conveyor(ingester, results).run(iter(_claimed(3)))
+    assert [kind for kind, _, _ in results] == ["done"] * 3
+    assert writes == [1, 1, 1]

@@ -124,3 +124,15 @@ def test_hyde_writer_failure_falls_back_to_the_query_vector():
 
     hyde = HydeExpander(embedder=embedder, write_answer=broken)
     assert (hyde.run(query="q") == unit(1, 0, 0)).all() and "failed" in hyde.last_note
+
+
+def test_searching_and_finishing_run_in_the_foreground(searcher):
+    # background threads (ingestion) give way while a question's retrieval runs: docmind.foreground
+    from docmind import foreground
+
+    seen = []
+    search, parents = searcher.vector_search, searcher.parents_of
+    searcher.vector_search = lambda *a, **k: seen.append(("search", foreground.busy())) or search(*a, **k)
+    searcher.parents_of = lambda *a, **k: seen.append(("parents", foreground.busy())) or parents(*a, **k)
+    _retriever(searcher).run(query=QUERY)
+    assert ("search", True) in seen and ("parents", True) in seen and not foreground.busy()
