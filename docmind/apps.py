@@ -28,7 +28,7 @@ class DocmindConfig(AppConfig):
         # Off (nothing installed, nothing exported) unless OTEL_EXPORTER_OTLP_ENDPOINT is set.
         configure_tracing()
 
-        # apps not ready at import: roles imports the auth models
+        # apps not ready: roles imports the auth models, which load after this module
         from docmind import roles
 
         # A request that changes a user or its groups reads roles afresh after the change.
