@@ -92,8 +92,10 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     refused with that base's name (one file is one document); a base `user` cannot read is never
     consulted, so an upload reveals nothing about it (the file becomes a document of `kb` as well).
     """
-    # An upload is not waited on as a question is: a question being answered in this process goes first.
-    give_way()
+    # An upload is not waited on as a question is: a question being answered in this process goes first; not
+    # inside a transaction (the admin's form), whose write lock would hold up every other writer meanwhile.
+    if not transaction.get_connection().in_atomic_block:
+        give_way()
     kb = kb or kb_default()
     name = Path(uploaded_file.name or "").name
     file_type = _file_type(name)

@@ -90,3 +90,19 @@ def test_every_change_moves_the_kb_version(kb_index, django_capture_on_commit_ca
     with django_capture_on_commit_callbacks(execute=True):
         document_ingest_text(title="年假", text=TEXT, domain="hr")
     assert kb_version() != before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_upload_gives_way_to_questions_but_not_while_holding_a_transaction(kb_index, monkeypatch):
+    # the admin's form uploads inside a transaction, whose write lock would hold up every other writer meanwhile
+    from django.db import transaction
+
+    import kb.services as services
+
+    calls = []
+    monkeypatch.setattr(services, "give_way", lambda: calls.append(1) or 0.0)
+    document_create(uploaded_file=ContentFile(TEXT.encode(), name="a.txt"), domain="hr")
+    assert calls == [1]
+    with transaction.atomic():
+        document_create(uploaded_file=ContentFile((TEXT * 2).encode(), name="b.txt"), domain="hr")
+    assert calls == [1] and Document.objects.count() == 2
