@@ -140,13 +140,14 @@ class IngestionConveyor:
         (an interrupted run stored them all) are done from here."""
         jobs, self._unindexed = self._unindexed, []
         group: list[_Job] = []
-        for number, job in enumerate(jobs):
+        size = 0
+        for job, following in zip(jobs, [*jobs[1:], None], strict=True):
             group.append(job)
-            if number + 1 == len(jobs) or sum(len(j.prepared.children) for j in group) + len(
-                    jobs[number + 1].prepared.children) > LEXICAL_STEP_CHILDREN:
+            size += len(job.prepared.children)
+            if following is None or size + len(following.prepared.children) > LEXICAL_STEP_CHILDREN:
                 self._index_group(group)
-                group = []
-                if number + 1 < len(jobs):
+                group, size = [], 0
+                if following is not None:
                     give_way()
 
     def _index_group(self, jobs: list[_Job]) -> None:
