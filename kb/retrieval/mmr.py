@@ -103,7 +103,7 @@ class MmrSelector:
     @staticmethod
     def _jaccard_matrix(chunks: Sequence[ScoredChunk]) -> np.ndarray:
         """Pairwise Jaccard of the chunks' bigram sets (docmind.text.bigrams), as one product of incidence rows over
-        integer codes of the bigrams: ~1 ms for 40 chunks, where sets of strings took ~6 ms."""
+        integer codes of the bigrams: ~1.3 ms for 40 chunks, where sets of strings took ~5.5 ms."""
         grams = [_gram_codes(c.content) for c in chunks]
         codes = np.concatenate([*grams, np.zeros(0, np.int64)])
         _, columns = np.unique(codes, return_inverse=True)
