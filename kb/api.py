@@ -79,7 +79,10 @@ class DocumentListView(GenericAPIView):
                 domain=form.validated_data.get("domain") or None, user=request.user, kb=kb)
         except services.IngestError as exc:
             return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        document = selectors.document_list(kb_ids=[kb.pk]).get(pk=document.pk)
+        if created:
+            document.chunk_count = 0  # queued just now: the worker has stored none of its chunks yet
+        else:
+            document = selectors.document_list(kb_ids=[kb.pk]).get(pk=document.pk)
         code = status.HTTP_202_ACCEPTED if created else status.HTTP_200_OK
         return Response(DocumentSerializer(document).data, status=code)
 

@@ -19,6 +19,11 @@ DEFAULT_GRANTS = (("member", "read"), ("kb_editor", "edit"))
 class KnowledgeBaseManager(models.Manager):
     def default(self) -> KnowledgeBase:
         """The default knowledge base, created with its readers when missing (a fresh or flushed database)."""
+        # Read first: every upload without a `kb` asks, and the locking read below is a write transaction
+        # (SQLite's BEGIN IMMEDIATE) that would queue behind ingestion's writes for a row that nearly always exists.
+        existing = self.filter(is_default=True).order_by("id").first()
+        if existing is not None:
+            return existing
         with transaction.atomic():
             existing = self.select_for_update().filter(is_default=True).order_by("id").first()
             if existing is not None:

@@ -5,6 +5,7 @@ import hashlib
 import logging
 import re
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from django.conf import settings
@@ -19,7 +20,7 @@ from docmind.foreground import give_way
 from docmind.redact import without_paths
 from kb.access import kb_default, readable_kb_ids
 from kb.domains import on_document_deleted
-from kb.domains.records import knowledge_domain_refresh
+from kb.domains.records import knowledge_domain_recount_added, knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.ingestion.wakeup import wake_worker
 from kb.models import Chunk, Document, DocumentStatus, KbAccess, KbGrant, KnowledgeBase
@@ -109,17 +110,19 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     title = (title or "").strip()[:255] or Path(name).stem[:255] or "untitled"
     checksum = _checksum(uploaded_file)
 
-    existing = Document.objects.filter(checksum=checksum, kb=kb).first()
-    if existing is not None:
-        return _existing(existing, uploaded_file, name), False
-    _refuse_if_stored_where_readable(checksum=checksum, kb=kb, user=user)
+    # One query for the usual case, content stored nowhere yet; the two questions below only when it is.
+    if Document.objects.filter(checksum=checksum).exists():
+        existing = Document.objects.filter(checksum=checksum, kb=kb).first()
+        if existing is not None:
+            return _existing(existing, uploaded_file, name), False
+        _refuse_if_stored_where_readable(checksum=checksum, kb=kb, user=user)
     document = Document(title=title, kb=kb, file_type=file_type, domain=domain, checksum=checksum, size=size,
                         uploaded_by=user if user is not None and user.is_authenticated else None)
     document.file.save(name, uploaded_file, save=False)
     try:
         with transaction.atomic():
             document.save()
-            knowledge_domain_refresh(kb_id=kb.pk, domain_id=domain)
+            knowledge_domain_recount_added(kb_id=kb.pk, domain_id=domain)
             # robust: a failing hook (cache down) is logged and must not reach the handler below,
             # which would delete the file of a row that is already committed.
             transaction.on_commit(_after_change, robust=True)
@@ -225,18 +228,25 @@ def _knowledge_map_changed(kb_id: int, domain_id: str) -> None:
         log.exception("knowledge map update failed for domain %s", domain_id)
 
 
-def document_set_progress(*, document_id: int, progress: int) -> None:
+def document_set_progress(*, document_ids: Sequence[int], progress: int) -> None:
+    """One write for every document of an ingestion step (documents are indexed and embedded many at a time)."""
     # updated_at doubles as the job's heartbeat: a processing row that stops moving belongs to a dead worker.
-    Document.objects.filter(pk=document_id).update(progress=max(0, min(100, progress)), updated_at=timezone.now())
+    Document.objects.filter(pk__in=list(document_ids)).update(progress=max(0, min(100, progress)),
+                                                              updated_at=timezone.now())
 
 
-def document_mark_ready(*, document_id: int, chunk_count: int) -> bool:
-    """Finish a processed document; False when it was deleted meanwhile."""
+def documents_mark_ready(*, document_ids: Sequence[int]) -> frozenset[int]:
+    """Finish processed documents, in one write for all of them; returns those marked (not the ones deleted or
+    re-queued meanwhile)."""
     with transaction.atomic():
-        updated = Document.objects.filter(pk=document_id, status=DocumentStatus.PROCESSING).update(
-            status=DocumentStatus.READY, progress=100, error="", updated_at=timezone.now())
-        transaction.on_commit(kb_version_bump, robust=True)
-    return updated == 1
+        processing = Document.objects.filter(pk__in=list(document_ids), status=DocumentStatus.PROCESSING)
+        # Locked for the UPDATE that follows (a no-op on SQLite, whose transaction holds the write lock already).
+        marked = frozenset(processing.select_for_update().values_list("pk", flat=True))
+        if marked:
+            Document.objects.filter(pk__in=marked).update(status=DocumentStatus.READY, progress=100, error="",
+                                                          updated_at=timezone.now())
+            transaction.on_commit(kb_version_bump, robust=True)
+    return marked
 
 
 def document_requeue_interrupted(*, document_id: int) -> None:

@@ -5,7 +5,7 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from django.db import close_old_connections, connection
@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from kb.models import Document
 
 log = logging.getLogger(__name__)
+# Documents profiled together at most (their texts read in one query, their profiles written in one transaction).
+PROFILE_BATCH = 32
 
 
 def on_document_ingested(document: Document) -> None:
@@ -48,11 +50,17 @@ class DomainUpdates:
         self._service = service
 
     def document_ready(self, document: Document) -> None:
+        self.documents_ready([document])
+
+    def documents_ready(self, documents: Sequence[Document]) -> None:
+        """Profile the documents (together: one read, one write) and mark their domains for aggregation."""
+        if not documents:
+            return
         try:
-            self._domain_service().profile_document(document)
+            self._domain_service().profile_documents(documents)
         except Exception:
-            log.exception("knowledge map update failed for document %s", document.pk)
-        self._pending.add((document.kb_id, document.domain))
+            log.exception("knowledge map update failed for documents %s", [document.pk for document in documents])
+        self._pending.update((document.kb_id, document.domain) for document in documents)
         if self._clock() - self._last >= self.every:
             self.flush()
 
@@ -82,6 +90,7 @@ class BackgroundDomainUpdates:
     finished, each call held up the ingestion conveyor (and the readiness of the other documents of the
     batch), and the embedder ran dry after its two queued batches. Here `document_ready` only queues the
     document; the thread profiles the queue in order and aggregates domains as DomainUpdates does.
+    The documents queued while it profiled are profiled together next, up to PROFILE_BATCH at a time.
     `flush` asks for the aggregation once the documents queued so far are profiled, without waiting;
     `close` waits for everything queued (up to `timeout`) and ends the thread. Never fails ingestion.
     """
@@ -94,6 +103,10 @@ class BackgroundDomainUpdates:
 
     def document_ready(self, document: Document) -> None:
         self._put("ready", document)
+
+    def documents_ready(self, documents: Sequence[Document]) -> None:
+        for document in documents:
+            self._put("ready", document)
 
     def flush(self) -> None:
         self._put("flush", None)
@@ -120,20 +133,29 @@ class BackgroundDomainUpdates:
         self._queue.put((kind, item))
 
     def _serve(self) -> None:
+        held: tuple[str, object] | None = None  # taken from the queue while gathering documents, not served yet
         try:
             while True:
-                kind, item = self._queue.get()
+                kind, item = held or self._queue.get()
+                held = None
                 if kind == "stop":
                     return
                 give_way()
                 try:
                     if kind == "ready":
-                        self.updates.document_ready(item)  # type: ignore[arg-type]
+                        documents = [item]
+                        while len(documents) < PROFILE_BATCH and not self._queue.empty():
+                            kind, item = self._queue.get()
+                            if kind != "ready":
+                                held = (kind, item)
+                                break
+                            documents.append(item)
+                        self.updates.documents_ready(documents)  # type: ignore[arg-type]
                     else:
                         self.updates.flush()
                 except Exception:  # DomainUpdates logs its own failures; this keeps the thread alive regardless
                     log.exception("knowledge map update failed")
-                if self._queue.empty():
+                if held is None and self._queue.empty():
                     close_old_connections()
         finally:
             connection.close()

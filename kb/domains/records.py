@@ -4,6 +4,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
@@ -30,13 +34,28 @@ def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain |
     return domain
 
 
-def document_profile_save(*, document: Document, profile: Mapping[str, Any]) -> dict[str, Any]:
-    """Merge a profile into the document's metadata (other keys kept); returns the stored metadata."""
-    # Re-read: ingestion wrote chunk counts into the row after the caller loaded it.
-    stored = Document.objects.filter(pk=document.pk).values_list("metadata", flat=True).first()
-    metadata = {**(stored or document.metadata or {}), **profile}
-    Document.objects.filter(pk=document.pk).update(metadata=metadata)
-    return metadata
+def knowledge_domain_recount_added(*, kb_id: int, domain_id: str) -> None:
+    """After a document of the domain was stored: the domain's count recomputed in one UPDATE when its row exists
+    (every upload of a folder after its first), else knowledge_domain_refresh creates the row."""
+    live = (Document.objects.filter(kb_id=OuterRef("kb_id"), domain=OuterRef("domain_id"))
+            .exclude(status=DocumentStatus.FAILED).order_by().values("kb_id").annotate(n=Count("id")).values("n"))
+    if not KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id).update(
+            document_count=Coalesce(Subquery(live), 0)):
+        knowledge_domain_refresh(kb_id=kb_id, domain_id=domain_id)
+
+
+def document_profiles_save(profiles: Mapping[int, Mapping[str, Any]]) -> dict[int, dict[str, Any]]:
+    """Merge each document's profile into its metadata (other keys kept), in one transaction; returns the stored
+    metadata of the documents still there."""
+    if not profiles:
+        return {}
+    with transaction.atomic():
+        # Read here, not taken from the caller: ingestion wrote chunk counts into the rows after they were loaded.
+        stored = dict(Document.objects.filter(pk__in=list(profiles)).values_list("pk", "metadata"))
+        merged = {pk: {**(stored[pk] or {}), **profile} for pk, profile in profiles.items() if pk in stored}
+        for pk, metadata in merged.items():
+            Document.objects.filter(pk=pk).update(metadata=metadata)
+    return merged
 
 
 def knowledge_domain_texts_save(*, domain: KnowledgeDomain, when_to_retrieve: str, description: str | None) -> None:

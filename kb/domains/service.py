@@ -2,14 +2,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from config_admin.conf import ai_config
 from docmind import backends
 from kb.domains.aggregator import DocSummary, DomainAggregator
 from kb.domains.markup import clean_phrase
 from kb.domains.profiler import DocumentProfiler
-from kb.domains.records import document_profile_save, knowledge_domain_refresh, knowledge_domain_texts_save
-from kb.models import ChunkLevel, Document, DocumentStatus, KnowledgeDomain
+from kb.domains.records import document_profiles_save, knowledge_domain_refresh, knowledge_domain_texts_save
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,28 @@ class KnowledgeDomainService:
 
     def profile_document(self, document: Document) -> None:
         """Write `covers` and `when_to_retrieve` into the document's metadata (other keys kept)."""
-        profile = self.profiler.run(title=document.title, text=document_text(document))
-        document.metadata = document_profile_save(
-            document=document, profile={**profile.as_metadata(), "profile_source": profile.source})
+        self.profile_documents([document])
+
+    def profile_documents(self, documents: Sequence[Document]) -> list[Document]:
+        """Profile each document, reading their texts in one query and writing their profiles in one transaction
+        (a folder's short pages finish many at a time); returns those whose profile failed, logged, the others
+        written."""
+        texts = document_texts([document.pk for document in documents])
+        profiles: dict[int, dict[str, object]] = {}
+        failed = []
+        for document in documents:
+            try:
+                profile = self.profiler.run(title=document.title, text=texts.get(document.pk, ""))
+            except Exception:
+                log.exception("knowledge map: profiling document %s failed", document.pk)
+                failed.append(document)
+                continue
+            profiles[document.pk] = {**profile.as_metadata(), "profile_source": profile.source}
+        stored = document_profiles_save(profiles)
+        for document in documents:
+            if document.pk in stored:
+                document.metadata = stored[document.pk]
+        return failed
 
     def on_document_ingested(self, document: Document) -> None:
         # Profiling is an enhancement: a failure here must never fail the document's ingestion.
@@ -83,17 +103,17 @@ class KnowledgeDomainService:
         return [domain_id for _, domain_id in missing]
 
 
-def document_text(document: Document, limit: int = PROFILE_INPUT_CHARS) -> str:
-    """The head of the document: its parent chunks in order (children overlap them)."""
-    parts: list[str] = []
-    size = 0
-    for content in document.chunks.filter(level=ChunkLevel.PARENT).order_by("ordinal").values_list("content",
-                                                                                                  flat=True):
-        parts.append(content)
-        size += len(content)
-        if size >= limit:
-            break
-    return "\n".join(parts)[:limit]
+def document_texts(document_ids: Sequence[int], limit: int = PROFILE_INPUT_CHARS) -> dict[int, str]:
+    """The head of each document: its parent chunks in order (children overlap them), up to `limit` characters."""
+    parts: dict[int, list[str]] = {pk: [] for pk in document_ids}
+    sizes = dict.fromkeys(document_ids, 0)
+    rows = (Chunk.objects.filter(document_id__in=list(document_ids), level=ChunkLevel.PARENT)
+            .order_by("document_id", "ordinal").values_list("document_id", "content"))
+    for document_id, content in rows.iterator(chunk_size=200):
+        if sizes[document_id] < limit:
+            parts[document_id].append(content)
+            sizes[document_id] += len(content)
+    return {pk: "\n".join(texts)[:limit] for pk, texts in parts.items()}
 
 
 def build_domain_service() -> KnowledgeDomainService:

@@ -58,12 +58,13 @@ class IngestionConveyor:
     for the embedder, so that several workers share the queue and a prepared document waits seconds,
     not minutes, with its heartbeat still. `documents` yields claimed documents, or None for "none
     right now" (asked again after the next batch is stored; the run ends when nothing is left to do);
-    `on_done(document, child_count)` and `on_failed(document, exc)` finish each one. A failure fails the
+    `on_done([(document, child_count), …])` finishes the documents a step completed, together, and
+    `on_failed(document, exc)` each one that failed. A failure fails the
     documents it concerns: a document's preparation only that document, an index write or an embedding
     batch the documents in it.
     """
 
-    def __init__(self, *, ingester: DocumentIngester, on_done: Callable[[Document, int], None],
+    def __init__(self, *, ingester: DocumentIngester, on_done: Callable[[list[tuple[Document, int]]], None],
                  on_failed: Callable[[Document, Exception], None], lookahead: int = 2,
                  seal_seconds: float = SEAL_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
         if lookahead <= 0:
@@ -208,8 +209,7 @@ class IngestionConveyor:
     def _complete(self, jobs: list[_Job]) -> None:
         if self._clock() - self._sealed_at >= self.seal_seconds:
             self._seal()
-        for job in jobs:
-            self.on_done(job.prepared.document, len(job.prepared.children))
+        self.on_done([(job.prepared.document, len(job.prepared.children)) for job in jobs])
 
     def _seal(self) -> None:
         """Seal what was written since the last seal. A failure fails no document: its rows are written and

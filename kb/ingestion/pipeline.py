@@ -61,13 +61,13 @@ class DocumentIngester:
 
     def __init__(self, *, embedder: Embedder, vectors: VectorStore, lexical: LexicalIndex, chunker: TextChunker,
                  parse: Callable[[bytes, str], ParsedText | str] | None = None, batch_size: int = BATCH_SIZE,
-                 on_progress: Callable[[int, int], None] | None = None) -> None:
+                 on_progress: Callable[[list[int], int], None] | None = None) -> None:
         if batch_size <= 0:
             raise ValueError("batch_size must be positive")
         self.embedder, self.vectors, self.lexical, self.chunker = embedder, vectors, lexical, chunker
         self.parse = parse or IsolatedParser()
         self.batch_size = batch_size
-        self.on_progress = on_progress or (lambda document_id, progress: None)
+        self.on_progress = on_progress or (lambda document_ids, progress: None)
 
     def run(self, *, document: Document) -> int:
         """Ingest `document`; returns its child-chunk count. Raises ParseError, DocumentGone and backend errors."""
@@ -98,8 +98,8 @@ class DocumentIngester:
                          texts=[retrieval_text(c.context, c.content) for _, c in children],
                          document_ids=[d.pk for d, _ in children], domains=[d.domain for d, _ in children],
                          kb_ids=[d.kb_id for d, _ in children])
-        for p in prepared:
-            self.on_progress(p.document.pk, STORED)
+        if prepared:
+            self.on_progress([p.document.pk for p in prepared], STORED)
 
     # -- stage 3 (after embedding a batch): vectors --------------------------------------------------------
     def store_vectors(self, prepared: PreparedDocument, batch: list[Chunk], matrix: np.ndarray) -> None:
@@ -125,7 +125,7 @@ class DocumentIngester:
             prepared.done += sum(1 for p, _ in batch if p is prepared)
             total = len(prepared.children)
             if prepared.done < len(prepared.pending) and pk not in gone:
-                self.on_progress(pk, STORED + (100 - STORED - 1) * (total - len(prepared.pending) + prepared.done)
+                self.on_progress([pk], STORED + (100 - STORED - 1) * (total - len(prepared.pending) + prepared.done)
                                  // max(1, total))
         return [documents[pk] for pk in gone]
 
@@ -148,17 +148,21 @@ class DocumentIngester:
         # Index entries of earlier chunks (a re-queued document) go before the new chunks are stored. A document
         # without stored chunks has none to remove: each of its runs stores its chunks before indexing them, and
         # a failure deletes both. Skipping the two deletes (and their flushes) matters for short documents.
-        if Chunk.objects.filter(document=document).exists():
+        earlier = Chunk.objects.filter(document=document).exists()
+        if earlier:
             self.vectors.delete_documents([document.pk])
             self.lexical.delete_documents([document.pk])
-        return self._store_chunks(document, parsed)
+        return self._store_chunks(document, parsed, replace=earlier)
 
-    def _store_chunks(self, document: Document, parsed: ParsedText) -> list[Chunk]:
+    def _store_chunks(self, document: Document, parsed: ParsedText, *, replace: bool = True) -> list[Chunk]:
+        """`replace`: delete the document's stored chunks first (False when it has none: the delete reads the
+        rows it would cascade to first, a query per document)."""
         text = parsed.text
         pieces = self.chunker.split(text, title=document.title)
         locate = SpanLocator(parsed.spans).locate
         with transaction.atomic():
-            Chunk.objects.filter(document=document).delete()
+            if replace:
+                Chunk.objects.filter(document=document).delete()
             parents = [Chunk(document=document, level=ChunkLevel.PARENT, ordinal=i, content=p.content,
                              char_start=p.start, char_end=p.end, token_count=estimate_tokens(p.content),
                              location=locate(p.start, p.end))

@@ -28,9 +28,9 @@ from kb.models import Document, DocumentStatus
 from kb.services import (
     document_claim,
     document_mark_failed,
-    document_mark_ready,
     document_requeue_interrupted,
     document_set_progress,
+    documents_mark_ready,
 )
 
 log = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ def build_ingester():
     parse = _warm_parser(settings.PARSE_TIMEOUT_SECONDS, settings.PARSE_MEMORY_BYTES)
     return DocumentIngester(embedder=backends.get_ingest_embedder(), vectors=get_vector_store(),
                             lexical=get_lexical_index(), chunker=chunker, parse=parse,
-                            on_progress=lambda pk, progress: document_set_progress(document_id=pk, progress=progress))
+                            on_progress=lambda ids, done: document_set_progress(document_ids=ids, progress=done))
 
 
 @functools.cache
@@ -71,11 +71,12 @@ def _observe(document: Document, outcome: str) -> None:
         metrics.INGEST_SECONDS.observe(max(0.0, (timezone.now() - document.updated_at).total_seconds()))
 
 
-def _finish_ready(document: Document, count: int, map_updates: DomainUpdates | BackgroundDomainUpdates) -> None:
-    _observe(document, "ready")
-    if document_mark_ready(document_id=document.pk, chunk_count=count):
-        # knowledge map: its profile (here or in the map's thread), its domain re-aggregated debounced; never raises
-        map_updates.document_ready(document)
+def _finish_ready(finished: list[tuple[Document, int]], map_updates: DomainUpdates | BackgroundDomainUpdates) -> None:
+    for document, _ in finished:
+        _observe(document, "ready")
+    marked = documents_mark_ready(document_ids=[document.pk for document, _ in finished])
+    # knowledge map: their profiles (here or in the map's thread), their domains re-aggregated debounced; never raises
+    map_updates.documents_ready([document for document, _ in finished if document.pk in marked])
 
 
 def _finish_failed(document: Document, exc: Exception) -> None:
@@ -102,7 +103,7 @@ def _run(documents: Iterator[Document | None],
     thread: profiles as documents finish, the domains at the end)."""
     map_updates = map_updates or DomainUpdates()
     conveyor = IngestionConveyor(ingester=build_ingester(), on_failed=_finish_failed,
-                                 on_done=lambda document, count: _finish_ready(document, count, map_updates))
+                                 on_done=lambda finished: _finish_ready(finished, map_updates))
     try:
         return conveyor.run(documents)
     finally:

@@ -25,6 +25,20 @@ def test_upload_answers_202_then_the_document_becomes_ready(editor_client, kb_in
     assert detail["status"] == "ready" and detail["progress"] == 100 and detail["chunk_count"] >= 1
 
 
+def test_the_upload_answer_is_the_document_as_stored(editor_client, kb_index):
+    body = upload(editor_client, domain="finance").json()
+    assert body == editor_client.get(f"{URL}{body['id']}/").json()
+    assert body["chunk_count"] == 0 and body["uploaded_by"]
+
+
+def test_each_upload_of_a_folder_asks_the_database_a_bounded_number_of_times(editor_client, kb_index,
+                                                                              django_assert_max_num_queries):
+    upload(editor_client, name="第一篇.txt", domain="finance")  # the domain's row exists from here on
+    with django_assert_max_num_queries(12):
+        response = upload(editor_client, name="第二篇.txt", data="另一份文件的内容。".encode(), domain="finance")
+    assert response.status_code == 202
+
+
 def test_the_same_file_again_answers_200_with_the_existing_document(editor_client, kb_index):
     first = upload(editor_client).json()
     again = upload(editor_client, name="copy.txt")

@@ -106,3 +106,22 @@ def test_an_upload_gives_way_to_questions_but_not_while_holding_a_transaction(kb
     with transaction.atomic():
         document_create(uploaded_file=ContentFile((TEXT * 2).encode(), name="b.txt"), domain="hr")
     assert calls == [1] and Document.objects.count() == 2
+
+
+def test_finishing_documents_marks_only_those_still_being_processed(kb_index, django_capture_on_commit_callbacks):
+    from kb.services import document_claim, documents_mark_ready
+
+    processing, deleted, requeued = (document_ingest_text(title=f"第{i}篇", text=f"第{i}篇的正文。")[0]
+                                     for i in range(3))
+    for document in (processing, deleted, requeued):
+        assert document_claim(document_id=document.pk)
+    Document.objects.filter(pk=requeued.pk).update(status=DocumentStatus.PENDING)  # re-uploaded meanwhile
+    gone = deleted.pk
+    Document.objects.filter(pk=gone).delete()
+    before = kb_version()
+    with django_capture_on_commit_callbacks(execute=True):
+        marked = documents_mark_ready(document_ids=[processing.pk, gone, requeued.pk])
+    assert marked == {processing.pk}
+    assert dict(Document.objects.values_list("pk", "status")) == {processing.pk: DocumentStatus.READY,
+                                                                   requeued.pk: DocumentStatus.PENDING}
+    assert kb_version() != before

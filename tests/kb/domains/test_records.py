@@ -76,3 +76,14 @@ def test_refreshing_a_domain_without_documents_creates_no_row(kb_index):
 
     assert knowledge_domain_refresh(kb_id=kb_default().pk, domain_id="nothing") is None
     assert not KnowledgeDomain.objects.exists()
+
+
+def test_each_upload_recounts_its_domain_in_its_base_without_failed_documents(kb_index):
+    other_base = kb_create(name="另一个库")
+    first = _upload("甲", "misc")
+    _upload("乙", "misc", kb=other_base)
+    document_mark_failed(document_id=first.pk, reason="boom")
+    _upload("丙", "misc")
+    _upload("丁", "misc")
+    assert _domains(first.kb_id) == {"misc": 2}  # 丙 and 丁: the failed one and the other base's are not counted
+    assert _domains(other_base.pk) == {"misc": 1}

@@ -119,3 +119,32 @@ def test_the_built_service_asks_for_reply_schemas_as_llm_structured_outputs_says
     config_set(key="llm.structured_outputs", value="off")
     built = build_domain_service()
     assert (built.profiler.structured_outputs, built.aggregator.structured_outputs) == ("off", "off")
+
+
+def test_documents_profiled_together_each_get_their_own_profile_and_keep_their_metadata(service):
+    payment = _doc("支付手册", "payment", "# 支付失败排查\n支付超时时检查网关日志。")
+    leave = _doc("休假制度", "hr", "# 年假\n入职满一年享有五天年假。")
+    Chunk.objects.create(document=leave, level=ChunkLevel.PARENT, ordinal=1, content="# 病假\n病假需提供证明。",
+                         char_start=0, char_end=10)
+    assert service.profile_documents([payment, leave]) == []
+    payment.refresh_from_db()
+    leave.refresh_from_db()
+    assert payment.metadata["covers"][0] == "支付失败排查" and "年假" not in payment.metadata["covers"]
+    assert leave.metadata["covers"][:2] == ["年假", "病假"]  # both parent chunks, in order
+    assert payment.metadata["chars"] > 0 and leave.metadata["profile_source"] == "offline"
+
+
+def test_a_document_whose_profile_fails_does_not_stop_the_others_profiled_with_it(service, monkeypatch):
+    broken, fine = _doc("坏文档", "misc", "# 报销流程\n内容。"), _doc("好文档", "misc", "# 请假流程\n内容。")
+    run = service.profiler.run
+
+    def failing(*, title, text):
+        if title == "坏文档":
+            raise RuntimeError("profiler bug")
+        return run(title=title, text=text)
+
+    monkeypatch.setattr(service.profiler, "run", failing)
+    assert service.profile_documents([broken, fine]) == [broken]
+    broken.refresh_from_db()
+    fine.refresh_from_db()
+    assert "covers" not in broken.metadata and fine.metadata["covers"][0] == "请假流程"

@@ -10,7 +10,19 @@ from kb.domains import BackgroundDomainUpdates, DomainUpdates
 class RecordingService:
     def __init__(self) -> None:
         self.profiled: list[int] = []
+        self.calls: list[list[int]] = []  # the documents of each profile_documents call
         self.aggregated: list[tuple[int, str]] = []
+
+    def profile_documents(self, documents) -> list:
+        """As KnowledgeDomainService does: a document whose profile fails does not stop the others."""
+        self.calls.append([document.pk for document in documents])
+        failed = []
+        for document in documents:
+            try:
+                self.profile_document(document)
+            except RuntimeError:
+                failed.append(document)
+        return failed
 
     def profile_document(self, document) -> None:
         self.profiled.append(document.pk)
@@ -98,6 +110,24 @@ def test_documents_queued_for_the_background_map_do_not_wait_for_their_profiles(
     assert updates.close(timeout=20)
     assert service.profiled == list(range(5))
     assert service.aggregated == [(1, "hr")]
+
+
+def test_documents_queued_while_one_is_profiled_are_profiled_together_next():
+    service = GatedService()
+    updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
+    updates.document_ready(_doc(0, "hr"))
+    deadline = time.monotonic() + 20
+    while not service.calls and time.monotonic() < deadline:  # the thread is waiting in the first profile
+        time.sleep(0.01)
+    for pk in range(1, 5):
+        updates.document_ready(_doc(pk, "hr"))
+    updates.flush()
+    updates.document_ready(_doc(5, "finance"))
+    service.gate.set()
+    assert updates.close(timeout=20)
+    # the flush queued between them is served in its place: after the documents before it, before the one after
+    assert service.calls == [[0], [1, 2, 3, 4], [5]]
+    assert service.aggregated == [(1, "hr"), (1, "finance")]
 
 
 def test_closing_the_background_map_gives_up_after_its_timeout():

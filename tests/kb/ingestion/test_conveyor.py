@@ -28,7 +28,8 @@ def _claimed(count: int, repeat: int = 4) -> list[Document]:
 
 
 def _conveyor(ingester, results):
-    return IngestionConveyor(ingester=ingester, on_done=lambda d, n: results.append(("done", d.pk, n)),
+    return IngestionConveyor(ingester=ingester,
+                             on_done=lambda done: results.extend(("done", d.pk, n) for d, n in done),
                              on_failed=lambda d, exc: results.append(("failed", d.pk, exc)))
 
 
@@ -93,9 +94,9 @@ def test_chunks_deleted_during_embedding_leave_no_vectors_behind(kb_index):
     (document,) = _claimed(1)
     ingester = build_ingester()
 
-    def delete_after_chunking(pk, progress):
+    def delete_after_chunking(pks, progress):
         if progress == STORED:  # as a delete (or a re-queue) landing while the vectors are computed
-            Chunk.objects.filter(document_id=pk).delete()
+            Chunk.objects.filter(document_id__in=pks).delete()
 
     ingester.on_progress = delete_after_chunking
     results = []
@@ -235,7 +236,8 @@ def test_a_long_run_seals_what_it_wrote_every_seal_seconds(kb_index):
     ingester.embedder = SlowEmbedder()
     results = []
     _sealing_recorded(ingester, results)
-    IngestionConveyor(ingester=ingester, on_done=lambda d, n: results.append(("done", d.pk, n)),
+    IngestionConveyor(ingester=ingester,
+                      on_done=lambda done: results.extend(("done", d.pk, n) for d, n in done),
                       on_failed=lambda d, exc: results.append(("failed", d.pk, exc)), clock=lambda: now[0]
                       ).run(iter(documents))
 

@@ -207,13 +207,13 @@ def test_a_zip_bomb_fails_with_its_reason_and_the_queue_moves_on(kb_index):
 def test_the_server_worker_finishes_documents_while_their_profiles_wait_for_a_slow_model(kb_index, monkeypatch):
     from kb.domains.service import KnowledgeDomainService
 
-    gate, profile = threading.Event(), KnowledgeDomainService.profile_document
+    gate, profile = threading.Event(), KnowledgeDomainService.profile_documents
 
-    def slow_profile(self, document):
+    def slow_profile(self, documents):
         gate.wait(60)  # as a configured chat model answering slowly
-        profile(self, document)
+        return profile(self, documents)
 
-    monkeypatch.setattr(KnowledgeDomainService, "profile_document", slow_profile)
+    monkeypatch.setattr(KnowledgeDomainService, "profile_documents", slow_profile)
     documents = [document_ingest_text(title=f"t{i}", text=f"第{i}篇。" + TEXT, domain="general")[0] for i in range(3)]
     taken = []
 
