@@ -124,6 +124,7 @@ def instrument(clock: StageClock) -> None:
     clock.wrap(services, "document_mark_ready", "mark_ready")
     clock.wrap(kb.domains, "on_document_ingested", "knowledge_map")
     clock.wrap(getattr(kb.domains, "DomainUpdates", None), "document_ready", "knowledge_map")
+    clock.wrap(getattr(kb.domains, "DomainUpdates", None), "documents_ready", "knowledge_map")
     clock.wrap(getattr(kb.domains, "DomainUpdates", None), "flush", "knowledge_map")
     vectors, lexical = get_vector_store(), get_lexical_index()
     clock.wrap(vectors, "upsert", "vector_upsert")

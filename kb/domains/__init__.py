@@ -49,9 +49,6 @@ class DomainUpdates:
         self._last = clock()
         self._service = service
 
-    def document_ready(self, document: Document) -> None:
-        self.documents_ready([document])
-
     def documents_ready(self, documents: Sequence[Document]) -> None:
         """Profile the documents (together: one read, one write) and mark their domains for aggregation."""
         if not documents:
@@ -88,8 +85,8 @@ class BackgroundDomainUpdates:
 
     Profiling a document is one model call when a chat model is configured: done where the documents are
     finished, each call held up the ingestion conveyor (and the readiness of the other documents of the
-    batch), and the embedder ran dry after its two queued batches. Here `document_ready` only queues the
-    document; the thread profiles the queue in order and aggregates domains as DomainUpdates does.
+    batch), and the embedder ran dry after its two queued batches. Here `documents_ready` only queues the
+    documents; the thread profiles the queue in order and aggregates domains as DomainUpdates does.
     The documents queued while it profiled are profiled together next, up to PROFILE_BATCH at a time.
     `flush` asks for the aggregation once the documents queued so far are profiled, without waiting;
     `close` waits for everything queued (up to `timeout`) and ends the thread. Never fails ingestion.
@@ -100,9 +97,6 @@ class BackgroundDomainUpdates:
         self._queue: queue.SimpleQueue[tuple[str, object]] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._started = threading.Lock()
-
-    def document_ready(self, document: Document) -> None:
-        self._put("ready", document)
 
     def documents_ready(self, documents: Sequence[Document]) -> None:
         for document in documents:

@@ -11,6 +11,11 @@ from django.db.models.functions import Coalesce
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
+def _counted(documents):
+    """The documents a domain's count includes: every one not failed (a failed one may still be retried)."""
+    return documents.exclude(status=DocumentStatus.FAILED)
+
+
 def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain | None:
     """Recount a domain's live documents in one knowledge base (everything not failed), creating its row
     when missing: domains live inside a knowledge base, so two bases never share a description.
@@ -25,7 +30,7 @@ def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain |
         kept = KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id).first()
         if kept is None:
             return None
-    count = documents.exclude(status=DocumentStatus.FAILED).count()
+    count = _counted(documents).count()
     domain, created = KnowledgeDomain.objects.get_or_create(
         kb_id=kb_id, domain_id=domain_id, defaults={"document_count": count, "created_automatically": True})
     if not created and domain.document_count != count:
@@ -37,8 +42,8 @@ def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain |
 def knowledge_domain_recount_added(*, kb_id: int, domain_id: str) -> None:
     """After a document of the domain was stored: the domain's count recomputed in one UPDATE when its row exists
     (every upload of a folder after its first), else knowledge_domain_refresh creates the row."""
-    live = (Document.objects.filter(kb_id=OuterRef("kb_id"), domain=OuterRef("domain_id"))
-            .exclude(status=DocumentStatus.FAILED).order_by().values("kb_id").annotate(n=Count("id")).values("n"))
+    live = (_counted(Document.objects.filter(kb_id=OuterRef("kb_id"), domain=OuterRef("domain_id")))
+            .order_by().values("kb_id").annotate(n=Count("id")).values("n"))
     if not KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id).update(
             document_count=Coalesce(Subquery(live), 0)):
         knowledge_domain_refresh(kb_id=kb_id, domain_id=domain_id)

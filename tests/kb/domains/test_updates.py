@@ -48,7 +48,7 @@ def test_a_folder_of_pages_aggregates_each_domain_once_not_once_per_page():
     service = RecordingService()
     updates = DomainUpdates(every=30, clock=lambda: 0.0, service=service)
     for pk in range(50):
-        updates.document_ready(_doc(pk, "hr" if pk % 2 else "finance"))
+        updates.documents_ready([_doc(pk, "hr" if pk % 2 else "finance")])
     assert service.profiled == list(range(50))
     assert service.aggregated == []
     updates.flush()
@@ -61,11 +61,11 @@ def test_a_long_ingestion_refreshes_its_domains_every_interval():
     service = RecordingService()
     now = [0.0]
     updates = DomainUpdates(every=30, clock=lambda: now[0], service=service)
-    updates.document_ready(_doc(1, "hr"))
+    updates.documents_ready([_doc(1, "hr")])
     now[0] = 31.0
-    updates.document_ready(_doc(2, "hr"))
+    updates.documents_ready([_doc(2, "hr")])
     assert service.aggregated == [(1, "hr")]
-    updates.document_ready(_doc(3, "hr", kb_id=2))
+    updates.documents_ready([_doc(3, "hr", kb_id=2)])
     updates.flush()
     assert service.aggregated == [(1, "hr"), (2, "hr")]
 
@@ -80,7 +80,7 @@ def test_a_failing_profile_or_aggregation_never_stops_the_others():
     service = Failing()
     updates = DomainUpdates(clock=lambda: 0.0, service=service)
     for pk, domain in ((1, "bad"), (2, "good")):
-        updates.document_ready(_doc(pk, domain))
+        updates.documents_ready([_doc(pk, domain)])
     updates.flush()
     assert service.profiled == [2] and service.aggregated == [(1, "good")]
 
@@ -101,7 +101,7 @@ def test_documents_queued_for_the_background_map_do_not_wait_for_their_profiles(
     service = GatedService()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
     for pk in range(5):
-        updates.document_ready(_doc(pk, "hr"))
+        updates.documents_ready([_doc(pk, "hr")])
     updates.flush()
     # Had a call waited for its profile, the gate's 20 s would have passed and a profile would be recorded.
     assert service.profiled == []
@@ -115,14 +115,14 @@ def test_documents_queued_for_the_background_map_do_not_wait_for_their_profiles(
 def test_documents_queued_while_one_is_profiled_are_profiled_together_next():
     service = GatedService()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
-    updates.document_ready(_doc(0, "hr"))
+    updates.documents_ready([_doc(0, "hr")])
     deadline = time.monotonic() + 20
     while not service.calls and time.monotonic() < deadline:  # the thread is waiting in the first profile
         time.sleep(0.01)
     for pk in range(1, 5):
-        updates.document_ready(_doc(pk, "hr"))
+        updates.documents_ready([_doc(pk, "hr")])
     updates.flush()
-    updates.document_ready(_doc(5, "finance"))
+    updates.documents_ready([_doc(5, "finance")])
     service.gate.set()
     assert updates.close(timeout=20)
     # the flush queued between them is served in its place: after the documents before it, before the one after
@@ -133,7 +133,7 @@ def test_documents_queued_while_one_is_profiled_are_profiled_together_next():
 def test_closing_the_background_map_gives_up_after_its_timeout():
     service = GatedService()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
-    updates.document_ready(_doc(1, "hr"))
+    updates.documents_ready([_doc(1, "hr")])
     assert updates.close(timeout=0.2) is False
     service.gate.set()  # the abandoned thread finishes on its own
 
@@ -142,7 +142,7 @@ def test_a_failing_profile_does_not_stop_the_background_map():
     service = FirstProfileFails()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
     for pk in (1, 2):
-        updates.document_ready(_doc(pk, "hr"))
+        updates.documents_ready([_doc(pk, "hr")])
     assert updates.close(timeout=20)
     assert service.profiled == [2] and service.aggregated == [(1, "hr")]
 
@@ -154,7 +154,7 @@ def test_the_background_map_waits_while_a_question_is_answered():
     service.gate.set()
     updates = BackgroundDomainUpdates(DomainUpdates(clock=lambda: 0.0, service=service))
     with foreground():
-        updates.document_ready(_doc(1, "hr"))
+        updates.documents_ready([_doc(1, "hr")])
         time.sleep(0.1)  # within the foreground's bound: the thread is still giving way
         assert service.profiled == []
     assert updates.close(timeout=20)
