@@ -8,6 +8,14 @@ connection: the client sees a reset, no close code, no reason. Here
   before closing with 1009; only far larger frames are cut at the transport, still with 1009.
 Explicit `--websocket-max-message-size` / `--websocket-max-frame-size` arguments win.
 
+Twisted's HTTP request parses every multipart or URL-encoded POST body into its own `args` before daphne
+sees the request, on the one thread that serves every connection; daphne never reads `args` (the body goes
+to Django as it came). Here that parse is off: an upload costs the event loop nothing but the bytes, which
+took ~5 ms of a small file's upload and grows with the file (a 50 MB upload held every other client, chat
+streams included, while the email package parsed it). Nor does Twisted format its own access-log line for
+every request when daphne sends Twisted's log nowhere (verbosity 0 or 1, the default): daphne writes the
+access log operators read.
+
 On SIGTERM/SIGINT the process stops its work and exits within docmind.shutdown.GRACE_SECONDS.
 """
 from __future__ import annotations
@@ -16,6 +24,7 @@ import sys
 from typing import Any
 
 from daphne.cli import CommandLineInterface
+from daphne.http_protocol import WebRequest
 from daphne.server import Server
 
 from docmind import shutdown
@@ -24,8 +33,40 @@ from docmind import shutdown
 TRANSPORT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
+class BodyAsIsRequest(WebRequest):
+    """Daphne's request without Twisted's parse of a form body into `args`, which nothing reads."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "parsePOSTFormSubmission": False})
+
+
+def _no_access_line(request: Any) -> None:
+    """Twisted's access-log line, not written."""
+
+
 class DocMindServer(Server):
-    """Daphne's server with a WebSocket factory that closes (1009) instead of dropping the connection."""
+    """Daphne's server with a WebSocket factory that closes (1009) instead of dropping the connection, and HTTP
+    requests whose form bodies Twisted leaves unparsed."""
+
+    @property
+    def http_factory(self) -> Any:
+        return self._http_factory
+
+    @http_factory.setter
+    def http_factory(self, factory: Any) -> None:
+        # Daphne's factory sets its own request class on every connection it builds; this one replaces it.
+        build = factory.buildProtocol
+
+        def build_protocol(address: Any) -> Any:
+            protocol = build(address)
+            if protocol is not None:
+                protocol.requestFactory = BodyAsIsRequest
+            return protocol
+
+        factory.buildProtocol = build_protocol
+        if self.verbosity <= 1:  # daphne has sent Twisted's log nowhere
+            factory.log = _no_access_line
+        self._http_factory = factory
 
     @property
     def ws_factory(self) -> Any:

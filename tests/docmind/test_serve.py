@@ -1,18 +1,25 @@
-"""`python -m docmind.serve`: a WebSocket message over the transport limit is closed with 1009, never dropped."""
+"""`python -m docmind.serve`: a WebSocket message over the transport limit is closed with 1009, never dropped; a
+form body goes to the application as it came, without Twisted parsing it on the way."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import socket
 import struct
 import subprocess
 import sys
 import time
+from io import BytesIO
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
+import requests
+from daphne.http_protocol import WebRequest
+from twisted.web.test.requesthelper import DummyChannel
 
-from docmind.serve import TRANSPORT_MAX_MESSAGE_BYTES
+from docmind.serve import TRANSPORT_MAX_MESSAGE_BYTES, BodyAsIsRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -108,3 +115,34 @@ def test_a_message_over_one_mebibyte_still_reaches_the_app(server_port):
         assert opcode == 0x1 and payload == str(size).encode()
     finally:
         sock.close()
+
+
+def _received_form(request_class: type[WebRequest]) -> tuple[dict, list[bytes]]:
+    """(Twisted's `args`, the bodies handed on) after a multipart POST reaches a request of `request_class`."""
+    channel = DummyChannel()
+    channel.factory = SimpleNamespace(server=SimpleNamespace(protocol_connected=lambda request: None))
+    request = request_class(channel)
+    handed_on: list[bytes] = []
+    request.process = lambda: handed_on.append(request.content.read())
+    body = b'--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nhandbook\r\n--xyz--\r\n'
+    request.requestHeaders.setRawHeaders(b"content-type", [b"multipart/form-data; boundary=xyz"])
+    request.content = BytesIO(body)
+    request.content.seek(0, 2)  # as the channel leaves it: at the end of what it wrote
+    request.requestReceived(b"POST", b"/api/kb/documents/", b"HTTP/1.1")
+    return request.args, handed_on
+
+
+def test_twisted_leaves_a_form_body_unparsed_and_hands_it_on_whole():
+    body = b'--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nhandbook\r\n--xyz--\r\n'
+    assert _received_form(BodyAsIsRequest) == ({}, [body])
+    # daphne's own request parses it into `args` first (the work this server skips)
+    assert _received_form(WebRequest) == ({b"title": [b"handbook"]}, [body])
+
+
+def test_an_upload_reaches_the_application_byte_for_byte(server_port):
+    data = os.urandom(3 * 1024 * 1024)
+    response = requests.post(f"http://127.0.0.1:{server_port}/upload", files={"file": ("a.bin", data)},
+                             data={"title": "x"}, timeout=30)
+    request = response.request
+    assert response.status_code == 200
+    assert response.text == hashlib.sha256(request.body).hexdigest()

@@ -1,8 +1,13 @@
-"""A minimal ASGI WebSocket app for transport tests: accepts, answers each text message with its length."""
+"""A minimal ASGI app for transport tests: a WebSocket is accepted and each text message answered with its
+length; an HTTP request is answered with the SHA-256 of the body it received."""
 from __future__ import annotations
+
+import hashlib
 
 
 async def app(scope, receive, send) -> None:
+    if scope["type"] == "http":
+        await _http(receive, send)
     if scope["type"] != "websocket":
         return
     while True:
@@ -13,3 +18,14 @@ async def app(scope, receive, send) -> None:
             await send({"type": "websocket.send", "text": str(len(event.get("text") or ""))})
         else:
             return
+
+
+async def _http(receive, send) -> None:
+    digest = hashlib.sha256()
+    while True:
+        event = await receive()
+        digest.update(event.get("body", b""))
+        if not event.get("more_body"):
+            break
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": digest.hexdigest().encode()})
