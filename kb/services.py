@@ -20,7 +20,7 @@ from docmind.foreground import give_way
 from docmind.redact import without_paths
 from kb.access import kb_default, readable_kb_ids
 from kb.domains import on_document_deleted
-from kb.domains.records import knowledge_domain_recount_added, knowledge_domain_refresh
+from kb.domains.records import knowledge_domain_count_new, knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.ingestion.wakeup import wake_worker
 from kb.models import Chunk, Document, DocumentStatus, KbAccess, KbGrant, KnowledgeBase
@@ -122,7 +122,7 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     try:
         with transaction.atomic():
             document.save()
-            knowledge_domain_recount_added(kb_id=kb.pk, domain_id=domain)
+            knowledge_domain_count_new(kb_id=kb.pk, domain_id=domain)
             # robust: a failing hook (cache down) is logged and must not reach the handler below,
             # which would delete the file of a row that is already committed.
             transaction.on_commit(_after_change, robust=True)

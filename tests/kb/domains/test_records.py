@@ -78,7 +78,7 @@ def test_refreshing_a_domain_without_documents_creates_no_row(kb_index):
     assert not KnowledgeDomain.objects.exists()
 
 
-def test_each_upload_recounts_its_domain_in_its_base_without_failed_documents(kb_index):
+def test_each_upload_counts_in_its_domain_in_its_base_without_failed_documents(kb_index):
     other_base = kb_create(name="另一个库")
     first = _upload("甲", "misc")
     _upload("乙", "misc", kb=other_base)
