@@ -3,6 +3,7 @@
 Run (a throw-away data dir each time; writes JSON; --smoke: two documents, no latency round):
   .venv/bin/python -u -m bench.small_docs_bench --docs 80 --out /tmp/small.json
   .venv/bin/python -u -m bench.small_docs_bench --docs 500 --no-latency --out /tmp/small500.json
+  .venv/bin/python -u -m bench.small_docs_bench --docs 80 --http --out /tmp/small-http.json
 
 The server's arrangement in one process: the ingestion worker thread (as `make run` starts it), an
 uploader thread posting short Chinese articles (bench/articles.py, 2–3 child chunks each) through the
@@ -16,6 +17,13 @@ the embedder was busy is the figure that load drift cannot move. The round runs 
 to the commit of the last document's status. Each stage's time is summed over the round (the stages
 overlap: they run in different threads), per document; so is the CPU time spent outside the embedder,
 which the embedder (lowest priority, a static OpenMP team) loses about one for one.
+
+--http measures what a client of a running server sees: the server is a process of its own, started as `make run`
+starts it (daphne, the ingestion worker inside), and the articles go to it over loopback HTTP with an API token,
+one request each. This process only uploads, watches the database for the documents' statuses and times the
+embedder alone (its own embedding process). The CPU outside the embedder is then the server process's (HTTP
+server, ASGI adapter and middleware included, which the in-process client skips); stage times and the latency
+round exist only in process.
 """
 from __future__ import annotations
 
@@ -26,9 +34,12 @@ import statistics
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import psutil
+import requests
 
 from bench.articles import article
 from bench.common import arguments, percentile, setup_django, write_json
@@ -136,20 +147,23 @@ def instrument(clock: StageClock) -> None:
 
 
 class CpuClock:
-    """CPU seconds spent during a round: this process by thread (named groups), and its child processes (the
-    embedding process and the parser children). With the embedder at the lowest priority, every CPU second
-    spent elsewhere on a 2-core machine is a second its OpenMP team waits for the core it was preempted on,
-    so this, not the stage wall times, is what the ratio to the embedder alone loses."""
+    """CPU seconds spent during a round: the server process (this one, by thread in named groups, unless `server`
+    is another process), and its child processes (the embedding process and the parser children). With the
+    embedder at the lowest priority, every CPU second spent elsewhere on a 2-core machine is a second its OpenMP
+    team waits for the core it was preempted on, so this, not the stage wall times, is what the ratio to the
+    embedder alone loses."""
 
-    def __init__(self) -> None:
-        self.process = psutil.Process()
+    def __init__(self, server: psutil.Process | None = None) -> None:
+        self.process = server or psutil.Process()
+        self.own = server is None
         self.start = self._sample()
 
     def _sample(self) -> tuple[float, dict[str, float], dict[str, float]]:
-        names = {thread.native_id: thread.name for thread in threading.enumerate()}
         by_group: dict[str, float] = defaultdict(float)
-        for thread in self.process.threads():
-            by_group[_thread_group(names.get(thread.id, "other"))] += thread.user_time + thread.system_time
+        if self.own:  # thread names are known only for this process' own threads
+            names = {thread.native_id: thread.name for thread in threading.enumerate()}
+            for thread in self.process.threads():
+                by_group[_thread_group(names.get(thread.id, "other"))] += thread.user_time + thread.system_time
         children: dict[str, float] = defaultdict(float)
         for child in self.process.children(recursive=True):
             try:
@@ -221,22 +235,50 @@ def _client():
     return client
 
 
-def _upload(client, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
+# A function that uploads one file: (file name, title, bytes, domain) → (HTTP status, the JSON answer or the start
+# of the error's body).
+Post = Callable[[str, str, bytes, str], tuple[int, object]]
+
+
+def _client_post(client) -> Post:
+    """Uploads through Django's test client, in this process."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.core.files.uploadedfile import SimpleUploadedFile
+
+    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
+        response = client.post("/api/kb/documents/", {"file": SimpleUploadedFile(name, data, "text/plain"),
+                                                      "title": title, "domain": domain})
+        return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
+
+    return post
+
+
+def _http_post(url: str, token: str) -> Post:
+    """Uploads over HTTP to a running server, with an API token, as a script of a team's would."""
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {token}"
+
+    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
+        response = session.post(f"{url}/api/kb/documents/", files={"file": (name, data, "text/plain")},
+                                data={"title": title, "domain": domain}, timeout=120)
+        return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
+
+    return post
+
+
+def _upload(post: Post, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db import close_old_connections
 
     start = time.thread_time()
     try:
         for seed in seeds:
             title, text = article(seed)
-            response = client.post("/api/kb/documents/", {
-                "file": SimpleUploadedFile(f"article-{seed}.txt", text.encode("utf-8"), "text/plain"),
-                "title": title, "domain": domain})
-            if response.status_code not in (200, 202):
-                errors.append(f"{response.status_code}: {response.content[:200]!r}")
+            status, answer = post(f"article-{seed}.txt", title, text.encode("utf-8"), domain)
+            if status not in (200, 202):
+                errors.append(f"{status}: {answer!r}")
             else:
-                ids.append(response.json()["id"])
+                ids.append(answer["id"])
     finally:
         close_old_connections()
         cpu.append(time.thread_time() - start)
@@ -260,8 +302,10 @@ def _embedded_texts(ids: list[int]) -> list[str]:
             .values_list("context", "content")]
 
 
-def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
-    """Upload `seeds` one by one while the worker runs; returns when every document is ready or failed."""
+def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None,
+                 server: psutil.Process | None = None) -> dict:
+    """Upload `seeds` one by one while the worker runs (in this process, or in `server`); returns when every
+    document is ready or failed."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db.models import Count, Max
     from django.utils import timezone
@@ -271,9 +315,9 @@ def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
     ids: list[int] = []
     errors: list[str] = []
     upload_cpu: list[float] = []
-    cpu = CpuClock()
+    cpu = CpuClock(server)
     started = timezone.now()
-    uploader = threading.Thread(target=_upload, args=(client, seeds, domain, ids, errors, upload_cpu),
+    uploader = threading.Thread(target=_upload, args=(post, seeds, domain, ids, errors, upload_cpu),
                                 name="bench-uploader", daemon=True)
     uploader.start()
     latencies: list[tuple[float, float]] = []
@@ -288,7 +332,8 @@ def ingest_round(client, seeds: range, domain: str, *, retriever=None) -> dict:
     finished = Document.objects.filter(pk__in=ids).aggregate(last=Max("updated_at"))["last"] or timezone.now()
     seconds = (finished - started).total_seconds()
     spent = cpu.report(seconds, len(ids))
-    spent["uploads"] = round(sum(upload_cpu), 2)
+    # In process the uploader's CPU is the server's (included above); over HTTP it is the client's (not included).
+    spent["uploads" if server is None else "client_uploads"] = round(sum(upload_cpu), 2)
     statuses = dict(Document.objects.filter(pk__in=ids).values_list("status").annotate(n=Count("id"))
                     .values_list("status", "n"))
     texts = _embedded_texts(ids)
@@ -346,6 +391,49 @@ def parse_only(docs: int) -> dict:
     return {"documents": docs, "seconds": round(seconds, 2), "ms_per_document": round(1000 * seconds / docs, 1)}
 
 
+@contextmanager
+def _server_in_process() -> Iterator[tuple[Post, None]]:
+    """The ingestion worker in a thread of this process, as the server runs it; uploads through the test client."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
+    from django.conf import settings
+
+    from kb.ingestion.wakeup import wake_worker
+    from kb.ingestion.worker import run_worker
+    from kb.search import get_searcher
+
+    get_searcher()
+    stop = threading.Event()
+    worker = threading.Thread(target=run_worker, name="docmind-ingest", daemon=True,
+                              kwargs={"stop": stop, "sole_worker": True, "poll_seconds": settings.INGEST_POLL_SECONDS})
+    worker.start()
+    try:
+        yield _client_post(_client()), None
+    finally:
+        stop.set()
+        wake_worker()
+        worker.join(timeout=30)
+
+
+@contextmanager
+def _server_over_http() -> Iterator[tuple[Post, psutil.Process]]:
+    """A server process over this run's data dir, started as `make run` starts it (daphne, the ingestion worker
+    inside); uploads over loopback HTTP with an administrator's API token."""
+    from tests.browser.live_server import LiveServer
+
+    staff = {"username": "bench-admin", "password": "bench-admin-pass-123"}
+    # The server's database is this process' (it reads the documents' statuses there), and so is its cache.
+    shared = {name: os.environ[name] for name in ("DATABASE_URL", "REDIS_URL") if name in os.environ}
+    live = LiveServer(data_dir=Path(os.environ["DOCMIND_DATA_DIR"]), ingest_worker=True, extra_env=shared)
+    live.prepare(staff=staff)
+    live.start()
+    try:
+        answer = requests.post(f"{live.url}/api/auth/token/", json=staff, timeout=60)
+        answer.raise_for_status()
+        yield _http_post(live.url, answer.json()["token"]), psutil.Process(live.process.pid)
+    finally:
+        live.stop()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = arguments(argparse.ArgumentParser(description=__doc__.splitlines()[0]))
     parser.add_argument("--docs", type=int, default=80)
@@ -355,37 +443,48 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--idle-queries", type=int, default=50)
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
+    parser.add_argument("--http", action="store_true",
+                        help="a server process of its own, uploads over HTTP (throughput round only)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.docs, args.warm_up, args.no_latency = 2, 1, True
+    if args.http:
+        args.no_latency = True
     if args.parse_only:
         write_json({"parse_only": parse_only(args.docs)}, args.out)
         return
-    setup_django(offline=False)  # the bench starts the ingestion worker itself, as the server does
+    setup_django(offline=False)  # in process the bench starts the ingestion worker itself, as the server does
 
     # apps not ready: the project loads only after setup_django() has set up this run's Django
-    from django.conf import settings
+    from docmind.backends import get_ingest_embedder
 
+    get_ingest_embedder().embed_passages(["warm-up"])
+    clock = StageClock()
+    with (_server_over_http() if args.http else _server_in_process()) as (post, server):
+        # Something to retrieve from, and every lazy start-up (parser, stores, models) out of the timed rounds.
+        base = ingest_round(post, range(10_000, 10_000 + args.warm_up), "bench-base", server=server)
+        if server is None:
+            instrument(clock)
+        try:
+            result = _rounds(args, post, server, clock, base)
+        finally:
+            clock.restore()
+    write_json(result, args.out)
+
+
+def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None, clock: StageClock,
+            base: dict) -> dict:
+    """The throughput round (no queries) and the latency round (queries every PROBE_INTERVAL), each between two
+    timings of the embedder alone on its texts."""
+    # apps not ready: the project loads only after setup_django() has set up this run's Django
     from config_admin.conf import ai_config
-    from docmind.backends import get_embedder, get_ingest_embedder, get_reranker
-    from kb.ingestion.worker import run_worker
+    from docmind.backends import get_embedder, get_reranker
     from kb.retrieval.compose import retrieval_params
     from kb.retrieval.pipeline import OneShotRetriever
     from kb.search import get_searcher
 
-    client = _client()
-    get_searcher()
-    get_ingest_embedder().embed_passages(["warm-up"])
-    stop = threading.Event()
-    worker = threading.Thread(target=run_worker, name="docmind-ingest", daemon=True,
-                              kwargs={"stop": stop, "sole_worker": True, "poll_seconds": settings.INGEST_POLL_SECONDS})
-    worker.start()
-    # Something to retrieve from, and every lazy start-up (parser, stores, models) out of the timed rounds.
-    base = ingest_round(client, range(10_000, 10_000 + args.warm_up), "bench-base")
-    clock = StageClock()
-    instrument(clock)
-
-    result: dict = {"docs": args.docs, "warm_up": {k: base[k] for k in ("documents", "child_chunks", "seconds")}}
+    result: dict = {"docs": args.docs, "server": "over HTTP" if server else "in process",
+                    "warm_up": {k: base[k] for k in ("documents", "child_chunks", "seconds")}}
     rounds = [] if args.no_throughput else [("throughput", None)]
     if not args.no_latency:
         # apps not ready: the project loads only after setup_django() has set up this run's Django
@@ -404,7 +503,7 @@ def main(argv: list[str] | None = None) -> None:
         before = embed_alone(expected)
         idle = _probe(retriever, until=lambda: True, minimum=args.idle_queries) if retriever else []
         clock.reset()
-        run = ingest_round(client, range(first, first + args.docs), f"bench-{name}", retriever=retriever)
+        run = ingest_round(post, range(first, first + args.docs), f"bench-{name}", retriever=retriever, server=server)
         stages, spans = clock.report(run["documents"]), dict(clock.span)
         texts = run.pop("texts")
         after = embed_alone(texts)
@@ -419,7 +518,7 @@ def main(argv: list[str] | None = None) -> None:
         during = run.pop("latencies")
         # The share of the round the embedder was working: immune to the machine's load drifting between the
         # round and the embedder-alone measurement (1.0: the pipeline ran at the embedder's speed).
-        busy = round(stages.get("embed", {}).get("seconds", 0.0) / run["seconds"], 3)
+        busy = round(stages["embed"]["seconds"] / run["seconds"], 3) if "embed" in stages else None
         entry = {**run, "embedder_alone": alone, "ratio": round(run["chunks_per_s"] / alone["chunks_per_s"], 3),
                  "embedder_busy": busy, "stages": stages}
         # What the round holds that the embedder alone does not: from the first upload to the first embedding
@@ -460,15 +559,7 @@ def main(argv: list[str] | None = None) -> None:
                   f"{figures['calls']:5d} calls  {figures['ms_per_document']:7.1f} ms/document")
         # After each round, so that a long run interrupted later keeps what it measured.
         write_json(result, args.out, echo=False)
-    stop.set()
-    # apps not ready: the project loads only after setup_django() has set up this run's Django
-    from kb.ingestion.wakeup import wake_worker
-
-    wake_worker()
-    worker.join(timeout=30)
-    clock.restore()
-    write_json(result, args.out)
-
+    return result
 
 if __name__ == "__main__":
     main()
