@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from config_admin.conf import ai_config
 from docmind import backends
+from docmind.foreground import give_way
 from kb.domains.aggregator import DocSummary, DomainAggregator
 from kb.domains.markup import clean_phrase
 from kb.domains.profiler import DocumentProfiler
@@ -32,11 +33,14 @@ class KnowledgeDomainService:
     def profile_documents(self, documents: Sequence[Document]) -> list[Document]:
         """Profile each document, reading their texts in one query and writing their profiles in one transaction
         (a folder's short pages finish many at a time); returns those whose profile failed, logged, the others
-        written."""
+        written. A question being answered goes first between two documents: a batch is tens of documents, each
+        milliseconds of tokenising (or a model call)."""
         texts = document_texts([document.pk for document in documents])
         profiles: dict[int, dict[str, object]] = {}
         failed = []
-        for document in documents:
+        for number, document in enumerate(documents):
+            if number:
+                give_way()
             try:
                 profile = self.profiler.run(title=document.title, text=texts.get(document.pk, ""))
             except Exception:

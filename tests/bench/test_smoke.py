@@ -6,16 +6,11 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.isolation import fresh_default_kb
-
-ROOT = Path(__file__).resolve().parents[2]
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -168,19 +163,6 @@ def test_small_docs_bench_runs_and_unwraps_what_it_timed(seeded, tmp_path):
 
     assert result["throughput"]["documents"] == 2
     assert pipeline.DocumentIngester.prepare is before
-
-
-def test_small_docs_bench_over_http_uploads_to_a_server_process_of_its_own(tmp_path):
-    # A process of its own: the bench and the server it starts share a database, which is not this test's.
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "DOCMIND_DATA_DIR")}
-    out = tmp_path / "http.json"
-    done = subprocess.run([sys.executable, "-m", "bench.small_docs_bench", "--http", "--smoke", "--out", str(out)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr[-2000:]
-    result = json.loads(out.read_text())
-    assert result["server"] == "over HTTP"
-    assert result["throughput"]["statuses"] == {"ready": 2}
-    assert result["throughput"]["cpu_seconds"]["server_process"] > 0
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)

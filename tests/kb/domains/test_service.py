@@ -148,3 +148,18 @@ def test_a_document_whose_profile_fails_does_not_stop_the_others_profiled_with_i
     broken.refresh_from_db()
     fine.refresh_from_db()
     assert "covers" not in broken.metadata and fine.metadata["covers"][0] == "请假流程"
+
+
+def test_documents_profiled_together_let_a_question_go_first_between_two_of_them(service, monkeypatch):
+    first, second = _doc("甲文档", "misc", "# 报销流程\n内容。"), _doc("乙文档", "misc", "# 请假流程\n内容。")
+    steps: list[str] = []
+    run = service.profiler.run
+
+    def recorded(*, title, text):
+        steps.append(title)
+        return run(title=title, text=text)
+
+    monkeypatch.setattr(service.profiler, "run", recorded)
+    monkeypatch.setattr("kb.domains.service.give_way", lambda: steps.append("give way"))
+    assert service.profile_documents([first, second]) == []
+    assert steps == ["甲文档", "give way", "乙文档"]
