@@ -44,6 +44,7 @@ import requests
 from bench.articles import article
 from bench.common import arguments, percentile, setup_django, write_json
 from kb.ingestion.chunker import retrieval_text
+from tests.browser.live_server import LiveServer
 
 QUERIES = ["年假需要提前几天申请", "差旅报销的期限是多少天", "会议室预订后多久不签到会被释放", "密码有什么要求",
            "供应商准入需要哪些材料", "客户投诉多久要响应", "内部推荐奖励多少钱", "忘记打卡怎么办"]
@@ -418,8 +419,6 @@ def _server_in_process() -> Iterator[tuple[Post, None]]:
 def _server_over_http() -> Iterator[tuple[Post, psutil.Process]]:
     """A server process over this run's data dir, started as `make run` starts it (daphne, the ingestion worker
     inside); uploads over loopback HTTP with an administrator's API token."""
-    from tests.browser.live_server import LiveServer
-
     staff = {"username": "bench-admin", "password": "bench-admin-pass-123"}
     # The server's database is this process' (it reads the documents' statuses there), and so is its cache.
     shared = {name: os.environ[name] for name in ("DATABASE_URL", "REDIS_URL") if name in os.environ}
