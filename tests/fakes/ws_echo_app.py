@@ -8,6 +8,7 @@ import hashlib
 async def app(scope, receive, send) -> None:
     if scope["type"] == "http":
         await _http(receive, send)
+        return
     if scope["type"] != "websocket":
         return
     while True:
