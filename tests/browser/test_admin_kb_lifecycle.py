@@ -79,6 +79,11 @@ def test_an_admin_creates_a_base_with_a_grant_uploads_and_deletes_documents(serv
     for title, (domain, text) in FILES.items():
         page.set_input_files("#dm-upload-files", files=[
             {"name": f"{title}.md", "mimeType": "text/markdown", "buffer": text.encode()}])
+        # Checked at once, with what the form offers and what the server logged: a base just created missing from
+        # this list is a failure whose cause a select's bare timeout would not show (the log is gone afterwards).
+        offered = page.locator("#dm-upload select[name=kb] option").all_inner_texts()
+        assert KB_NAME in [o.strip() for o in offered], \
+            f"the upload form offers {offered}; the server logged:\n{server.log_path.read_text()[log_start:][-4000:]}"
         page.select_option("#dm-upload select[name=kb]", label=KB_NAME)
         page.fill("#dm-upload-domain", domain)
         page.click("#dm-upload input[type=submit]")
