@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from kb.models import Document
 
 log = logging.getLogger(__name__)
-# Documents profiled together at most (their texts read in one query, their profiles written in one transaction).
-PROFILE_BATCH = 32
 
 
 def on_document_ingested(document: Document) -> None:
@@ -87,7 +85,7 @@ class BackgroundDomainUpdates:
     finished, each call held up the ingestion conveyor (and the readiness of the other documents of the
     batch), and the embedder ran dry after its two queued batches. Here `documents_ready` only queues the
     documents; the thread profiles the queue in order and aggregates domains as DomainUpdates does.
-    The documents queued while it profiled are profiled together next, up to PROFILE_BATCH at a time.
+    The documents queued while it profiled are profiled together next, up to kb.domains.service.PROFILE_BATCH at a time.
     `flush` asks for the aggregation once the documents queued so far are profiled, without waiting;
     `close` waits for everything queued (up to `timeout`) and ends the thread. Never fails ingestion.
     """
@@ -127,6 +125,9 @@ class BackgroundDomainUpdates:
         self._queue.put((kind, item))
 
     def _serve(self) -> None:
+        # heavy: as in on_document_ingested; the thread starts with the first ingested document
+        from kb.domains.service import PROFILE_BATCH
+
         held: tuple[str, object] | None = None  # taken from the queue while gathering documents, not served yet
         try:
             while True:

@@ -10,11 +10,6 @@ from django.db.models import F
 from kb.models import Document, DocumentStatus, KnowledgeDomain
 
 
-def _counted(documents):
-    """The documents a domain's count includes: every one not failed (a failed one may still be retried)."""
-    return documents.exclude(status=DocumentStatus.FAILED)
-
-
 def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain | None:
     """Recount a domain's live documents in one knowledge base (everything not failed), creating its row
     when missing: domains live inside a knowledge base, so two bases never share a description.
@@ -29,7 +24,7 @@ def knowledge_domain_refresh(*, kb_id: int, domain_id: str) -> KnowledgeDomain |
         kept = KnowledgeDomain.objects.filter(kb_id=kb_id, domain_id=domain_id).first()
         if kept is None:
             return None
-    count = _counted(documents).count()
+    count = documents.exclude(status=DocumentStatus.FAILED).count()
     domain, created = KnowledgeDomain.objects.get_or_create(
         kb_id=kb_id, domain_id=domain_id, defaults={"document_count": count, "created_automatically": True})
     if not created and domain.document_count != count:

@@ -1,8 +1,9 @@
 """`KnowledgeDomainService`: writes document profiles and re-aggregates one domain's knowledge_domain row."""
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from config_admin.conf import ai_config
 from docmind import backends
@@ -14,6 +15,8 @@ from kb.domains.records import document_profiles_save, knowledge_domain_refresh,
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 
 log = logging.getLogger(__name__)
+# Documents profiled together at most (their texts read in one query, their profiles written in one transaction).
+PROFILE_BATCH = 32
 
 # Enough of a document for the profiler to see its headings and main topics.
 PROFILE_INPUT_CHARS = 6000
@@ -54,6 +57,11 @@ class KnowledgeDomainService:
                 document.metadata = stored[document.pk]
         return failed
 
+    def _profile_in_batches(self, documents: Iterable[Document]) -> None:
+        """profile_documents over many documents, PROFILE_BATCH at a time (a read and a write each)."""
+        for batch in itertools.batched(documents, PROFILE_BATCH):
+            self.profile_documents(batch)
+
     def on_document_ingested(self, document: Document) -> None:
         # Profiling is an enhancement: a failure here must never fail the document's ingestion.
         try:
@@ -88,8 +96,7 @@ class KnowledgeDomainService:
 
     def regenerate(self, domain_id: str, *, kb_id: int) -> KnowledgeDomain | None:
         """Admin action: re-profile the domain's documents, then re-aggregate it."""
-        for document in Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY):
-            self.profile_document(document)
+        self._profile_in_batches(Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY))
         return self.on_document_change(domain_id, kb_id=kb_id)
 
     def load_index(self) -> list[str]:
@@ -101,8 +108,7 @@ class KnowledgeDomainService:
         for kb_id, domain_id in missing:
             unprofiled = Document.objects.filter(kb_id=kb_id, domain=domain_id, status=DocumentStatus.READY,
                                                  metadata__covers__isnull=True)
-            for document in unprofiled:
-                self.profile_document(document)
+            self._profile_in_batches(unprofiled)
             self.on_document_change(domain_id, kb_id=kb_id)
         return [domain_id for _, domain_id in missing]
 
