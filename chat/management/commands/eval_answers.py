@@ -12,6 +12,7 @@ from chat.evaluation.runner import Asker, eval_user, ingest_files, run_set
 from chat.evaluation.scoring import load_questions, report, rows_as_dicts, table
 from config_admin.registry import spec
 from docmind.bilingual import get_lexicon
+from docmind.database import unapplied_migrations
 
 
 class Command(BaseCommand):
@@ -50,6 +51,8 @@ class Command(BaseCommand):
         if missing:
             raise CommandError(f"documents missing from {docs}: {', '.join(missing[:5])} "
                                "(eval/corpus/build.py writes the corpus's)")
+        if unapplied_migrations():
+            raise CommandError("the database is not migrated: run `manage.py migrate` with the same settings first")
         files = sorted(p for p in docs.iterdir() if p.is_file()) if docs.is_dir() else []
         self.stdout.write(f"ingesting {len(files)} documents from {docs}…")
         ids = ingest_files(files, domain=options["domain"])

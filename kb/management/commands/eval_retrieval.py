@@ -13,6 +13,7 @@ from config_admin.conf import ai_config
 from config_admin.registry import spec
 from docmind import backends
 from docmind.bilingual import get_lexicon
+from docmind.database import unapplied_migrations
 from docmind.rerank import IdentityReranker, LocalReranker
 from kb.access import kb_default
 from kb.ingestion.worker import process_pending_documents
@@ -47,6 +48,8 @@ class Command(BaseCommand):
         # Checked before anything is ingested: the baseline is an evaluation-only package.
         if importlib.util.find_spec("rank_bm25") is None:
             raise CommandError("the BM25 baseline needs the evaluation packages: pip install -r requirements-bench.txt")
+        if unapplied_migrations():
+            raise CommandError("the database is not migrated: run `manage.py migrate` with the same settings first")
         paragraphs, questions = load_squad(path)
         questions = questions[: options["limit"]] if options["limit"] else questions
         doc_ids = self._ingest(paragraphs, options["domain"])

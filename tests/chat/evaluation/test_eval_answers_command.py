@@ -37,3 +37,12 @@ def test_it_refuses_a_set_whose_documents_are_missing(tmp_path):
                                      "documents": ["absent.md"]}), encoding="utf-8")
     with pytest.raises(CommandError, match="absent.md"):
         call_command("eval_answers", str(questions))
+
+
+def test_it_refuses_a_database_that_is_not_migrated_before_ingesting_anything(tmp_path, monkeypatch):
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(json.dumps({"question": "x?", "category": "short", "answers": ["y"], "documents": []}),
+                         encoding="utf-8")
+    monkeypatch.setattr("chat.management.commands.eval_answers.unapplied_migrations", lambda: ["kb.0001_initial"])
+    with pytest.raises(CommandError, match="manage.py migrate"):
+        call_command("eval_answers", str(questions))
