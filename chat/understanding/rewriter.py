@@ -133,21 +133,50 @@ def names_new_subject(text: str, previous: PreviousTurn) -> bool:
     """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
     the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
     answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
+    seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
+                     *previous.sections)).lower()
+    return any(word not in seen for word in _nouns(text))
+
+
+# jieba's part-of-speech tags of words that name a thing: nouns (n, nr, ns, nt, nz, ng…) and Latin-script words (eng).
+# A verbal or adjectival noun (vn, an) names one only as the question's first word, its topic ("工资几号发？"); after
+# a verb it is the action asked about ("需要升级给谁？").
+def _naming(flag: str, first: bool = False) -> bool:
+    return flag.startswith("n") or flag == "eng" or first and flag in ("vn", "an")
+
+
+def _nouns(text: str) -> list[str]:
+    """The words of `text` that name a thing: nouns of two or more characters, Latin content words of three letters
+    or more, and the run of single characters the question opens with when jieba could not join them and one is a
+    noun's (餐补 cut into 餐 / 补: a shortened word jieba does not know, as the topic). Elsewhere such a run is as
+    often a verb (它 / 史 / 称), and a pronoun never starts one."""
     # heavy: imported on first use, as loading the part-of-speech tables costs every process that imports the chat
     # pipeline (a server, each `manage.py` command, each test worker) about half a second of CPU.
     import jieba.posseg
 
-    seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
-                     *previous.sections)).lower()
-    for token in jieba.posseg.cut(text):
-        word = token.word.strip().lower()
-        if len(word) < 2 or word in _NOT_CONTENT or not (token.flag.startswith("n") or token.flag == "eng"):
+    found: list[str] = []
+    run: list[tuple[str, str]] = []  # single characters from the question's start on
+    for i, token in enumerate([*jieba.posseg.cut(text.strip()), None]):
+        word = token.word.strip().lower() if token is not None else ""
+        if token is not None and len(word) == 1 and _CJK.match(word) and token.flag != "r" and len(run) == i:
+            run.append((word, token.flag))
+            continue
+        if len(run) >= 2 and any(_naming(flag) for _, flag in run):
+            found.append("".join(w for w, _ in run))
+        run = []
+        if token is None or len(word) < 2 or word in _NOT_CONTENT or not _naming(token.flag, first=i == 0):
             continue
         if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
             continue
-        if word not in seen:
-            return True
-    return False
+        found.append(word)
+    return found
+
+
+def named_code(previous: PreviousTurn) -> str:
+    """The one model, product or error code the last question named ("AC-500什么时候上市？" → "AC-500"), which a
+    pronoun after it refers to rather than the document that answered; "" when it named none or several."""
+    codes = {m.group(0) for m in _CODE.finditer(previous.question)}
+    return codes.pop() if len(codes) == 1 else ""
 
 
 def _reframed(frame: str, focus: str) -> str:
@@ -184,6 +213,7 @@ class ConversationRewriter:
         if previous is None:
             return Rewrite(text=text, leans_back=refers)
         subject = previous.sources[0].title if previous.sources else ""
+        named = named_code(previous)
         resolved: list[str] = []
         rewritten = text
         item = ""
@@ -209,10 +239,11 @@ class ConversationRewriter:
             else:
                 rewritten = _reframed(_without(asked, subject), focus)
             resolved.append(f"{ellipsis.group(0)} → {rewritten}")
-        elif subject:
-            rewritten, hit = self._pronoun(rewritten, subject)
+        elif subject or named:
+            referent = named or subject
+            rewritten, hit = self._pronoun(rewritten, referent)
             if hit:
-                resolved.append(f"{hit} → {subject}")
+                resolved.append(f"{hit} → {referent}")
         elif PRONOUN_ZH.search(text) or PRONOUN_EN.search(text):
             # Nothing was cited last time: the last question itself is the best description of "it".
             asked = previous.rewritten or previous.question

@@ -97,7 +97,8 @@ VPN = "Remote Access (VPN) FAQ"
 VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Switch the client to TCP mode. [1]"
 
 
-@pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？"])
+# A verbal noun as the question's topic (工资), and a shortened word jieba cuts into single characters (餐补).
+@pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？", "餐补多少钱？"])
 def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
@@ -124,3 +125,22 @@ def test_an_ellipsis_naming_another_code_replaces_the_code_asked_about():
     context = _context(question="AC-300的E2是什么意思？", sources=(SourceRef(2, "AC-300 Air Purifier User Manual"),),
                        sections=())
     assert rewrite("E4呢？", context).text == "AC-300的E4是什么意思？"
+
+
+def test_a_pronoun_after_a_question_naming_one_code_becomes_that_code():
+    context = _context(question="AC-500什么时候上市？", sources=(SourceRef(4, "AC Series Specification Sheet"),),
+                       sections=())
+    result = rewrite("它卖多少钱？", context)
+    assert "AC-500卖多少钱？" in result.text and "它" not in result.text
+    assert result.resolved[0] == "它 → AC-500"
+
+
+def test_a_pronoun_after_a_question_naming_several_codes_becomes_the_cited_document():
+    context = _context(question="AC-300的E2是什么意思？", sources=(SourceRef(2, "AC-300 Air Purifier User Manual"),),
+                       sections=())
+    assert rewrite("它怎么解决？", context).text == "AC-300 Air Purifier User Manual怎么解决？"
+
+
+def test_a_pronoun_led_question_whose_verb_jieba_cuts_into_characters_still_leans_back():
+    context = _context(question="魏舒是哪国人？", sources=(SourceRef(5, "魏舒"),), sections=())
+    assert rewrite("它史称什么？", context).text.startswith("魏舒")
