@@ -245,8 +245,11 @@ class ConversationRewriter:
             if hit:
                 resolved.append(f"{hit} → {referent}")
         elif PRONOUN_ZH.search(text) or PRONOUN_EN.search(text):
-            # Nothing was cited last time: the last question itself is the best description of "it".
+            # Nothing was cited last time: the last question itself is the best description of "it" — or, when that
+            # question was itself such a follow-up, what it was put after, so that a chain does not pile up.
             asked = previous.rewritten or previous.question
+            if asked != previous.question and asked.endswith(f" {previous.question}"):
+                asked = asked[:-len(previous.question)].strip()
             rewritten = f"{asked} {text}"
             resolved.append(f"context → {asked}")
         new_focus = bool(ellipsis) and not item

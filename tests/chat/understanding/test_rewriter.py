@@ -144,3 +144,12 @@ def test_a_pronoun_after_a_question_naming_several_codes_becomes_the_cited_docum
 def test_a_pronoun_led_question_whose_verb_jieba_cuts_into_characters_still_leans_back():
     context = _context(question="魏舒是哪国人？", sources=(SourceRef(5, "魏舒"),), sections=())
     assert rewrite("它史称什么？", context).text.startswith("魏舒")
+
+
+def test_a_chain_of_pronoun_follow_ups_with_nothing_cited_does_not_pile_up():
+    first = "X100 和 X200 的额定功率是多少？"
+    second = rewrite("它的保修期呢？", _context(question=first, sources=(), sections=()))
+    assert second.text == f"{first} 它的保修期呢？"
+    context = ConversationContext(previous=PreviousTurn(question="它的保修期呢？", rewritten=second.text, answer="",
+                                                        sources=()))
+    assert rewrite("它的滤芯多久换？", context).text == f"{first} 它的滤芯多久换？"
