@@ -173,9 +173,10 @@ def _nouns(text: str) -> list[str]:
 
 
 def named_code(previous: PreviousTurn) -> str:
-    """The one model, product or error code the last question named ("AC-500什么时候上市？" → "AC-500"), which a
-    pronoun after it refers to rather than the document that answered; "" when it named none or several."""
-    codes = {m.group(0) for m in _CODE.finditer(previous.question)}
+    """The one model, product or error code the last question named ("AC-500什么时候上市？" → "AC-500"), itself or
+    through its rewrite (a chain of follow-ups keeps its subject), which a pronoun after it refers to rather than the
+    document that answered; "" when it named none or several."""
+    codes = {m.group(0) for m in _CODE.finditer(previous.rewritten or previous.question)}
     return codes.pop() if len(codes) == 1 else ""
 
 
@@ -253,12 +254,15 @@ class ConversationRewriter:
             rewritten = f"{asked} {text}"
             resolved.append(f"context → {asked}")
         new_focus = bool(ellipsis) and not item
-        # A short question leans on the last subject unless it names a new one: then it starts afresh.
+        # A short question leans on the last subject unless it names a new one: then it starts afresh. The subject is
+        # the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"): the first
+        # document the answer cited may be only one of several that mention it.
         short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous)
-        if subject and subject not in rewritten and not new_focus and (resolved or short_follow_up):
+        if resolved and subject and subject not in rewritten and not new_focus:
             rewritten = f"{subject} {rewritten}"
-            if not resolved:
-                resolved.append(f"context → {subject}")
+        elif short_follow_up and not resolved and not new_focus and (named or subject) not in rewritten:
+            rewritten = f"{named or subject} {rewritten}"
+            resolved.append(f"context → {named or subject}")
         return Rewrite(text=rewritten, resolved=tuple(resolved), leans_back=refers or bool(resolved))
 
     @staticmethod

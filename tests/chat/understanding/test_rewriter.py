@@ -153,3 +153,16 @@ def test_a_chain_of_pronoun_follow_ups_with_nothing_cited_does_not_pile_up():
     context = ConversationContext(previous=PreviousTurn(question="它的保修期呢？", rewritten=second.text, answer="",
                                                         sources=()))
     assert rewrite("它的滤芯多久换？", context).text == f"{first} 它的滤芯多久换？"
+
+
+def test_a_short_follow_up_leans_on_the_code_the_last_question_named_rather_than_the_cited_document():
+    context = _context(question="AC-300什么时候发布？", answer="The AC-300 goes on sale on 20 November. [1]",
+                       sources=(SourceRef(4, "AC Series Specification Sheet"),), sections=())
+    assert rewrite("多少钱？", context).text == "AC-300 多少钱？"
+
+
+def test_a_chain_of_short_follow_ups_keeps_the_code_its_first_question_named():
+    context = ConversationContext(previous=PreviousTurn(
+        question="定价多少？", rewritten="AC-300 定价多少？", answer="AC-300首发定价为1999元。[1]",
+        sources=(SourceRef(4, "AC Series Specification Sheet"),)))
+    assert rewrite("为什么推迟？", context).text == "AC-300 为什么推迟？"
