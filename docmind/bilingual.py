@@ -176,6 +176,11 @@ TRANSLATIONS_PER_TERM = 3
 # not fitted (bench/README.md, "Cross-language: dictionary translation").
 TRANSLATION_WEIGHT = 0.5
 MAX_TRANSLATED_TERMS = 8
+# The share of a question's content words that one passage in the question's own language must hold for the question
+# to count as answered in its own language: a priori half, "most of what was asked is written in the question's
+# language". Then retrieval skips the search for passages in the other language (`kb.retrieval.hybrid`), and the
+# offline answer quotes by the question's words rather than by meaning across languages (`chat.offline.extractive`).
+OWN_WORDS_FOUND = 0.5
 # Phrases of up to this many words are looked up whole before their words ("annual leave" → 年假, not 年 + 走).
 MAX_PHRASE_WORDS = 3
 # Longer Chinese dictionary words are idioms and names a question rarely contains whole.

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
+from docmind.bilingual import OWN_WORDS_FOUND
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
 from docmind.prompts.answer import named_words
@@ -775,13 +776,22 @@ class ExtractiveAnswerer:
     def _across_languages(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]],
                           candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:
         """The sentences closest in meaning to the question among the chunks in another language than the
-        question (Chinese against not), when the best-ranked chunk is one; [] otherwise or without an embedder.
+        question (Chinese against not), when the best-ranked chunk is one and no chunk in the question's language
+        holds OWN_WORDS_FOUND of its words; [] otherwise or without an embedder.
         Word overlap ranks such sentences by the codes and numbers they happen to share, so the multilingual
         embedding that retrieved the chunks chooses instead. At most MAX_EMBEDDED sentences are embedded."""
         if self.embedder is None or not chunks:
             return []
         zh = is_chinese(question)
         if is_chinese(chunks[0][1].searchable_text) == zh:
+            return []
+        wanted = terms(question)
+        if any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
+               if is_chinese(c.searchable_text) == zh):
+            # Evidence in the question's own language says most of what it asks: its words choose the quote, as for
+            # a question whose best chunk is in its language. The reranker can put other-language text on the
+            # question's topic first ("What is the AC-500's price?" under a Chinese launch note), and the meaning of
+            # that text would then choose a quote that does not answer.
             return []
         # The chunks in the other language, best first: the top one often holds the topic but not the clause
         # asked about, which a neighbour of it in the ranking does.

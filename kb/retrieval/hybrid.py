@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from docmind.bilingual import TranslatedTerm, source_coverage, translated_coverage
+from docmind.bilingual import OWN_WORDS_FOUND, TranslatedTerm, source_coverage, translated_coverage
 from docmind.crosslingual import CENTRED_VECTOR_STAGE
 from docmind.foreground import foreground
 from docmind.language import is_chinese
@@ -19,10 +19,6 @@ from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.rrf import RrfFuser
 from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator, TranslatedQuery
 from kb.retrieval.types import ScoredChunk
-
-# The share of the question's content words that one BM25 hit in its own language must hold for the centred vector
-# search to be skipped: a priori half, "most of what was asked is written in the question's language".
-OWN_WORDS_FOUND = 0.5
 
 
 @dataclass(frozen=True)

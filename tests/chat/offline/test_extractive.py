@@ -158,6 +158,18 @@ def test_a_cross_language_answer_may_quote_a_lower_ranked_chunk_in_the_evidence_
     assert ("A single email can carry attachments of up to 25 MB in total.", [2]) in _answer_sentences(answer)
 
 
+def test_evidence_in_the_question_s_language_that_says_most_of_it_is_quoted_by_words_under_other_language_text():
+    launch = ScoredChunk(chunk_id="zh", content="AC-500发布会由市场部负责，地点在总部。", score=0.6,
+                         document_title="产品会议纪要", context="产品会议纪要", stage_scores={"rerank": 0.6})
+    price = ScoredChunk(chunk_id="en", content="The AC-500 price is 3,499 CNY. It ships in March.", score=0.5,
+                        document_title="AC Series", context="AC Series › Prices", stage_scores={"rerank": 0.5})
+    # The embedding would pick the launch note, which ranks first but does not answer.
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("发布会")).run(question="What is the AC-500 price?",
+                                                                       chunks=[launch, price], low_confidence=True)
+    assert any(text.startswith("The AC-500 price is 3,499 CNY.") and refs == [2]
+               for text, refs in _answer_sentences(answer))
+
+
 def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedding():
     class Refusing:
         def embed_query(self, text):
