@@ -98,7 +98,8 @@ VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Swi
 
 
 # A verbal noun as the question's topic (工资), and a shortened word jieba cuts into single characters (餐补).
-@pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？", "餐补多少钱？"])
+@pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？",
+                                     "餐补多少钱？"])
 def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
