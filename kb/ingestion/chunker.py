@@ -73,14 +73,17 @@ class TextChunker:
     def split(self, text: str, *, title: str = "") -> list[ParentPiece]:
         parents: list[ParentPiece] = []
         path: list[tuple[int, str]] = []  # (heading level, heading text) from the outermost section inwards
+        # A line that only repeats the title or a heading says nothing of its own: a PDF's title line standing before
+        # the same text as its first heading, a table of contents.
+        labels = {key for key in (_key(title), *(_key(m.group(0)) for m in _HEADING.finditer(text))) if key}
         for heading, start, end in self._sections(text):
             if heading:
                 level = len(_HEADING_MARK.match(heading).group(1))
                 path = [(lvl, h) for lvl, h in path if lvl < level] + [(level, _HEADING_MARK.sub("", heading))]
             spans = self._sentences(text, start, end, self.child_chars)
-            # The heading line and a line that only repeats the title are context, not content: a child
+            # The heading line and a line that only repeats the title or a heading are context, not content: a child
             # made of them alone would be retrieved, cited and quoted while saying nothing.
-            body_spans = [s for s in spans if not _is_label(text[s[0]:s[1]], title)]
+            body_spans = [s for s in spans if not _is_label(text[s[0]:s[1]], labels)]
             if not body_spans:
                 continue
             context = _context(title, [h for _, h in path])
@@ -89,7 +92,7 @@ class TextChunker:
                 body = text[p_start:p_end]
                 # Later parents of a section repeat its heading so that they still say what they are about.
                 content = f"{heading}\n{body}" if heading and index > 0 else body
-                own = [s for s in group if not _is_label(text[s[0]:s[1]], title)]
+                own = [s for s in group if not _is_label(text[s[0]:s[1]], labels)]
                 if not own:
                     continue
                 children = [ChildPiece(_table_header(text, s[0][0]) + text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
@@ -143,9 +146,9 @@ class TextChunker:
         return groups
 
 
-def _is_label(piece: str, title: str) -> bool:
-    """A heading line, or a line that is only the document title."""
-    return bool(_HEADING.fullmatch(piece.strip())) or (bool(title.strip()) and _key(piece) == _key(title))
+def _is_label(piece: str, labels: set[str]) -> bool:
+    """A heading line, or a line that is only the document title or a heading's text (`labels`, as `_key`s)."""
+    return bool(_HEADING.fullmatch(piece.strip())) or _key(piece) in labels
 
 
 def _table_header(text: str, start: int) -> str:

@@ -70,6 +70,17 @@ def test_no_child_is_only_a_heading_or_the_title():
     assert "最后一句正文。" in children
 
 
+def test_a_line_that_only_repeats_a_heading_is_no_child():
+    # A PDF's title line before the same text as its first heading, and a table of contents.
+    text = ("AC Series Air Purifiers: Product Specification Sheet\n\n"
+            "## AC Series Air Purifiers: Product Specification Sheet\n\nContents\nWarranty\n\n"
+            "The AC-300 weighs 8.5 kg.\n\n## Warranty\n\nThe AC-300 comes with a two-year warranty.")
+    parents = TextChunker(parent_chars=1000, child_chars=240).split(text, title="prod-ac-series-en")
+    children = [child.content for parent in parents for child in parent.children]
+    assert children and all("weighs" in c or "two-year" in c for c in children)
+    assert not any(c.strip() in ("AC Series Air Purifiers: Product Specification Sheet", "Warranty") for c in children)
+
+
 def test_children_carry_the_title_and_section_path_as_context():
     parents = TextChunker(parent_chars=1000, child_chars=240).split(MANUAL, title="支付失败排查手册")
     by_text = {c.content: p.context for p in parents for c in p.children}
