@@ -746,7 +746,7 @@ class ExtractiveAnswerer:
         candidates = [c for c in candidates if not _other_code(asked, c.text)] if asked else candidates
         if not candidates:
             return []
-        across = self._across_languages(question, chunks, candidates, limit)
+        across = self._across_languages(question, wanted, chunks, candidates, limit)
         if across:
             picked = self._with_references(across, candidates, limit, SHORT_QUOTE if complete else 0)
             return sorted(picked, key=lambda c: (c.chunk_index, c.position))
@@ -773,11 +773,11 @@ class ExtractiveAnswerer:
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
 
-    def _across_languages(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]],
+    def _across_languages(self, question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]],
                           candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:
         """The sentences closest in meaning to the question among the chunks in another language than the
         question (Chinese against not), when the best-ranked chunk is one and no chunk in the question's language
-        holds OWN_WORDS_FOUND of its words; [] otherwise or without an embedder.
+        holds OWN_WORDS_FOUND of its words (`wanted`, the question's terms); [] otherwise or without an embedder.
         Word overlap ranks such sentences by the codes and numbers they happen to share, so the multilingual
         embedding that retrieved the chunks chooses instead. At most MAX_EMBEDDED sentences are embedded."""
         if self.embedder is None or not chunks:
@@ -785,7 +785,6 @@ class ExtractiveAnswerer:
         zh = is_chinese(question)
         if is_chinese(chunks[0][1].searchable_text) == zh:
             return []
-        wanted = terms(question)
         if any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
                if is_chinese(c.searchable_text) == zh):
             # Evidence in the question's own language says most of what it asks: its words choose the quote, as for

@@ -214,7 +214,8 @@ class ConversationRewriter:
         if previous is None:
             return Rewrite(text=text, leans_back=refers)
         subject = previous.sources[0].title if previous.sources else ""
-        named = named_code(previous)
+        # What the question leans on: the code the last question named, else the document its answer cited first.
+        referent = named_code(previous) or subject
         resolved: list[str] = []
         rewritten = text
         item = ""
@@ -240,8 +241,7 @@ class ConversationRewriter:
             else:
                 rewritten = _reframed(_without(asked, subject), focus)
             resolved.append(f"{ellipsis.group(0)} → {rewritten}")
-        elif subject or named:
-            referent = named or subject
+        elif referent:
             rewritten, hit = self._pronoun(rewritten, referent)
             if hit:
                 resolved.append(f"{hit} → {referent}")
@@ -260,9 +260,9 @@ class ConversationRewriter:
         short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous)
         if resolved and subject and subject not in rewritten and not new_focus:
             rewritten = f"{subject} {rewritten}"
-        elif short_follow_up and not resolved and not new_focus and (named or subject) not in rewritten:
-            rewritten = f"{named or subject} {rewritten}"
-            resolved.append(f"context → {named or subject}")
+        elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:
+            rewritten = f"{referent} {rewritten}"
+            resolved.append(f"context → {referent}")
         return Rewrite(text=rewritten, resolved=tuple(resolved), leans_back=refers or bool(resolved))
 
     @staticmethod
