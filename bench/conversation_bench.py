@@ -204,6 +204,10 @@ def main(argv: list[str] | None = None) -> None:
     warm_up()
     ingest_s = round(time.monotonic() - started, 1)
     if args.ingest_only:
+        # the index snapshots are saved now, so that each copy of this data dir starts from them
+        from docmind.indexes.snapshot import settle
+
+        settle()
         print(json.dumps({"documents": len(kept), "ingest_seconds": ingest_s}))
         return
 

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 import uuid
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,11 +14,12 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-# Save once writes have been quiet this long, but never postpone a save longer than MAX_WAIT. Not at exit:
-# by then Python has shut down the thread pools of the in-process Milvus Lite server, so a save would hang.
-# A process that stops within SETTLE_SECONDS of its last write makes the next start read Milvus (slow, correct).
+# Save once writes have been quiet this long, but never postpone a save longer than MAX_WAIT. A command saves
+# what is pending before it exits (`settle`, up to EXIT_WAIT_SECONDS); a server that stops within SETTLE_SECONDS
+# of its last write makes the next start read Milvus (slow, correct).
 SETTLE_SECONDS = 20.0
 MAX_WAIT_SECONDS = 300.0
+EXIT_WAIT_SECONDS = 10.0
 
 
 class _FileState:
@@ -35,6 +37,7 @@ class _FileState:
 
 _files: dict[Path, _FileState] = {}
 _files_lock = threading.Lock()
+_snapshots: weakref.WeakSet[IndexSnapshot] = weakref.WeakSet()  # guarded by _files_lock
 
 
 def _state_of(path: Path) -> _FileState:
@@ -60,8 +63,11 @@ class IndexSnapshot:
         self._get_token, self._set_token = get_token, set_token
         self.settle_seconds, self.max_wait_seconds = settle_seconds, max_wait_seconds
         self._file = _state_of(self.path)
+        with _files_lock:
+            _snapshots.add(self)
         self._consistent_at = -1  # the file's write count this copy holds every write up to; -1: not loaded
         self._timer: threading.Timer | None = None
+        self._pending_save: Callable[[], bool] | None = None  # scheduled, not started
         self._timer_since = 0.0
         self._timer_lock = threading.Lock()
         self._save_lock = threading.Lock()
@@ -135,12 +141,24 @@ class IndexSnapshot:
                 self._timer.cancel()
             else:
                 self._timer_since = now
-            self._timer = threading.Timer(wait, self._run, args=(save,))
-            self._timer.daemon = True
-            self._timer.start()
+            self._start_timer(wait, save)
+
+    def _start_timer(self, wait: float, save: Callable[[], bool]) -> None:
+        self._pending_save = save
+        self._timer = threading.Timer(wait, self._run, args=(save,))
+        self._timer.daemon = True
+        self._timer.start()
+
+    def run_pending(self) -> None:
+        """A save still waiting for writes to settle starts now."""
+        with self._timer_lock:
+            if self._pending_save is not None and self._timer is not None and self._timer.is_alive():
+                self._timer.cancel()
+                self._start_timer(0.0, self._pending_save)
 
     def cancel(self) -> None:
         with self._timer_lock:
+            self._pending_save = None
             if self._timer is not None:
                 self._timer.cancel()
 
@@ -154,9 +172,25 @@ class IndexSnapshot:
         return True
 
     def _run(self, save: Callable[[], bool]) -> None:
+        with self._timer_lock:
+            if self._pending_save is save:
+                self._pending_save = None
         started = time.perf_counter()
         try:
             if save():
                 log.info("in-process index snapshot %s saved in %.1f s", self.path.name, time.perf_counter() - started)
         except Exception:
             log.exception("in-process index snapshot %s could not be saved", self.path.name)
+
+
+def settle(timeout: float = EXIT_WAIT_SECONDS) -> None:
+    """Before a command's process exits: run every pending save now and wait up to `timeout` for all of them. At
+    interpreter exit Milvus Lite's in-process server no longer takes calls (Python shuts down its thread pools
+    and refuses new threads first), so a save still pending or running then would fail half-way."""
+    with _files_lock:
+        snapshots = list(_snapshots)
+    for snapshot in snapshots:
+        snapshot.run_pending()
+    deadline = time.monotonic() + timeout
+    for snapshot in snapshots:
+        snapshot.wait(max(0.0, deadline - time.monotonic()))
