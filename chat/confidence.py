@@ -22,13 +22,13 @@ from chat.types import Assessment, Verdict
 from docmind.language import is_chinese
 from docmind.text import (
     ANSWER_STOP_WORDS,
+    GLUED_PRONOUN,
     HOW_MANY,
     STOP_WORDS,
     char_bigrams,
     contains,
     coverage,
-    in_vocabulary,
-    rarity,
+    is_content_word,
     salient_terms,
     words,
 )
@@ -71,10 +71,7 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 # A word the question asks about that its evidence never says marks a question next to what the documents cover
 # ("公司有健身房吗？" over the benefits policy, "采购的付款可以预付吗？" over the payment terms): the evidence is on the
 # topic, not on what was asked, and however well it matches otherwise it is quoted under the low-relevance label.
-# Only words of the language at least this rare count (jieba's idf over its median, `docmind.text.rarity`): at half
-# the median, everyday words a paraphrase drops or replaces (之前, 分别) do not; jieba's cuts of unknown character
-# runs (能补, 一平) are not words of its vocabulary and do not either.
-UNSAID_RARITY = 0.5
+# Only content words count (`docmind.text.is_content_word`): everyday words a paraphrase drops or replaces do not.
 # Nor do the words that ask rather than name: how long or how much (多长时间, 多久), an amount or ordinal, which the
 # evidence writes in its own numerals (七天 as 7天, 第一笔 as 第一期), and what the asker wants done with the
 # document (总结, 要点).
@@ -146,8 +143,8 @@ def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[fl
 
 
 def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
-    """The Chinese words of the question, of the language and at least UNSAID_RARITY rare, that none of the top
-    chunks says (title, section or text; whole, shortened as `docmind.text.contains` reads it, or each of its
+    """The Chinese words of the question that are content words of the language (`is_content_word`) and that none of
+    the top chunks says (title, section or text; whole, shortened as `docmind.text.contains` reads it, or each of its
     characters somewhere); () when the best evidence is in another language than the question, whose words it
     cannot share."""
     top = list(chunks[:TOP_N])
@@ -159,8 +156,8 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
     framing = _framing(cut)
     for i, word in enumerate(cut):
         if i in framing or len(word) < 2 or not all(_CJK.fullmatch(ch) for ch in word) \
-                or word in _NOT_CONTENT or ASKING.search(word) or _NOT_NAMING.search(word) or not in_vocabulary(word) \
-                or rarity(word) < UNSAID_RARITY:
+                or word in _NOT_CONTENT or ASKING.search(word) or _NOT_NAMING.search(word) \
+                or GLUED_PRONOUN.match(word) or not is_content_word(word):
             continue
         if not contains(text, word) and not all(ch in text for ch in word) and word not in found:
             found.append(word)

@@ -80,6 +80,20 @@ def rarity(word: str) -> float:
     return min(1.5, idf.get(word, median * 1.2) / median)
 
 
+# A word of the language that names something particular, not an everyday one (需要, 使用, 之前, 分别): jieba's idf
+# over its median (`rarity`) at least this. jieba's cuts of unknown character runs (能补, 一平) are not words of its
+# vocabulary and do not count either.
+CONTENT_RARITY = 0.5
+
+
+def is_content_word(word: str) -> bool:
+    return in_vocabulary(word) and rarity(word) >= CONTENT_RARITY
+
+
+# jieba keeps a personal pronoun and the modal or adverb after it as one word (它会, 他会): such a word is the pronoun.
+GLUED_PRONOUN = re.compile(r"^(它们|他们|她们|它|他|她)[会能是有要也就还都在可将已曾又]$")
+
+
 @lru_cache(maxsize=4096)
 def _cut_for_search(text: str) -> tuple[str, ...]:
     return tuple(_jieba().cut_for_search(text))

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import jieba
 
 from chat.types import ConversationContext, PreviousTurn, Rewrite
-from docmind.text import ANSWER_STOP_WORDS, STOP_WORDS
+from docmind.text import ANSWER_STOP_WORDS, GLUED_PRONOUN, STOP_WORDS, is_content_word
 
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
@@ -30,7 +30,8 @@ ORDINAL_ZH = re.compile(r"(?:(?:上面|上述|刚才|前面|你)(?:说|讲|提�
                         r"里|中|包括|包含|属于|应该|可以|能|会|用|在)")
 ORDINAL_EN = re.compile(r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|"
                         rf"\d{{1,2}}(?:st|nd|rd|th))\s+(?:{_EN_NOUNS})s?\b", re.I)
-# Chinese pronouns are whole words (jieba), so 应该, 其他 or 尤其 never count.
+# Chinese pronouns are whole words (jieba), so 应该, 其他 or 尤其 never count; a pronoun jieba glued to the modal
+# after it (它会) counts as the pronoun alone.
 _PRONOUNS_ZH = frozenset({"它", "它们", "他", "他们", "她", "她们", "其", "该", "这个", "那个", "这些", "那些",
                           "上述", "前者", "后者", "此"})
 PRONOUN_EN = re.compile(r"\b(?:its|it|they|them|their|this one|that one|these|those|he|she|his|her)\b", re.I)
@@ -57,6 +58,9 @@ class _ZhPronouns:
         for word, start, end in jieba.tokenize(text):
             if word in _PRONOUNS_ZH:
                 return _Span(word, start, end)
+            glued = GLUED_PRONOUN.match(word)
+            if glued:
+                return _Span(glued.group(1), start, start + len(glued.group(1)))
         return None
 
 
@@ -140,9 +144,16 @@ def names_new_subject(text: str, previous: PreviousTurn) -> bool:
 
 # jieba's part-of-speech tags of words that name a thing: nouns (n, nr, ns, nt, nz, ng…) and Latin-script words (eng).
 # A verbal or adjectival noun (vn, an) names one only as the question's first word, its topic ("工资几号发？"); after
-# a verb it is the action asked about ("需要升级给谁？").
+# a verb it is the action asked about ("需要升级给谁？"). So does a verb that opens the question as the subject of
+# a later verb ("退款多久到账？", "审批需要几天？"), when it is a content word; one that is the question's only verb
+# is the action asked about ("搬到哪几层？"), and an everyday verb (需要, 知道, 使用) is how the question is put.
 def _naming(flag: str, first: bool = False) -> bool:
     return flag.startswith("n") or flag == "eng" or first and flag in ("vn", "an")
+
+
+def _verb_as_topic(cut: Sequence, i: int) -> bool:
+    return i == 0 and cut[0].flag == "v" and is_content_word(cut[0].word) \
+        and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[1:])
 
 
 def _nouns(text: str) -> list[str]:
@@ -156,7 +167,8 @@ def _nouns(text: str) -> list[str]:
 
     found: list[str] = []
     run: list[tuple[str, str]] = []  # single characters from the question's start on
-    for i, token in enumerate([*jieba.posseg.cut(text.strip()), None]):
+    cut = list(jieba.posseg.cut(text.strip()))
+    for i, token in enumerate([*cut, None]):
         word = token.word.strip().lower() if token is not None else ""
         if token is not None and len(word) == 1 and _CJK.match(word) and token.flag != "r" and len(run) == i:
             run.append((word, token.flag))
@@ -164,7 +176,8 @@ def _nouns(text: str) -> list[str]:
         if len(run) >= 2 and any(_naming(flag) for _, flag in run):
             found.append("".join(w for w, _ in run))
         run = []
-        if token is None or len(word) < 2 or word in _NOT_CONTENT or not _naming(token.flag, first=i == 0):
+        if token is None or len(word) < 2 or word in _NOT_CONTENT \
+                or not (_naming(token.flag, first=i == 0) or _verb_as_topic(cut, i)):
             continue
         if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
             continue

@@ -225,6 +225,10 @@ def test_a_rare_word_the_evidence_never_says_is_unsaid_and_everyday_or_said_word
     assert unsaid_words("生日有没有礼金？", [BENEFITS]) == ()
 
 
+def test_a_pronoun_jieba_glues_to_its_modal_is_not_an_unsaid_word():
+    assert unsaid_words("它会影响奖金吗？", [BENEFITS]) == ("奖金",)
+
+
 def test_evidence_in_another_language_leaves_no_word_unsaid():
     english = ScoredChunk(chunk_id="3", score=0.9, content="Employees get a free annual health check.")
     assert unsaid_words("公司有健身房吗？", [english]) == ()

@@ -97,9 +97,10 @@ VPN = "Remote Access (VPN) FAQ"
 VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Switch the client to TCP mode. [1]"
 
 
-# A verbal noun as the question's topic (工资), and a shortened word jieba cuts into single characters (餐补).
+# A verbal noun as the question's topic (工资), a shortened word jieba cuts into single characters (餐补), and a
+# verb that opens the question as its topic (退款, which jieba tags as a verb).
 @pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？",
-                                     "餐补多少钱？"])
+                                     "餐补多少钱？", "退款多久到账？"])
 def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
@@ -140,6 +141,22 @@ def test_a_pronoun_after_a_question_naming_several_codes_becomes_the_cited_docum
     context = _context(question="AC-300的E2是什么意思？", sources=(SourceRef(2, "AC-300 Air Purifier User Manual"),),
                        sections=())
     assert rewrite("它怎么解决？", context).text == "AC-300 Air Purifier User Manual怎么解决？"
+
+
+# An everyday verb that opens a question is how it is put, and a question's only verb is the action asked about:
+# neither is a new topic.
+@pytest.mark.parametrize("message", ["需要多久？", "知道怎么办吗？", "搬到哪几层？"])
+def test_a_short_question_opening_with_an_everyday_verb_still_leans_back(message):
+    context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
+                       sections=())
+    assert rewrite(message, context).text == f"{VPN} {message}"
+
+
+def test_a_pronoun_jieba_glues_to_the_modal_after_it_is_still_a_pronoun():
+    context = _context(question="数据库连接池耗尽怎么处理？", sources=(SourceRef(2, "数据库连接池耗尽"),), sections=())
+    result = rewrite("它会影响哪些服务？", context)
+    assert result.text == "数据库连接池耗尽会影响哪些服务？"
+    assert result.resolved == ("它 → 数据库连接池耗尽",)
 
 
 def test_a_pronoun_led_question_whose_verb_jieba_cuts_into_characters_still_leans_back():
