@@ -3,11 +3,14 @@ from __future__ import annotations
 
 import re
 
+# Words that ask for the comparison or say how much of it ("主要区别", "the main differences"), not what is compared.
 _ZH_NOISE = re.compile(r"请|帮我|一下|对比|比较|区别|不同|差异|异同|相比|有什么|有何|有哪些|哪个更\S*|哪一个更\S*|"
-                       r"是什么|之间|分别|各自|呢|吗|[？?。！!]")
+                       r"是什么|之间|分别|各自|(?:的)?(?:主要|最大|核心|关键|根本|具体)(?:的)?(?=区别|不同|差异|异同)|"
+                       r"在哪里|在哪儿|在哪|在于(?:什么)?|呢|吗|[？?。！!]")
 _ZH_JOIN = re.compile(r"和|与|跟|同|及|以及|还是|vs\.?|versus|、|，|,", re.I)
 _EN_NOISE = re.compile(r"\b(?:what(?:'s| is| are)?|the|differences?|different|between|compare[ds]?|comparison|of|"
-                       r"how|does|do|is|are|differ|please|which|one|better)\b|[?.!]", re.I)
+                       r"how|does|do|is|are|differ|please|which|one|better|main|key|major|biggest|big|primary|"
+                       r"important|real)\b|[?.!]", re.I)
 _EN_JOIN = re.compile(r"\s(?:and|with|to|vs\.?|versus|or|from)\s|,", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 # What the sides are compared on, when the question names it apart from them: "the difference in response time

@@ -25,5 +25,18 @@ def test_an_aspect_named_apart_from_the_sides_goes_with_each_side(question, side
     assert comparison_sides(question) == sides
 
 
+# How much of the difference is asked for ("main", "主要") and where it lies ("在哪", "在于") are not part of a side.
+@pytest.mark.parametrize(("question", "sides"), [
+    ("What are the main differences between the AC-200, AC-300 and AC-500?", ("AC-200", "AC-300", "AC-500")),
+    ("What is the biggest difference between P1 and P2?", ("P1", "P2")),
+    ("AC-200和AC-300的主要区别是什么？", ("AC-200", "AC-300")),
+    ("X100和X200最大的不同是什么？", ("X100", "X200")),
+    ("年假和病假的区别在哪？", ("年假", "病假")),
+    ("年假与病假的区别在于什么", ("年假", "病假")),
+])
+def test_words_about_the_difference_itself_are_not_part_of_a_side(question, sides):
+    assert comparison_sides(question) == sides
+
+
 def test_sides_that_each_name_their_aspect_keep_it():
     assert comparison_sides("X100的功率和X200的功率有什么区别") == ("X100的功率", "X200的功率")
