@@ -17,8 +17,9 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from chat.citations import REF, split_sentences
-from chat.offline.extractive import ASKING, beyond_context, overlap, terms
+from chat.offline.extractive import ASKING, beyond_context, overlap, quotable, terms
 from chat.types import Assessment, Verdict
+from chat.value_kinds import asked_kind, states
 from docmind.language import is_chinese
 from docmind.text import (
     ANSWER_STOP_WORDS,
@@ -164,6 +165,32 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
     return tuple(found)
 
 
+def missing_value(question: str, chunks: Sequence[ScoredChunk]) -> str:
+    """The kind of value the question asks for (`chat.value_kinds`: 多久, 几点, 多少台, how heavy…) when no quotable
+    sentence, item or table row of the top chunks that is about the rest of the question states one ("年终奖什么时候
+    发？" over the bonus coefficients, "How heavy is the AC-500?" over its features); "" when it asks none or one is
+    stated."""
+    kind = asked_kind(question)
+    if kind is None:
+        return ""
+    rest = kind.asked.sub(" ", question)
+    # A paraphrase in the evidence keeps the characters of what the question names (年假 in 年休假): a sentence that
+    # has every one of them is about it too.
+    wanted, characters = terms(rest), set(_CJK.findall("".join(content_runs(rest))))
+    for chunk in chunks[:TOP_N]:
+        # As the offline answer would quote them: a table row with its header ("金额（元）：86,400"), whose unit
+        # only the header names.
+        for sentence in quotable(chunk.content):
+            # A heading or title names what its sentences are about, and often states the date they hold for.
+            text = f"{chunk.document_title} {chunk.context} {sentence}"
+            said = text.lower()
+            related = not wanted or overlap(wanted, said) > 0 \
+                or characters and all(ch in said for ch in characters)
+            if related and states(kind, text):
+                return ""
+    return kind.name
+
+
 # Interrogatives that ask for a value (not 吗/呢, which ask whether: about the thing itself).
 _WH = re.compile(r"^(?:什么|啥|哪|哪些|哪个|哪种|哪家|哪里|多少|怎样|怎么|怎么样|如何|何|几|为何|为什么)$")
 # Words between a named kind of value and its interrogative ("别名是什么", "职务有哪些").
@@ -304,11 +331,13 @@ class ConfidenceCalibrator:
             # meaning rather than shared words: then the KB most likely lacks the answer, and it abstains.
             verdict = Verdict.LOW
         unsaid = unsaid_words(question, chunks) if verdict is Verdict.ANSWER else ()
-        if unsaid:
+        missing = missing_value(question, chunks) if verdict is Verdict.ANSWER and not unsaid else ""
+        if unsaid or missing:
             verdict = Verdict.LOW
         if verdict is not Verdict.ANSWER:
             score = min(score, answerable)
-        features = {**features, "p_answerable": answerable, "unsaid_words": float(len(unsaid))}
+        features = {**features, "p_answerable": answerable, "unsaid_words": float(len(unsaid)),
+                    "value_missing": 1.0 if missing else 0.0}
         return Assessment(score=score, verdict=verdict, features=MappingProxyType(features), unsaid=unsaid)
 
     def on_answer(self, *, assessment: Assessment, answer: str, question: str,

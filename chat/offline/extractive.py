@@ -318,6 +318,12 @@ def _units(content: str) -> list[_Unit]:
     return out
 
 
+def quotable(content: str) -> list[str]:
+    """What the offline answer can quote of a chunk, in order (`_units`): its sentences, list items and labelled
+    lines whole, and each table row read with its header ("金额（元）：86,400")."""
+    return [unit.text for unit in _units(content)]
+
+
 def _lists(content: str, section: str = "") -> list[tuple[str, list[str]]]:
     """The lists of a chunk, each with its lead line: runs of list items (blank lines between them allowed) and the
     non-blank line right above the run when it is a heading (marked up or plain) or ends in a colon; `section` (the

@@ -12,6 +12,7 @@ from chat.confidence import (
     content_runs,
     cover_share,
     evidence_features,
+    missing_value,
     unsaid_words,
 )
 from chat.types import Assessment, Verdict
@@ -252,6 +253,27 @@ FISH = ScoredChunk(chunk_id="4", score=0.9, document_title="蓝线裸顶鲷", co
 def test_a_kind_of_value_named_beside_its_interrogative_is_not_an_unsaid_word(question):
     # the evidence states the value (银灰色, 又名…) without the kind's name
     assert unsaid_words(question, [FISH]) == ()
+
+
+BONUS = ScoredChunk(chunk_id="5", score=0.9, document_title="绩效考核办法", context="绩效考核办法 > 结果应用",
+                    content="年终奖系数：S级2.0，A级1.5，B级1.0，C级0.5。\n考核结果在12月公布。",
+                    stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+def test_a_kind_of_value_no_related_sentence_states_is_missing():
+    # The only date is in a sentence about something else (the results), not the bonus.
+    assert missing_value("年终奖什么时候发？", [BONUS]) == "date"
+    assert missing_value("S级的年终奖系数是多少？", [BONUS]) == ""  # a bare 多少 asks no kind
+    assert missing_value("考核结果什么时候公布？", [BONUS]) == ""
+    # A sentence whose words paraphrase the question's (年假 in 年休假) is related by their characters.
+    leave = ScoredChunk(chunk_id="6", score=0.9, content="职工累计工作满1年不满10年的，年休假5天。")
+    assert missing_value("年假有几天？", [leave]) == ""
+
+
+def test_strong_evidence_that_states_no_value_of_the_kind_asked_is_labelled_low():
+    strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
+    assessed = strong.run(question="年终奖什么时候发？", chunks=[BONUS], grade=grade(0.95, 0.9))
+    assert assessed.verdict is Verdict.LOW and assessed.features["value_missing"] == 1.0
 
 
 def test_a_thing_whose_quantity_is_asked_is_still_an_unsaid_word():
