@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
+from chat.value_kinds import asked_kind
 from docmind.bilingual import OWN_WORDS_FOUND
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
@@ -375,7 +376,11 @@ def _other_code(asked: set[tuple[str, str]], text: str) -> bool:
 
 
 def _shapes(question: str) -> tuple[_Shape, ...]:
-    return tuple(shape for shape in _SHAPES if shape.asks.search(question))
+    """The shapes of fact the question asks for; with the kind of value it names (`chat.value_kinds`: a weight, a
+    date, a count in 台…), a sentence stating a value of that kind fits better than one holding any number."""
+    shapes = tuple(shape for shape in _SHAPES if shape.asks.search(question))
+    kind = asked_kind(question)
+    return (*shapes, _Shape(kind.asked, kind.stated)) if kind is not None else shapes
 
 
 def _shape_fit(shapes: Sequence[_Shape], text: str) -> float:

@@ -215,3 +215,9 @@ LEAVE = chunk("l", "婚假：员工依法登记结婚的，享受婚假10天，�
 def test_a_heading_naming_several_things_quotes_the_clause_about_the_one_asked(question, said, not_said):
     answer = ExtractiveAnswerer().run(question=question, chunks=[LEAVE])
     assert said in answer and not_said not in answer
+
+
+def test_a_sentence_stating_a_value_of_the_kind_asked_is_quoted_over_one_holding_another_number():
+    spec = chunk("s", "AC-500的滤网每6个月更换一次。\nAC-500整机11.2公斤。", title="AC系列规格", context="AC系列规格")
+    answer = ExtractiveAnswerer(max_sentences=1).run(question="AC-500有多重？", chunks=[spec])
+    assert "11.2公斤" in answer and "6个月" not in answer
