@@ -17,7 +17,7 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from chat.citations import REF, split_sentences
-from chat.offline.extractive import ASKING, beyond_context, overlap, quotable, terms
+from chat.offline.extractive import ASKING, beyond_context, codes, overlap, quotable, terms
 from chat.types import Assessment, Verdict
 from chat.value_kinds import asked_kind, states
 from docmind.language import is_chinese
@@ -177,6 +177,9 @@ def missing_value(question: str, chunks: Sequence[ScoredChunk]) -> str:
     # A paraphrase in the evidence keeps the characters of what the question names (年假 in 年休假): a sentence that
     # has every one of them is about it too.
     wanted, characters = terms(rest), set(_CJK.findall("".join(content_runs(rest))))
+    # A model or other code the question names ("CM-2") is what it is about: a sentence about another one (R5's
+    # sales) does not count, however many other words it shares; one that names no code may be about it.
+    named = codes(rest)
     for chunk in chunks[:TOP_N]:
         # As the offline answer would quote them: a table row with its header ("金额（元）：86,400"), whose unit
         # only the header names.
@@ -184,8 +187,9 @@ def missing_value(question: str, chunks: Sequence[ScoredChunk]) -> str:
             # A heading or title names what its sentences are about, and often states the date they hold for.
             text = f"{chunk.document_title} {chunk.context} {sentence}"
             said = text.lower()
-            related = not wanted or overlap(wanted, said) > 0 \
-                or characters and all(ch in said for ch in characters)
+            found = codes(text) if named else set()
+            related = (not wanted or overlap(wanted, said) > 0 or characters and all(ch in said for ch in characters)) \
+                and (not found or bool(named & found))
             if related and states(kind, text):
                 return ""
     return kind.name

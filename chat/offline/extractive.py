@@ -358,7 +358,7 @@ def _lists(content: str, section: str = "") -> list[tuple[str, list[str]]]:
 _CODE = re.compile(r"(?<![a-z0-9])([a-z]{1,3})[-\s]?(\d{1,4})(?![0-9])", re.IGNORECASE)
 
 
-def _codes(text: str) -> set[tuple[str, str]]:
+def codes(text: str) -> set[tuple[str, str]]:
     """Codes such as error codes, priorities or models ("E2", "P1", "R5"): (letters, digits), lower-cased."""
     return {(a.lower(), d) for a, d in _CODE.findall(text)}
 
@@ -368,7 +368,7 @@ def _other_code(asked: set[tuple[str, str]], text: str) -> bool:
     is about something else, however many other words it shares with the question."""
     if not asked:
         return False
-    found = _codes(text)
+    found = codes(text)
     if found & asked:
         return False
     prefixes = {a for a, _ in asked}
@@ -753,7 +753,7 @@ class ExtractiveAnswerer:
             candidates += [replace(c, score=score + 0.01 / c.chunk_index, lexical=lex + 0.01 / c.chunk_index,
                                    partial=part)
                            for c, score, lex, part in zip(sentences, scores, lexical, partials, strict=True)]
-        asked = _codes(question)
+        asked = codes(question)
         candidates = [c for c in candidates if not _other_code(asked, c.text)] if asked else candidates
         if not candidates:
             return []

@@ -270,6 +270,17 @@ def test_a_kind_of_value_no_related_sentence_states_is_missing():
     assert missing_value("年假有几天？", [leave]) == ""
 
 
+def test_a_value_stated_about_another_model_than_the_one_asked_about_does_not_count():
+    sales = ScoredChunk(chunk_id="7", score=0.9, document_title="三季度销售会议纪要", context="三季度销售会议纪要",
+                        content="R5路由器三季度销量4.1万台。\nCM-2咖啡机三季度退货率为2.3%。")
+    assert missing_value("三季度CM-2卖了多少台？", [sales]) == "count"
+    assert missing_value("三季度R5卖了多少台？", [sales]) == ""
+    # A sentence that names no model may be about the one asked about.
+    warranty = ScoredChunk(chunk_id="8", score=0.9, document_title="咖啡机说明书", context="咖啡机说明书",
+                           content="E6：豆仓已空。\n本产品整机保修1年。")
+    assert missing_value("E6 那保修多久？", [warranty]) == ""
+
+
 def test_strong_evidence_that_states_no_value_of_the_kind_asked_is_labelled_low():
     strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
     assessed = strong.run(question="年终奖什么时候发？", chunks=[BONUS], grade=grade(0.95, 0.9))
