@@ -13,6 +13,7 @@ _EN_NOISE = re.compile(r"\b(?:what(?:'s| is| are)?|the|differences?|different|be
                        r"important|real)\b|[?.!]", re.I)
 _EN_JOIN = re.compile(r"\s(?:and|with|to|vs\.?|versus|or|from)\s|,", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_ARTICLE = re.compile(r"^(?:a|an)\s+(?=\S)", re.I)
 # What the sides are compared on, when the question names it apart from them: "the difference in response time
 # between P1 and P2", "compare the warranty of A and B".
 _EN_ASPECT = re.compile(r"\b(?:differences?|compare[ds]?|comparison)\s+(?:in\s+|of\s+)?(?:the\s+)?(?P<aspect>.+?)\s+"
@@ -39,7 +40,8 @@ def comparison_sides(question: str) -> tuple[str, ...]:
 def _split(cleaned: str, joiner: re.Pattern[str]) -> list[str]:
     sides: list[str] = []
     for piece in joiner.split(cleaned):
-        side = re.sub(r"\s+", " ", piece).strip(" 的")
+        # An article opens a side ("a disk alert"), never names it; "Plan A" keeps its letter.
+        side = _ARTICLE.sub("", re.sub(r"\s+", " ", piece).strip(" 的"))
         if len(side) >= 2 and side not in sides:
             sides.append(side)
     return sides

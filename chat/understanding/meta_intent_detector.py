@@ -26,8 +26,8 @@ _IDENTITY = re.compile(
 _KB_META = re.compile(
     r"(?:(?:你|知识库|系统|这里)(?:里|中)?(?:都|现在)?有(?:哪些|什么|多少)(?:文档|资料|文件|知识)|"
     r"有(?:哪些|什么)(?:文档|资料|文件)|知识库(?:里|中)?(?:都)?有(?:什么|哪些)(?:内容)?|文档列表|列出(?:所有)?(?:的)?文档|"
-    r"what (?:documents|docs|files|sources) (?:do you have|are (?:there|available)|can you access)|"
-    r"which (?:documents|docs|files) (?:do you have|are (?:there|available))|"
+    r"(?:what|which) (?:documents|docs|files|sources) (?:do you have|can you access|are (?:there|available|in "
+    r"(?:the|your|this) (?:knowledge base|kb)))|"
     r"list (?:all |the |your )?(?:documents|docs|files)|what(?:'s| is) in (?:the|your) knowledge base|"
     r"what do you know about|what topics do you cover)",
     re.IGNORECASE,

@@ -33,6 +33,9 @@ def test_an_aspect_named_apart_from_the_sides_goes_with_each_side(question, side
     ("X100和X200最大的不同是什么？", ("X100", "X200")),
     ("年假和病假的区别在哪？", ("年假", "病假")),
     ("年假与病假的区别在于什么", ("年假", "病假")),
+    ("What are the main differences between a disk alert and a connection pool exhaustion?",
+     ("disk alert", "connection pool exhaustion")),
+    ("Compare Plan A and Plan B", ("Plan A", "Plan B")),
 ])
 def test_words_about_the_difference_itself_are_not_part_of_a_side(question, sides):
     assert comparison_sides(question) == sides

@@ -37,6 +37,9 @@ class FakeModel:
     ("你能做什么", Scope.IDENTITY), ("hello, what can you do?", Scope.IDENTITY),
     ("你有哪些文档？", Scope.KB_META), ("知识库里有什么", Scope.KB_META),
     ("What documents do you have?", Scope.KB_META),
+    # The chat page's own suggestions, in both languages.
+    ("Which documents are in the knowledge base?", Scope.KB_META), ("知识库里有哪些文档？", Scope.KB_META),
+    ("What can you do?", Scope.IDENTITY),
     ("我之前说过什么？", Scope.MEMORY), ("你还记得我吗", Scope.MEMORY),
     ("What do you remember about me?", Scope.MEMORY),
     ("讲个笑话吧", Scope.OUT_OF_SCOPE), ("Tell me a joke", Scope.OUT_OF_SCOPE),
