@@ -133,10 +133,11 @@ def cover_share(runs: Sequence[str], text: str) -> float:
 
 def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[float, str]:
     """The evidence sentence of the top chunks that covers most of `runs` (read with its chunk's title and
-    section), and that share; (0.0, "") without sentences."""
+    section), and that share; (0.0, "") without sentences. Sentences as the offline answer quotes them
+    (`quotable`): a numbered step is one, never its number alone ("1.") and its text apart."""
     best, sentence = 0.0, ""
     for chunk in chunks[:TOP_N]:
-        for candidate in split_sentences(chunk.content):
+        for candidate in quotable(chunk.content):
             share = cover_share(runs, f"{chunk.context} {candidate}")
             if share > best or not sentence:
                 best, sentence = share, candidate

@@ -9,6 +9,7 @@ from chat.confidence import (
     FEATURES,
     ConfidenceCalibrator,
     answer_features,
+    best_covered,
     content_runs,
     cover_share,
     evidence_features,
@@ -294,3 +295,14 @@ def test_a_thing_whose_quantity_is_asked_is_still_an_unsaid_word():
 def test_the_thing_before_how_much_is_what_is_asked_about_with_or_without_its_copula():
     assert unsaid_words("公司健身房多少钱？", [BENEFITS]) == ("健身房",)
     assert unsaid_words("公司健身房是多少钱？", [BENEFITS]) == ("健身房",)
+
+
+def test_the_sentence_a_question_points_at_is_a_numbered_step_whole_and_an_answer_quoting_it_says_it():
+    steps = ScoredChunk(chunk_id="9", score=0.9, document_title="数据库连接池耗尽",
+                        context="数据库连接池耗尽 › 处理步骤",
+                        content="1. 在数据库执行 SHOW PROCESSLIST，找出慢查询；\n2. 先 KILL 掉阻塞的会话恢复服务；")
+    question = "数据库连接池耗尽怎么处理？"
+    _, sentence = best_covered(content_runs(question), [steps])
+    assert sentence.startswith("1. 在数据库执行")
+    answer = "1. 在数据库执行 SHOW PROCESSLIST，找出慢查询[1]\n2. 先 KILL 掉阻塞的会话恢复服务[1]"
+    assert answer_features(question=question, chunks=[steps], answer=answer)["best_said"] == 1.0
