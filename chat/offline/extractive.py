@@ -321,8 +321,8 @@ def _units(content: str) -> list[_Unit]:
 
 def quotable(content: str) -> list[str]:
     """What the offline answer can quote of a chunk, in order (`_units`): its sentences, list items and labelled
-    lines whole, and each table row read with its header ("金额（元）：86,400")."""
-    return [unit.text for unit in _units(content)]
+    lines whole, and each table row read with its header ("金额（元）：86,400"); never a heading."""
+    return [unit.text for unit in _units(content) if not _HEADING.match(unit.text)]
 
 
 def _lists(content: str, section: str = "") -> list[tuple[str, list[str]]]:

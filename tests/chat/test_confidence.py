@@ -306,3 +306,12 @@ def test_the_sentence_a_question_points_at_is_a_numbered_step_whole_and_an_answe
     assert sentence.startswith("1. 在数据库执行")
     answer = "1. 在数据库执行 SHOW PROCESSLIST，找出慢查询[1]\n2. 先 KILL 掉阻塞的会话恢复服务[1]"
     assert answer_features(question=question, chunks=[steps], answer=answer)["best_said"] == 1.0
+
+
+def test_a_section_heading_inside_the_chunk_is_never_the_sentence_a_question_points_at():
+    steps = ScoredChunk(chunk_id="10", score=0.9, document_title="数据库连接池耗尽",
+                        context="数据库连接池耗尽 › 处理步骤",
+                        content="## 处理步骤\n1. 在数据库执行 SHOW PROCESSLIST，找出慢查询；\n"
+                                "2. 先 KILL 掉阻塞的会话恢复服务；")
+    _, sentence = best_covered(content_runs("数据库连接池耗尽怎么处理？"), [steps])
+    assert sentence.startswith("1. 在数据库执行")
