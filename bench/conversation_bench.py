@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from bench.common import arguments, bench_user, eval_file, setup_django, write_json
+from docmind.indexes.snapshot import settle
 
 PRONOUN = "它"
 # --smoke: the first paragraphs of the file (every other one held back) and a few questions of each kind.
@@ -204,10 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     warm_up()
     ingest_s = round(time.monotonic() - started, 1)
     if args.ingest_only:
-        # the index snapshots are saved now, so that each copy of this data dir starts from them
-        from docmind.indexes.snapshot import settle
-
-        settle()
+        settle()  # the index snapshots are saved now, so that each copy of this data dir starts from them
         print(json.dumps({"documents": len(kept), "ingest_seconds": ingest_s}))
         return
 
