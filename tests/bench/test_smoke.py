@@ -145,6 +145,22 @@ def test_traditional_questions_converts_a_few_rows(tmp_path):
     assert result["questions"] == len(target.read_text(encoding="utf-8").splitlines()) > 0
 
 
+def test_rgb_questions_writes_answerable_and_held_back_questions_with_their_passages(tiny_eval, tmp_path):
+    rows = [{"id": n, "query": f"问题{n}", "answer": [f"答案{n}"], "positive": [f"含答案{n}的段落"],
+             "negative": [f"不含答案的段落{n}"]} for n in range(3)]
+    (tiny_eval / "rgb_zh_refine.jsonl").write_text(
+        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    target = tmp_path / "rgb"
+    result = smoke("rgb_questions", tmp_path, str(target))
+
+    questions = [json.loads(line) for line in (target / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert result["questions"] == 3 and result["held_back"] == 1
+    held = [q for q in questions if q["category"] == "unanswerable"]
+    assert len(held) == 1 and not held[0]["documents"]
+    assert not (target / "docs" / f"rgb-{held[0]['id'][4:]}-p0.txt").exists()
+    assert all((target / "docs" / name).is_file() for q in questions for name in q["documents"])
+
+
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_ingest_bench_runs(seeded, tmp_path):
     fresh_default_kb()
