@@ -30,7 +30,8 @@ _EXPLAIN = re.compile(r"为什么(?:会)?记|怎么(?:会)?知道|从哪(?:里|�
                       r"\bwhy do you (?:remember|know)\b|\bhow do you (?:remember|know)\b|"
                       r"\bhow does (?:your )?memory work\b", re.I)
 # A statement about the speaker or how they want answers: "我在上海工作", "以后请用英文回答", "I'm on the sales team".
-_ABOUT_ME = re.compile(r"^(?:我|本人|以后|今后|从现在起|"
+# 我 before an institution is "our" (我国, 我省, 我司, 我校): the sentence is about that, not the speaker.
+_ABOUT_ME = re.compile(r"^(?:我(?![国省市县区镇村校院司行方军部厂局委所处党])|本人|以后|今后|从现在起|"
                        r"(?:请|麻烦)(?:你)?(?:以后|今后)?(?:都)?(?:用|以|回答|简短|详细))|"
                        r"^(?:i\b|i'm\b|i've\b|my\b|from now on\b|"
                        r"please (?:always )?(?:answer|reply|respond|use|keep)\b)", re.I)

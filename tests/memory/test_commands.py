@@ -54,8 +54,10 @@ def test_a_statement_about_oneself_is_a_remember_command(message):
     assert MemoryCommandParser().run(message=message).command is Command.REMEMBER
 
 
+# 我国 / 我司 name an institution ("our country", "our company"): a question typed without its question mark.
 @pytest.mark.parametrize("message", ["我入职三年了，年假有几天？", "我的工牌丢了", "我想知道年假", "My card was stolen",
-                                     "What is my leave balance", "我的电脑坏了怎么办"])
+                                     "What is my leave balance", "我的电脑坏了怎么办", "我国2021年人口出生率",
+                                     "我司2024年营收"])
 def test_a_question_or_a_stated_problem_is_not_a_statement(message):
     from memory.commands import is_self_statement
 
