@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from docmind.crosslingual import PARALLEL_SENTENCES, LanguageMeans
+from docmind.crosslingual import PARALLEL_PASSAGES, LanguageMeans
 from docmind.language import is_chinese
 
 
@@ -19,9 +19,16 @@ class TwoSidedEmbedder:
         return np.asarray([[1.0, 0.0, 0.5] if is_chinese(t) else [0.0, 1.0, 0.5] for t in texts], dtype=np.float32)
 
 
-def test_the_sentence_pairs_are_chinese_and_their_english_translations():
-    assert len(PARALLEL_SENTENCES) >= 40
-    assert all(is_chinese(zh) and not is_chinese(en) for zh, en in PARALLEL_SENTENCES)
+def test_the_passage_pairs_are_chinese_and_their_english_translations():
+    assert len(PARALLEL_PASSAGES) >= 40
+    assert all(is_chinese(zh) and not is_chinese(en) for zh, en in PARALLEL_PASSAGES)
+
+
+def test_each_passage_opens_with_a_title_and_section_line_as_a_chunk_does():
+    for pair in PARALLEL_PASSAGES:
+        for text in pair:
+            heading, _, body = text.partition("\n")
+            assert "›" in heading and body and "\n" not in body
 
 
 def test_a_centred_vector_has_its_languages_mean_taken_out_and_unit_length():
