@@ -181,6 +181,9 @@ MAX_TRANSLATED_TERMS = 8
 # language". Then retrieval skips the search for passages in the other language (`kb.retrieval.hybrid`), and the
 # offline answer quotes by the question's words rather than by meaning across languages (`chat.offline.extractive`).
 OWN_WORDS_FOUND = 0.5
+# Every content word of the question in one passage of its own language: it is answered in its language word for
+# word, and retrieval does not look in the other language by meaning either (`kb.retrieval.hybrid`).
+ALL_WORDS_FOUND = 1.0
 # Phrases of up to this many words are looked up whole before their words ("annual leave" → 年假, not 年 + 走).
 MAX_PHRASE_WORDS = 3
 # Longer Chinese dictionary words are idioms and names a question rarely contains whole.

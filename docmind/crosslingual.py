@@ -285,6 +285,16 @@ class LanguageMeans:
         norm = float(np.linalg.norm(centred))
         return centred / norm if norm and np.isfinite(norm) else None
 
+    def offsets(self, vector: np.ndarray) -> tuple[float, float] | None:
+        """(Chinese, English): what a passage's language alone adds to its inner product with `vector` (the
+        vector's inner product with that language's mean). A passage's search score less its language's offset is
+        its inner product with the passage less its language's mean, so hits of the two languages found by a
+        centred vector can be compared. None without the means or when the vector's size is not the embedder's."""
+        means = self.means()
+        if means is None or np.shape(vector) != np.shape(means[0]):
+            return None
+        return float(np.dot(vector, means[0])), float(np.dot(vector, means[1]))
+
     def _measure(self) -> tuple[np.ndarray, np.ndarray] | None:
         name = getattr(self._embedder, "name", None)
         if isinstance(name, str) and name in _means_by_embedder:

@@ -9,7 +9,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from docmind.bilingual import OWN_WORDS_FOUND, TranslatedTerm, source_coverage, translated_coverage
+from docmind.bilingual import ALL_WORDS_FOUND, OWN_WORDS_FOUND, TranslatedTerm, source_coverage, translated_coverage
 from docmind.crosslingual import CENTRED_VECTOR_STAGE
 from docmind.foreground import foreground
 from docmind.language import is_chinese
@@ -115,12 +115,17 @@ class HybridSearch:
                  notes: list[str]) -> tuple[ScoredChunk, ...]:
         """Vector hits, in the other language than the question, of its vector less its language's mean
         (docmind.crosslingual): the question's own vector ranks nearly every passage of its language above one
-        in the other language that answers it, so those never reach the candidates. Searched only when no BM25
-        hit of the question's own words holds OWN_WORDS_FOUND of them: a question its own language answers
-        word for word gains nothing from the other language but other-language passages near its topic. A
-        knowledge base in one language gets nothing here. Scored as their own stage: the confidence reads
-        "vector" and "bm25" on one chunk as two retrievers agreeing."""
-        if own_best >= OWN_WORDS_FOUND:
+        in the other language that answers it, so those never reach the candidates. Scored as their own stage:
+        the confidence reads "vector" and "bm25" on one chunk as two retrievers agreeing. A knowledge base in
+        one language gets nothing here.
+
+        How much of the question a BM25 hit of its own words holds (`own_best`) decides whether they are kept:
+        every word, never (its language answers it word for word, and the other language would only add text near
+        its topic); less than OWN_WORDS_FOUND, always (its words are mostly not written in its language). In
+        between, words cannot tell, and the meaning decides: they are kept when the best hit in the other language
+        is nearer the centred question than the best hit in its own language, both read less their language's
+        mean (`_nearer_across`)."""
+        if own_best >= ALL_WORDS_FOUND:
             return ()
         try:
             chinese = is_chinese(query)
@@ -128,11 +133,27 @@ class HybridSearch:
             if centred is None:
                 return ()
             hits = self._searcher.vector_search(centred, k=k, domains=domains, document_ids=document_ids)
+            if own_best >= OWN_WORDS_FOUND and not self._nearer_across(centred, hits, chinese):
+                return ()
         except Exception as exc:  # only adds candidates: the search of the question's own vector still stands
             notes.append(f"centred vector search failed: {exc.__class__.__name__}: {exc}")
             return ()
         return tuple(replace(c, stage_scores=MappingProxyType({})).with_score(CENTRED_VECTOR_STAGE, c.score)
                      for c in hits if is_chinese(c.searchable_text) != chinese)
+
+    def _nearer_across(self, centred: np.ndarray, hits: Sequence[ScoredChunk], chinese: bool) -> bool:
+        """Whether the best of `hits` (scored against `centred`) in the other language than `chinese` is nearer
+        than the best in that language, each score less what its passage's language alone adds: on that one scale
+        the two languages compare by meaning. A passage of the question's language outside the hits counts as
+        farther than every hit; without the means, none is nearer."""
+        offsets = self._translator.language_offsets(centred)
+        if offsets is None:
+            return False
+        best = {True: -np.inf, False: -np.inf}
+        for hit in hits:
+            language = is_chinese(hit.searchable_text)
+            best[language] = max(best[language], hit.score - offsets[0 if language else 1])
+        return best[not chinese] > best[chinese]
 
     def _translated(self, query: str, terms: tuple[TranslatedTerm, ...], own_best: float, k: int,
                     domains: Sequence[str] | None, document_ids: Sequence[int] | None,

@@ -25,6 +25,8 @@ class LanguageCentring(Protocol):
 
     def centred(self, vector: np.ndarray, *, chinese: bool) -> np.ndarray | None: ...
 
+    def offsets(self, vector: np.ndarray) -> tuple[float, float] | None: ...
+
 
 @dataclass(frozen=True)
 class TranslatedQuery:
@@ -65,6 +67,13 @@ class QueryTranslator:
         if self._means is None:
             return None
         return self._means.centred(query_vector, chinese=chinese)
+
+    def language_offsets(self, vector: np.ndarray) -> tuple[float, float] | None:
+        """(Chinese, English): what each language's mean adds to a passage's score against `vector`, or None
+        without the means (docmind.crosslingual.LanguageMeans.offsets)."""
+        if self._means is None:
+            return None
+        return self._means.offsets(vector)
 
     def translate(self, query: str) -> tuple[TranslatedTerm, ...]:
         """The question's translated words and phrases, in the order they appear (no gate)."""

@@ -41,6 +41,18 @@ def test_a_centred_vector_has_its_languages_mean_taken_out_and_unit_length():
     assert float(np.linalg.norm(means.centred(question, chinese=False))) == pytest.approx(1.0)
 
 
+def test_a_passages_score_less_its_languages_offset_is_its_score_against_the_passage_less_its_mean():
+    means = LanguageMeans(TwoSidedEmbedder())
+    vector = np.asarray([0.6, 0.0, 0.8], dtype=np.float32)
+    zh_mean = np.asarray([1.0, 0.0, 0.5]) / np.linalg.norm([1.0, 0.0, 0.5])
+    en_mean = np.asarray([0.0, 1.0, 0.5]) / np.linalg.norm([0.0, 1.0, 0.5])
+    passage = np.asarray([0.9, 0.1, 0.4])
+    zh, en = means.offsets(vector)
+    assert float(vector @ passage) - zh == pytest.approx(float(vector @ (passage - zh_mean)), abs=1e-6)
+    assert float(vector @ passage) - en == pytest.approx(float(vector @ (passage - en_mean)), abs=1e-6)
+    assert means.offsets(np.ones(4, dtype=np.float32)) is None
+
+
 def test_the_means_are_measured_once_in_one_batch():
     embedder = TwoSidedEmbedder()
     means = LanguageMeans(embedder)

@@ -142,12 +142,15 @@ def test_a_failing_translated_search_is_a_note_and_the_search_stands():
 class _Means:
     """docmind.crosslingual.LanguageMeans with a fixed answer: the centred vector points at `towards`."""
 
-    def __init__(self, towards: np.ndarray) -> None:
-        self.towards, self.calls = towards, 0
+    def __init__(self, towards: np.ndarray, offsets: tuple[float, float] | None = None) -> None:
+        self.towards, self.calls, self._offsets = towards, 0, offsets
 
     def centred(self, vector, *, chinese):
         self.calls += 1
         return self.towards
+
+    def offsets(self, vector):
+        return self._offsets
 
 
 def _crowded_base() -> FakeSearcher:
@@ -202,3 +205,32 @@ def test_a_failing_centred_search_is_a_note_and_the_search_stands():
                           candidate_k=2, translator=_translator(means=Failing())).run(query="产假几天")
     assert [c.chunk_id for c in result.chunks][0] == "zh0"
     assert any(note.startswith("centred vector search failed: FloatingPointError") for note in result.notes)
+
+
+def _half_said(offsets: tuple[float, float] | None) -> set[str]:
+    """Ids of the chunks the centred search kept for a question whose words one Chinese passage holds half of
+    (产假, not 工资): on the centred vector the English passage scores 0.8 and the Chinese one 0.6."""
+    from docmind.bilingual import BilingualLexicon
+    from kb.retrieval.translate import QueryTranslator
+
+    s = FakeSearcher()
+    s.add("zh", "产假期间照常发放", unit(1, 0, 0))
+    s.add("en", "Salary during maternity leave is paid in full.", unit(0, 0, 1))
+    lexicon = BilingualLexicon([("产假", ("maternity leave",)), ("工资", ("salary",))])
+    translator = QueryTranslator(lexicon=lexicon, means=_Means(unit(0.6, 0, 0.8), offsets=offsets))
+    result = HybridSearch(searcher=s, embed_query=FakeEmbedder({"产假工资": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=translator).run(query="产假工资")
+    return {c.chunk_id for c in result.chunks if "vector_translated" in c.stage_scores}
+
+
+def test_half_said_in_its_language_the_question_keeps_the_other_language_passage_nearer_in_meaning():
+    assert _half_said(offsets=(0.0, 0.0)) == {"en"}
+
+
+def test_half_said_in_its_language_the_question_drops_it_once_its_language_is_taken_out_of_the_score():
+    # The English passage's 0.8 is half its language: less that, 0.3 is farther than the Chinese passage's 0.6.
+    assert _half_said(offsets=(0.0, 0.5)) == set()
+
+
+def test_half_said_without_the_means_to_compare_the_languages_the_other_language_is_not_searched():
+    assert _half_said(offsets=None) == set()
