@@ -338,3 +338,38 @@ def test_a_spreadsheet_row_is_quoted_alone_and_found_by_its_own_values():
         "- city: Chengdu; office_manager: 王小明; headcount: 112 [1]"]
     answer = ExtractiveAnswerer().run(question="What is the headcount in Oslo?", chunks=[chunk])
     assert "Oslo" in answer and "Lisbon" not in answer and "Chengdu" not in answer
+
+
+class _ToyMeans:
+    """docmind.crosslingual.LanguageMeans over a toy space: axis 0 is Chinese, axis 1 English, axes 2–3 topics."""
+
+    zh, en = np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0, 0.0])
+
+    def means(self):
+        return self.zh, self.en
+
+    def centred(self, vector, *, chinese):
+        centred = vector - (self.zh if chinese else self.en)
+        return centred / np.linalg.norm(centred)
+
+
+class _ToyEmbedder:
+    vectors = {"ID-7": [0.5, 0.5, 0.7, 0.0], "工本费": [0.8, 0.0, 0.0, 0.6], "门禁": [0.9, 0.1, 0.42, 0.0]}
+
+    def embed_query(self, text):
+        return np.array([0.0, 0.8, 0.0, 0.6])
+
+    def embed_passages(self, texts):
+        return np.array([next(v for k, v in self.vectors.items() if k in t) for t in texts])
+
+
+def test_across_languages_the_sentence_nearest_once_each_languages_mean_is_out_is_quoted():
+    # The first sentence is nearest the English question by plain cosine only through what it shares with
+    # English text (its language axis); less each language's mean, the sentence on the asked topic is nearest.
+    chunk = ScoredChunk(chunk_id="c", content="工牌采用ID-7型号读卡器。补办工牌收取工本费50元。门禁在晚上十点关闭。",
+                        score=1.0)
+    question = "How much does a replacement badge cost?"
+    centred = ExtractiveAnswerer(embedder=_ToyEmbedder(), means=_ToyMeans()).run(question=question, chunks=[chunk])
+    plain = ExtractiveAnswerer(embedder=_ToyEmbedder()).run(question=question, chunks=[chunk])
+    assert "工本费50元" in centred and "ID-7" not in centred
+    assert "ID-7" in plain
