@@ -524,10 +524,10 @@ def overlap(wanted: dict[str, float], text: str) -> float:
 
 def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: LanguageMeans | None) -> np.ndarray:
     """Cosine of each sentence (in the other language than the question's, `zh`) to the question, both less their
-    language's mean when the means are known. Each language's mean is what its texts share whatever they say, and
-    it weighs on some sentences more than on others: less it, the sentence that says what was asked ranks first
-    more often (the sentence holding the answer, among all those of its document: first 0.73 → 0.80 of the team
-    corpus's cross-language tune questions, one of the first two 0.87 → 0.91 on check, none fewer)."""
+    language's mean when the means are known (plain cosine otherwise). Each language's mean is what its texts
+    share whatever they say, and it weighs on some sentences more than on others (one holding English codes or
+    words sits nearer an English question for that alone): less it, sentences compare by what they say
+    (docs/decisions/cross-language.md)."""
     centred = means.centred(question, chinese=zh) if means is not None else None
     other = means.means() if means is not None and centred is not None else None
     if other is None:
