@@ -227,3 +227,18 @@ def test_report_renders_one_row_per_result_file(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "| | n | answer_hit |"
     assert lines[2:] == ["| before | 9 | 0.8 |", "| after | 9 | 0.9 |"]
+
+
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_language_means_runs_over_an_ingested_set(seeded, tmp_path):
+    from tests.chat.chat_helpers import HANDBOOK_TITLE, ingest_tiny_kb
+
+    ingest_tiny_kb()
+    questions = tmp_path / "questions.jsonl"
+    rows = [{"id": "en", "split": "tune", "category": "crosslang", "question": "How many days of annual leave?",
+             "answers": ["十五天"], "documents": [f"{HANDBOOK_TITLE}.md"]}]
+    questions.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    result = smoke("language_means", tmp_path, "--questions", str(questions))
+
+    assert result["vector_only"]["cross"]["n"] == 1
+    assert 0 <= result["vector_only"]["cross"]["centred@5"] <= 1
