@@ -253,6 +253,7 @@ def test_a_saved_snapshot_restores_without_reading_the_store(tmp_path):
     first = DenseIndex(dim=DIM, snapshot=memory.snapshot,
                        load=lambda: iter([([1, 2, 3, 4], vectors[:4], [1, 1, 2, 2], ["a", "a", "b", "b"])]))
     first.warm_up(wait=True)
+    assert memory.snapshot.wait(10)  # the save the full load schedules at once is over: no race with the test's own
     with first.lock:
         memory.snapshot.mark_dirty()
         first.delete_ids([2])
@@ -279,6 +280,7 @@ def test_a_snapshot_whose_token_holds_but_whose_rows_the_store_does_not_hold_is_
     first = DenseIndex(dim=DIM, snapshot=memory.snapshot,
                        load=lambda: iter([([1, 2], vectors[:2], [1, 1], ["a", "a"])]))
     first.warm_up(wait=True)
+    assert memory.snapshot.wait(10)  # the save the full load schedules at once is over: no race with the test's own
     assert first.save_snapshot()
     memory.snapshot.cancel()
     # The store holds a third row that the snapshot lacks, though its token still reads as valid.
@@ -304,6 +306,7 @@ def test_a_write_after_the_snapshot_makes_the_next_process_read_the_store(tmp_pa
     content = [([1, 2], vectors[:2], [1, 1], ["a", "a"])]
     first = DenseIndex(dim=DIM, snapshot=memory.snapshot, load=lambda: iter(content))
     first.warm_up(wait=True)
+    assert memory.snapshot.wait(10)  # the save the full load schedules at once is over: no race with the test's own
     assert first.save_snapshot()
     with first.lock:
         memory.snapshot.mark_dirty()  # the store's write: clears the token the snapshot carries
