@@ -276,12 +276,16 @@ class LanguageMeans:
         return self._means
 
     def centred(self, vector: np.ndarray, *, chinese: bool) -> np.ndarray | None:
-        """The question's vector less its language's mean (Chinese when `chinese`), unit length; None without
-        the means or when the vector's size is not the embedder's."""
+        """`vector` (one, or one per row, all in the language `chinese` says) less its language's mean, each of unit
+        length; None without the means, when the vectors' size is not the embedder's, or when one vector is its
+        language's mean (a row that is comes out as zeros)."""
         means = self.means()
-        if means is None or np.shape(vector) != np.shape(means[0]):
+        if means is None or np.shape(vector)[-1:] != np.shape(means[0]):
             return None
         centred = np.asarray(vector, dtype=np.float32) - means[0 if chinese else 1]
+        if centred.ndim > 1:
+            norms = np.linalg.norm(centred, axis=-1, keepdims=True)
+            return centred / np.where(norms > 0, norms, 1.0)
         norm = float(np.linalg.norm(centred))
         return centred / norm if norm and np.isfinite(norm) else None
 

@@ -529,12 +529,8 @@ def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: La
     words sits nearer an English question for that alone): less it, sentences compare by what they say
     (docs/decisions/cross-language.md)."""
     centred = means.centred(question, chinese=zh) if means is not None else None
-    other = means.means() if means is not None and centred is not None else None
-    if other is None:
-        return sentences @ question
-    shifted = sentences - other[1 if zh else 0]
-    norms = np.linalg.norm(shifted, axis=1)
-    return (shifted @ centred) / np.where(norms > 0, norms, 1.0)
+    written = means.centred(sentences, chinese=not zh) if centred is not None else None
+    return sentences @ question if written is None else written @ centred
 
 
 class ExtractiveAnswerer:

@@ -53,6 +53,14 @@ def test_a_passages_score_less_its_languages_offset_is_its_score_against_the_pas
     assert means.offsets(np.ones(4, dtype=np.float32)) is None
 
 
+def test_rows_are_centred_each_as_one_vector_would_be():
+    means = LanguageMeans(TwoSidedEmbedder())
+    rows = np.asarray([[0.6, 0.0, 0.8], [0.0, 1.0, 0.0]], dtype=np.float32)
+    centred = means.centred(rows, chinese=False)
+    for row, alone in zip(centred, rows, strict=True):
+        assert row == pytest.approx(means.centred(alone, chinese=False), abs=1e-6)
+
+
 def test_the_means_are_measured_once_in_one_batch():
     embedder = TwoSidedEmbedder()
     means = LanguageMeans(embedder)

@@ -350,7 +350,7 @@ class _ToyMeans:
 
     def centred(self, vector, *, chinese):
         centred = vector - (self.zh if chinese else self.en)
-        return centred / np.linalg.norm(centred)
+        return centred / np.linalg.norm(centred, axis=-1, keepdims=True)
 
 
 class _ToyEmbedder:
