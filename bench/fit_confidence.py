@@ -156,9 +156,9 @@ def collect_set(path: Path, *, smoke: bool = False) -> list[dict]:
     record what the calibrator saw for each question's own turn; statements assess no evidence and are left out."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from chat.evaluation.runner import Asker, eval_user, ingest_files
-    from chat.evaluation.scoring import STATEMENT, load_questions, score
+    from chat.evaluation.scoring import PERSONAL, load_questions, score
 
-    questions = [q for q in load_questions([path]) if q.category != STATEMENT]
+    questions = [q for q in load_questions([path]) if q.category not in PERSONAL]
     if smoke:
         questions = questions[:SMOKE_QUESTIONS * 2]
     docs = path.parent / "docs"

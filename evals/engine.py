@@ -23,7 +23,7 @@ from django.utils.crypto import get_random_string
 
 from chat import runner as chat_runner
 from chat.evaluation.runner import Asker, ask_all
-from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, reliability, summary
+from chat.evaluation.scoring import PERSONAL, EvalQuestion, Outcome, Scored, reliability, summary
 from docmind.llm.budget import call_budget
 from docmind.roles import MEMBER, user_set_role
 from evals.gate import ChatFirstGate
@@ -205,7 +205,7 @@ def run_metrics(run: EvalRun) -> dict:
               "recall_at_5", "reciprocal_rank", "not_found", "wrong_unflagged", "answerable")
     rows = _scored(EvalResult.objects.filter(run_id=run.pk).only("id", *fields).iterator(chunk_size=1000))
     categories = sorted({r.question.category for r in rows})
-    knowledge = [r for r in rows if r.question.category != STATEMENT]
+    knowledge = [r for r in rows if r.question.category not in PERSONAL]
     return {**_public(summary(rows)),
             "categories": {c: _public(summary([r for r in rows if r.question.category == c])) for c in categories},
             "reliability": reliability(knowledge)}

@@ -11,7 +11,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.files import File
 
-from chat.evaluation.scoring import STATEMENT, EvalQuestion, Outcome, Scored, score
+from chat.evaluation.scoring import PERSONAL, EvalQuestion, Outcome, Scored, score
 from chat.pipeline import ChatPipeline
 from chat.pipeline.stages import build_stages
 from docmind.roles import MEMBER, ensure_roles, user_set_role
@@ -122,11 +122,11 @@ class Asker:
 
 def ask_all(questions: Sequence[EvalQuestion], asker: Asker, statements: Asker | None = None) -> Iterator[Scored]:
     """Every question once, scored as soon as it is answered: conversations turn by turn in file order.
-    Statements go to `statements` (another user) when given: "I prefer short answers" would otherwise shape
-    every later answer of the run."""
+    Statements, and questions asking back what the user said, go to `statements` (another user) when given: "I
+    prefer short answers" would otherwise shape every later answer of the run."""
     ordered = sorted(questions, key=lambda q: (q.conversation, q.turn) if q.conversation else ("", 0))
     for question in ordered:
-        by = statements if statements is not None and question.category == STATEMENT else asker
+        by = statements if statements is not None and question.category in PERSONAL else asker
         yield score(question, by.ask(question))
 
 

@@ -12,9 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-# Categories whose questions the documents do not answer, and those that ask nothing.
+# Categories whose questions the documents do not answer, those that ask nothing, and those that ask back what the
+# user said earlier in the conversation ("我在哪里工作？" after "我在上海工作"): the last two are about the user, and no
+# document answers them.
 UNANSWERABLE = "unanswerable"
 STATEMENT = "statement"
+RECALL = "recall"
+PERSONAL = frozenset({STATEMENT, RECALL})
 BANDS = ("high", "medium", "low", "none", "")
 
 
@@ -34,7 +38,7 @@ class EvalQuestion:
 
     @property
     def answerable(self) -> bool:
-        return bool(self.documents) and self.category != STATEMENT
+        return bool(self.documents) and self.category not in PERSONAL
 
 
 def load_questions(paths: Iterable[Path]) -> list[EvalQuestion]:
@@ -114,7 +118,8 @@ class Scored:
 
 def score(question: EvalQuestion, outcome: Outcome) -> Scored:
     """Answerable: the answer holds a gold alternative. Unanswerable: the reply says the documents do not answer
-    (no evidence, or the low-relevance label). Statement: acknowledged without citing any document."""
+    (no evidence, or the low-relevance label). Statement: acknowledged without citing any document. Recall: the
+    answer holds a gold alternative (what the user said) and cites no document."""
     scored = Scored(question=question, outcome=outcome)
     if outcome.error:
         return scored
@@ -122,13 +127,15 @@ def score(question: EvalQuestion, outcome: Outcome) -> Scored:
         scored.hit = scored.right = bool(outcome.answer.strip()) and not outcome.cited and not outcome.no_evidence
         scored.wrong_unflagged = bool(outcome.cited)
         return scored
+    if question.category == RECALL:
+        scored.hit = scored.right = _holds_answer(question, outcome) and not outcome.cited
+        scored.wrong_unflagged = not scored.hit and not outcome.flagged
+        return scored
     if not question.answerable:
         scored.hit = scored.right = outcome.flagged
         scored.wrong_unflagged = not outcome.flagged
         return scored
-    answer = normalise(outcome.answer)
-    scored.hit = scored.right = any(all(normalise(part) in answer for part in ((a,) if isinstance(a, str) else a))
-                                    for a in question.answers)
+    scored.hit = scored.right = _holds_answer(question, outcome)
     gold = set(question.documents)
     scored.cites_gold = bool(gold & set(outcome.cited))
     scored.retrieved_at_5 = bool(gold & set(outcome.retrieved[:5]))
@@ -138,6 +145,12 @@ def score(question: EvalQuestion, outcome: Outcome) -> Scored:
     scored.false_not_found = outcome.no_evidence
     scored.wrong_unflagged = not scored.hit and not outcome.flagged
     return scored
+
+
+def _holds_answer(question: EvalQuestion, outcome: Outcome) -> bool:
+    answer = normalise(outcome.answer)
+    return any(all(normalise(part) in answer for part in ((a,) if isinstance(a, str) else a))
+               for a in question.answers)
 
 
 def _share(values: Sequence[bool]) -> float | None:
@@ -159,8 +172,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 def summary(rows: Sequence[Scored]) -> dict:
     answerable = [r for r in rows if r.question.answerable]
-    unanswerable = [r for r in rows if not r.question.answerable and r.question.category != STATEMENT]
-    knowledge = [r for r in rows if r.question.category != STATEMENT and not r.outcome.error]
+    unanswerable = [r for r in rows if not r.question.answerable and r.question.category not in PERSONAL]
+    knowledge = [r for r in rows if r.question.category not in PERSONAL and not r.outcome.error]
     latencies = [r.outcome.latency_ms for r in rows if not r.outcome.error and r.outcome.latency_ms]
     return {
         "n": len(rows),
@@ -184,7 +197,7 @@ def reliability(rows: Sequence[Scored]) -> dict[str, dict]:
     """Per confidence band of the answers to knowledge questions: how many, and the share that was right."""
     table: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        if r.question.category != STATEMENT and not r.outcome.error:
+        if r.question.category not in PERSONAL and not r.outcome.error:
             table[r.outcome.band or "(none)"].append(r.right)
     return {band: {"n": len(v), "right": _share(v)} for band, v in sorted(table.items())}
 

@@ -3,7 +3,8 @@
 Run: .venv/bin/python eval/corpus/build.py   (deterministic apart from the .docx zip timestamps)
 
 Every question line: {"id", "split", "category", "question", "answers", "documents"}; a conversation's
-turns share a "conversation" id and carry their "turn" number. The split ("tune" or "check") is fixed by a
+turns share a "conversation" id and carry their "turn" number; a recall question carries the "history" said
+before it in the same conversation. The split ("tune" or "check") is fixed by a
 hash of the gold document (of the first turn's document for a conversation, of the text where there is no
 document), so that tuning never sees a check document's questions.
 """
@@ -21,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from documents import DOCUMENTS  # noqa: E402
-from questions_data import BY_DOCUMENT, CONVERSATIONS, STATEMENTS, UNANSWERABLE  # noqa: E402
+from questions_data import BY_DOCUMENT, CONVERSATIONS, RECALLS, STATEMENTS, UNANSWERABLE  # noqa: E402
 
 SUFFIX = {"md": ".md", "txt": ".txt", "html": ".html", "docx": ".docx", "pdf": ".pdf"}
 
@@ -302,6 +303,9 @@ def questions() -> list[dict]:
     for n, statement in enumerate(STATEMENTS, 1):
         rows.append({"id": f"say-{n:02d}", "split": split_of(statement), "category": "statement",
                      "question": statement, "answers": [], "documents": []})
+    for n, (said, question, answers) in enumerate(RECALLS, 1):
+        rows.append({"id": f"recall-{n:02d}", "split": split_of(question), "category": "recall",
+                     "question": question, "answers": answers, "documents": [], "history": [said]})
     return rows
 
 

@@ -14,6 +14,7 @@ CATEGORIES = {
     "unanswerable": "near-miss: the documents do not say",
     "followup": "a turn of a conversation (follow-ups and topic switches)",
     "statement": "the user says something about themselves, asks nothing",
+    "recall": "asks back what the user said about themselves earlier in the conversation",
 }
 
 # (category, question, gold answers[, other documents that answer it too]) per gold document.
@@ -644,6 +645,31 @@ CONVERSATIONS: list[list[tuple[str, list[str], str | None]]] = [
      ("四季度的目标呢？", ["2.1亿元"], "mtg-sales-q3-zh"),
      ("其中AC-300占多少？", ["1500万元"], "mtg-sales-q3-zh"),
      ("AC-300的尺寸是多少？", [], None)],
+    # A short new question right after an unrelated turn, its topic a word jieba splits into characters (年假, 年会)
+    # or tags as a verb (体检): it starts afresh rather than leaning on the document the last answer cited.
+    [("How do I fix VPN error 809?", ["TCP mode", "443"], "it-vpn-faq-en"),
+     ("年假有几天？", ["5天", "10天", "15天"], "hr-leave-zh")],
+    [("AC-300的E2是什么意思？", ["fan motor is blocked"], "prod-ac300-manual-en"),
+     ("年会几号？", ["1月23日"], "adm-annual-party-zh")],
+    [("What is the corporate card limit?", ["20,000 CNY"], "fin-corporate-card-en"),
+     ("体检标准多少？", ["800元"], "hr-benefits-zh")],
+    [("租金多少一平？", ["180元"], "con-lease-zh"),
+     ("年假能留到明年吗？", ["3月31日"], "hr-leave-zh")],
+]
+
+# Questions about the user that only what they said earlier in the conversation answers: (what they said, the
+# question, gold answers). The answer comes from memory and cites no document.
+RECALLS: list[tuple[str, str, list[str]]] = [
+    ("我在上海工作", "我在哪里工作？", ["上海"]),
+    ("我是研发部的", "我是哪个部门的？", ["研发部"]),
+    ("I work in the Shenzhen office", "Where do I work?", ["Shenzhen"]),
+    ("My name is Chen Jing", "What's my name?", ["Chen Jing"]),
+    ("I'm on the sales team", "Which team am I on?", ["sales"]),
+    ("我叫王磊", "我叫什么名字？", ["王磊"]),
+    ("我住在杭州", "我住哪？", ["杭州"]),
+    ("我在成都办公室上班", "你知道我在哪上班吗？", ["成都"]),
+    ("I'm based in the Beijing office", "Where am I based?", ["Beijing"]),
+    ("我做财务工作", "我是做什么工作的？", ["财务"]),
 ]
 
 # Things people say rather than ask: the reply acknowledges and remembers, and cites no document.

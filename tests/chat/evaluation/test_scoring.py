@@ -38,6 +38,17 @@ def test_a_statement_that_gets_citations_is_wrong():
     assert score(q, Outcome(answer="休假办法第一章 [1]", cited=DOC, band="high")).wrong_unflagged
 
 
+def test_a_question_asking_back_what_the_user_said_is_right_with_the_answer_and_no_citation():
+    q = EvalQuestion(id="1", question="我在哪里工作？", category="recall", answers=("上海",), history=("我在上海工作",))
+    assert not q.answerable
+    assert score(q, Outcome(answer="我记得你说过：我在上海工作")).hit
+    cited = score(q, Outcome(answer="上海办公室的工作时间… [1]", cited=DOC, band="high"))
+    assert not cited.hit and cited.wrong_unflagged
+    # Neither a knowledge question nor one the documents cannot answer: it is left out of both shares.
+    stats = report([score(q, Outcome(answer="我记得你说过：我在上海工作"))])["overall"]
+    assert stats["answer_hit"] == 1.0 and stats["unanswerable_flagged"] is None and stats["flagged"] is None
+
+
 def test_it_reports_per_split_category_and_band(tmp_path):
     path = tmp_path / "q.jsonl"
     rows = [{"id": "a", "question": "年假？", "category": "short", "split": "check", "answers": ["5天"],
