@@ -18,6 +18,7 @@ from chat.path import PathRouter
 from chat.prompt import HistorySummarizer, PromptAssembler, PromptParams
 from chat.understanding import QueryUnderstanding
 from docmind import backends
+from docmind.bilingual import LazyLexicon
 from docmind.evidence import EvidenceBudget
 from docmind.llm.base import ChatModel
 from memory.compose import memory_params
@@ -89,7 +90,8 @@ def build_stages(snapshot: Mapping[str, Any], *, kb_ids: frozenset[int]) -> Turn
         memory=memory_params(snapshot),
         chat_model=chat_model,
         understanding=QueryUnderstanding(chat_model, str(snapshot["llm.small_model"]),
-                                         structured_outputs=str(snapshot["llm.structured_outputs"])),
+                                         structured_outputs=str(snapshot["llm.structured_outputs"]),
+                                         lexicon=LazyLexicon()),
         router=PathRouter(agentic_enabled=bool(snapshot["agentic.enabled"])),
         assembler=PromptAssembler(prompt_params(snapshot, retrieval.evidence)),
         generator=AnswerGenerator(chat_model, str(snapshot["llm.main_model"]), float(snapshot["llm.temperature"]),

@@ -13,6 +13,7 @@ from chat.understanding.meta_intent_detector import MetaIntentDetector
 from chat.understanding.rewrite_check import RewriteValidator
 from chat.understanding.rewriter import ConversationRewriter
 from chat.understanding.signals import DeterministicSignals
+from docmind.bilingual import Lexicon
 from docmind.language import to_simplified
 from docmind.llm.base import ChatModel, LlmError
 
@@ -38,14 +39,16 @@ class QueryUnderstanding:
     """Classifies one user message. Never raises for model trouble: it falls back to the heuristic."""
 
     def __init__(self, chat_model: ChatModel | None, small_model: str, *, min_scope_confidence: float = 0.5,
-                 structured_outputs: str = "auto") -> None:
+                 structured_outputs: str = "auto", lexicon: Lexicon | None = None) -> None:
+        """`lexicon`: the dictionary the offline rewriter tells words jieba does not know with (see
+        `ConversationRewriter`)."""
         if chat_model is not None and not small_model:
             raise ValueError("small_model is required with a chat model")
         if not 0.0 <= min_scope_confidence <= 1.0:
             raise ValueError("min_scope_confidence must be within [0, 1]")
         self.min_scope_confidence = min_scope_confidence
         self._meta = MetaIntentDetector()
-        self._rewriter = ConversationRewriter()
+        self._rewriter = ConversationRewriter(lexicon=lexicon)
         self._validator = RewriteValidator()
         self._heuristic = HeuristicClassifier()
         self._llm = (LlmQueryClassifier(chat_model=chat_model, model=small_model, structured_outputs=structured_outputs)

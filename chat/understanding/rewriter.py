@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import jieba
 
 from chat.types import ConversationContext, PreviousTurn, Rewrite
+from docmind.bilingual import Lexicon
 from docmind.text import ANSWER_STOP_WORDS, GLUED_PRONOUN, STOP_WORDS, is_content_word
 
 _ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
@@ -133,22 +134,23 @@ def resolve_ordinal(n: int, previous: PreviousTurn) -> str:
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
 
 
-def names_new_subject(text: str, previous: PreviousTurn) -> bool:
+def names_new_subject(text: str, previous: PreviousTurn, lexicon: Lexicon | None = None) -> bool:
     """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
     the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
     answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
     seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
                      *previous.sections)).lower()
-    return any(word not in seen for word in _nouns(text))
+    return any(word not in seen for word in _nouns(text, lexicon))
 
 
-# jieba's part-of-speech tags of words that name a thing: nouns (n, nr, ns, nt, nz, ng…) and Latin-script words (eng).
+# jieba's part-of-speech tags of words that name a thing: nouns (n, nr, ns, nt, nz, ng…), abbreviations (j: 社保, 医保,
+# 产检) and Latin-script words (eng).
 # A verbal or adjectival noun (vn, an) names one only as the question's first word, its topic ("工资几号发？"); after
 # a verb it is the action asked about ("需要升级给谁？"). So does a verb that opens the question as the subject of
 # a later verb ("退款多久到账？", "审批需要几天？"), when it is a content word; one that is the question's only verb
 # is the action asked about ("搬到哪几层？"), and an everyday verb (需要, 知道, 使用) is how the question is put.
 def _naming(flag: str, first: bool = False) -> bool:
-    return flag.startswith("n") or flag == "eng" or first and flag in ("vn", "an")
+    return flag.startswith("n") or flag in ("j", "eng") or first and flag in ("vn", "an")
 
 
 def _verb_as_topic(cut: Sequence, i: int) -> bool:
@@ -156,11 +158,12 @@ def _verb_as_topic(cut: Sequence, i: int) -> bool:
         and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[1:])
 
 
-def _nouns(text: str) -> list[str]:
+def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
     """The words of `text` that name a thing: nouns of two or more characters, Latin content words of three letters
     or more, and the run of single characters the question opens with when jieba could not join them and one is a
-    noun's (餐补 cut into 餐 / 补: a shortened word jieba does not know, as the topic). Elsewhere such a run is as
-    often a verb (它 / 史 / 称), and a pronoun never starts one."""
+    noun's (餐补 cut into 餐 / 补: a shortened word jieba does not know, as the topic), else the longest word of
+    the dictionary (`lexicon`) the run opens with (年假 of 年 / 假 / 有, none tagged a noun). Elsewhere such a run
+    is as often a verb (它 / 史 / 称), and a pronoun never starts one."""
     # heavy: imported on first use, as loading the part-of-speech tables costs every process that imports the chat
     # pipeline (a server, each `manage.py` command, each test worker) about half a second of CPU.
     import jieba.posseg
@@ -173,8 +176,13 @@ def _nouns(text: str) -> list[str]:
         if token is not None and len(word) == 1 and _CJK.match(word) and token.flag != "r" and len(run) == i:
             run.append((word, token.flag))
             continue
-        if len(run) >= 2 and any(_naming(flag) for _, flag in run):
-            found.append("".join(w for w, _ in run))
+        if len(run) >= 2:
+            joined = "".join(w for w, _ in run)
+            if any(_naming(flag) for _, flag in run):
+                found.append(joined)
+            elif lexicon is not None:  # the longest word the run opens with: 年假 of 年 / 假 / 有
+                found.extend(next(([joined[:k]] for k in range(len(joined), 1, -1)
+                                   if lexicon.english_for(joined[:k])), []))
         run = []
         if token is None or len(word) < 2 or word in _NOT_CONTENT \
                 or not (_naming(token.flag, first=i == 0) or _verb_as_topic(cut, i)):
@@ -217,7 +225,13 @@ def _without(text: str, subject: str) -> str:
 
 
 class ConversationRewriter:
-    """Deterministic: the same message and conversation always give the same rewrite."""
+    """Deterministic: the same message and conversation always give the same rewrite.
+
+    `lexicon`: a dictionary of the language's words, which tells a word jieba does not know (年假) from single
+    characters when deciding whether a short question names a new subject; without one, jieba's tags alone decide."""
+
+    def __init__(self, *, lexicon: Lexicon | None = None) -> None:
+        self.lexicon = lexicon
 
     def run(self, *, message: str, context: ConversationContext) -> Rewrite:
         text = message.strip()
@@ -270,7 +284,7 @@ class ConversationRewriter:
         # A short question leans on the last subject unless it names a new one: then it starts afresh. The subject is
         # the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"): the first
         # document the answer cited may be only one of several that mention it.
-        short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous)
+        short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous, self.lexicon)
         if resolved and subject and subject not in rewritten and not new_focus:
             rewritten = f"{subject} {rewritten}"
         elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:

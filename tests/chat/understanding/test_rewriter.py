@@ -99,13 +99,43 @@ VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Swi
 
 # A verbal noun as the question's topic (工资), a shortened word jieba cuts into single characters (餐补), and a
 # verb that opens the question as its topic (退款, which jieba tags as a verb).
+# An abbreviation jieba tags as one (社保) names its subject too.
 @pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？",
-                                     "餐补多少钱？", "退款多久到账？"])
+                                     "餐补多少钱？", "退款多久到账？", "社保怎么交？"])
 def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
     result = rewrite(message, context)
     assert result.text == message and not result.resolved
+
+
+class _Dictionary:
+    """The words a dictionary has, as `docmind.bilingual.Lexicon` gives them."""
+
+    def __init__(self, *words: str) -> None:
+        self.words = set(words)
+
+    def english_for(self, word: str) -> tuple[str, ...]:
+        return ("a gloss",) if word in self.words else ()
+
+    def chinese_for(self, phrase: str) -> tuple[str, ...]:
+        return ()
+
+
+def test_a_short_question_opening_with_a_dictionary_word_jieba_cuts_into_characters_starts_afresh():
+    # jieba cuts 年假 into 年 (a numeral) and 假 (an adjective): only the dictionary tells it names the topic.
+    context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
+                       sections=())
+    assert rewrite("年假有几天？", context).text == f"{VPN} 年假有几天？"
+    result = ConversationRewriter(lexicon=_Dictionary("年假")).run(message="年假有几天？", context=context)
+    assert result.text == "年假有几天？" and not result.resolved
+
+
+def test_a_short_question_opening_with_characters_the_dictionary_lacks_still_leans_back():
+    context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
+                       sections=())
+    result = ConversationRewriter(lexicon=_Dictionary("年假")).run(message="要等多久？", context=context)
+    assert result.text == f"{VPN} 要等多久？"
 
 
 def test_a_short_question_about_the_same_subject_still_leans_back():
