@@ -16,6 +16,7 @@ class Command(StrEnum):
     FORGET = "forget"
     FORGET_ALL = "forget_all"
     REMEMBER = "remember"
+    ABOUT_ME = "about_me"
 
 
 _FORGET_ALL = re.compile(r"(?:忘掉|忘记|删除|删掉|清空|清除)(?:我的)?(?:所有|全部|一切)(?:的)?"
@@ -44,6 +45,23 @@ _ASKS = re.compile(r"[?？]|吗|呢|么|什么|怎么|怎样|如何|哪|谁|几|
                    r"\b(?:tell me|show me|look up|find|help|lost|stolen|broken|broke|forgot|can't|cannot|won't|"
                    r"doesn't|not working|error|need|want to know|wonder)\b", re.I)
 STATEMENT_MAX_CHARS = 80
+# A question about the asker themselves, which only what they told the assistant can answer: where they work or
+# live, their name, team, department or job ("我在哪里工作？", "What's my name?"), with filler around it. A question
+# about what applies to them ("我在试用期能请年假吗？", "我的年假有几天？") names something else and is not one.
+_SELF_QUESTION = re.compile(
+    r"(?:请问|那|那么|你知道|你记得)?\s*"
+    r"(?:我(?:现在|目前)?(?:在哪(?:里|儿)?(?:工作|上班|办公|住)?|住(?:在)?哪(?:里|儿)?|叫什么(?:名字)?|是谁|"
+    r"是哪(?:里|儿)人|来自哪(?:里|儿)?|在(?:哪个|哪家|什么)(?:部门|团队|城市|公司)(?:工作|上班)?|"
+    r"是(?:哪个|什么)(?:部门|团队|职位|岗位)的?|(?:做|干)什么工作(?:的)?)|"
+    r"(?:do you know )?(?:where do i (?:work|live)|where am i (?:based|from)|who am i|"
+    r"what(?:'s| is) my (?:name|job|role|team|department)|"
+    r"which (?:team|department|city|company) (?:am i (?:in|on|with)|do i work (?:in|on|for|at))))"
+    r"\s*(?:呢|吗|啊|呀)?\s*[?？。.!！]*", re.IGNORECASE)
+
+
+def is_self_question(message: str) -> bool:
+    """The user asks about themselves ("我在哪里工作？"): the reply is what they said before, never the documents."""
+    return _SELF_QUESTION.fullmatch(message.strip()) is not None
 
 
 def is_self_statement(message: str) -> bool:
@@ -73,6 +91,8 @@ class MemoryCommandParser:
             return ParsedCommand(Command.FORGET, target) if target else ParsedCommand(Command.LIST)
         if _REMEMBER.search(text) or is_self_statement(text):
             return ParsedCommand(Command.REMEMBER)
+        if is_self_question(text):
+            return ParsedCommand(Command.ABOUT_ME)
         if _EXPLAIN.search(text):
             return ParsedCommand(Command.EXPLAIN)
         return ParsedCommand(Command.LIST)
@@ -86,6 +106,11 @@ def is_forget_request(message: str) -> bool:
 PAGE_ZH = "可以在“我的记忆”页面查看、修改或删除。"
 PAGE_EN = "You can review, edit or delete them on the “My memories” page."
 NOTHING_TO_REMEMBER_ZH = "我没有从这句话里找到关于你本人的、可以记住的信息。可以这样说：“记住我更喜欢简洁的回答”。"
+NOT_TOLD_ZH = "你还没有告诉过我这方面的情况，知识库里的文档也不会记录你本人的信息。可以直接告诉我，例如“我在上海工作”。"
+NOT_TOLD_EN = ("You haven't told me about that, and the documents hold nothing about you personally. You can tell "
+               "me, e.g. \"I work in the Shanghai office\".")
+FROM_WHAT_YOU_SAID_ZH = "这只来自你告诉过我的话，知识库的文档不记录你本人的信息。"
+FROM_WHAT_YOU_SAID_EN = "This comes only from what you said; the documents hold nothing about you personally."
 NOTHING_TO_REMEMBER_EN = "I found nothing about you to remember in that. Try: “Remember that I prefer short answers.”"
 EXPLAIN_ZH = ("我只记住你明确说过的关于你自己的信息（偏好、背景、对回答的要求），不会记住文档内容或你的提问。"
               "回答问题时，我会取出与问题相关的记忆来调整回答；新的说法会取代旧的、矛盾的记忆。")
@@ -122,6 +147,12 @@ class MemoryScopeAnswerer:
                 return f"好的，我记住了：\n{items}\n\n{PAGE_ZH}" if zh else \
                     f"Got it, I'll remember:\n{items}\n\n{PAGE_EN}"
             return NOTHING_TO_REMEMBER_ZH if zh else NOTHING_TO_REMEMBER_EN
+        if command.command is Command.ABOUT_ME:
+            if not memories:
+                return NOT_TOLD_ZH if zh else NOT_TOLD_EN
+            items = "\n".join(f"- {content}" for _, content, _ in memories[: self.max_listed])
+            return (f"我记得你说过（最相关的在前）：\n{items}\n\n{FROM_WHAT_YOU_SAID_ZH}{PAGE_ZH}" if zh else
+                    f"What you told me (closest first):\n{items}\n\n{FROM_WHAT_YOU_SAID_EN} {PAGE_EN}")
         if command.command is Command.EXPLAIN:
             explain = EXPLAIN_ZH + PAGE_ZH if zh else f"{EXPLAIN_EN} {PAGE_EN}"
             return explain + "\n\n" + self._list(memories, zh)

@@ -12,7 +12,7 @@ from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer
 from memory.selectors import memory_items_from_db
 from memory.services import memory_forget, memory_forget_all
 from memory.similarity import RAW, scale_for
-from memory.turn import TYPE_LABELS, extract_and_save
+from memory.turn import TYPE_LABELS, build_recaller, extract_and_save
 from memory.types import MemoryParams
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,8 @@ def _match_forget_target(*, user_id: int, target: str, items: Sequence[Any], par
 
 def memory_scope_reply(*, user_id: int, message: str, hints: Sequence[str], params: MemoryParams,
                        chat_model: Any = None) -> str:
-    """The MEMORY scope: list what is remembered, explain it, forget one / all, or remember a statement."""
+    """The MEMORY scope: list what is remembered, explain it, forget one / all, remember a statement, or answer a
+    question about the user from what they said."""
     command = MemoryCommandParser().run(message=message)
     items = memory_items_from_db(user_id=user_id)
     forgotten: list[str] = []
@@ -63,6 +64,16 @@ def memory_scope_reply(*, user_id: int, message: str, hints: Sequence[str], para
         saved = extract_and_save(user_id=user_id, message=message, hints=hints, params=params, chat_model=chat_model)
         ids = [s["id"] for s in saved if s["id"]]
         remembered = [m.content for m in memory_items_from_db(user_id=user_id) if m.id in ids]
+    elif command.command is Command.ABOUT_ME:
+        # The memories that bear on the question as a turn's recall finds them, the closest first; the rest are not
+        # the answer.
+        try:
+            recalled = build_recaller(params).run(user_id=user_id, query=message, include_standing=False)
+        except Exception:
+            log.exception("memory scope: recall for a question about the user failed")
+            recalled = None
+        by_id = {m.id: m for m in items}
+        items = [by_id[m.item.id] for m in (recalled.memories if recalled is not None else ()) if m.item.id in by_id]
     if forgotten or remembered:
         items = memory_items_from_db(user_id=user_id)
     shown = [(TYPE_LABELS.get(m.memory_type, m.memory_type), m.content, m.access_count) for m in items]

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 
 from chat.types import Complexity, Intent, QueryClassification, Scope, Specificity
-from memory.commands import is_self_statement
+from memory.commands import is_self_question, is_self_statement
 
 # Polite filler that may surround a meta question without changing what it asks.
 _FILLER = (r"(?:请问|请|麻烦|那么|那|嗯|哦|呃|啊|呀|吧|呢|吗|么|嘛|please|ok|okay|so|and|um|hey|hi|hello"
@@ -102,6 +102,11 @@ class MetaIntentDetector:
                 rewritten=text, intent=Intent.OTHER, complexity=Complexity.SIMPLE, specificity=Specificity.SPECIFIC,
                 memory_aware=True, scope=Scope.MEMORY, scope_confidence=0.9, memory_write_hints=hints,
                 source="meta-rules")
+        if is_self_question(text):
+            # Asked about the asker themselves: only what they told the assistant can answer, not the documents.
+            return QueryClassification(
+                rewritten=text, intent=Intent.OTHER, complexity=Complexity.SIMPLE, specificity=Specificity.SPECIFIC,
+                memory_aware=True, scope=Scope.MEMORY, scope_confidence=1.0, source="meta-rules")
         for rule in _RULES:
             if re.fullmatch(f"{_FILLER}(?:{rule.pattern.pattern}{_FILLER})+", text, re.IGNORECASE):
                 return QueryClassification(

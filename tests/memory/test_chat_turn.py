@@ -115,6 +115,20 @@ def test_remember_forget_and_list_through_the_memory_scope(member):
     assert UserMemory.objects.get(user=member).invalidated_reason == "forgotten"
 
 
+def test_a_question_about_oneself_is_answered_from_what_was_said_without_searching_the_documents(member, kb):
+    remember(member, "我在上海工作", "profile")
+    remember(member, "我更喜欢简洁的回答")
+    events = ask(member, "我在哪里工作？")
+    done = by_type(events, "done").data
+    assert "我在上海工作" in done["answer"] and "我更喜欢简洁的回答" not in done["answer"]
+    assert not done["citations"] and not any(e.type == "retrieval" for e in events)
+
+
+def test_a_question_about_oneself_with_nothing_said_says_so(member, kb):
+    done = by_type(ask(member, "Where do I work?"), "done").data
+    assert "You haven't told me" in done["answer"] and not done["citations"]
+
+
 def test_forget_everything_clears_only_the_callers_memories(member, other_member):
     remember(member, "我更喜欢简洁的回答")
     remember(other_member, "I prefer answers in English")

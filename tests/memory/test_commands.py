@@ -16,6 +16,8 @@ from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer, P
     ("记住我更喜欢简洁的回答", Command.REMEMBER, ""),
     ("你为什么会记得这些？", Command.EXPLAIN, ""),
     ("How do you remember things about me?", Command.EXPLAIN, ""),
+    ("我在哪里工作？", Command.ABOUT_ME, ""),
+    ("What's my name?", Command.ABOUT_ME, ""),
 ])
 def test_memory_messages_are_parsed(message, command, target):
     assert MemoryCommandParser().run(message=message) == ParsedCommand(command, target)
@@ -62,3 +64,30 @@ def test_a_question_or_a_stated_problem_is_not_a_statement(message):
     from memory.commands import is_self_statement
 
     assert not is_self_statement(message)
+
+
+@pytest.mark.parametrize("message", ["我在哪里工作？", "我叫什么名字", "我是哪个部门的？", "那我住哪？",
+                                     "Where do I work?", "What's my name?", "Which team am I on?"])
+def test_a_question_about_the_asker_themselves_is_asked_of_memory(message):
+    from memory.commands import is_self_question
+
+    assert is_self_question(message)
+
+
+# Questions about what applies to the asker name something else: the documents answer them.
+@pytest.mark.parametrize("message", ["我在试用期能请年假吗？", "我在哪里可以报销？", "我的年假有几天？",
+                                     "What is my leave balance?", "Where do I work from when I'm remote?",
+                                     "我在上海工作"])
+def test_a_question_about_what_applies_to_the_asker_is_not_about_themselves(message):
+    from memory.commands import is_self_question
+
+    assert not is_self_question(message)
+
+
+def test_a_question_about_oneself_is_answered_with_the_memories_given_and_never_with_the_documents():
+    about_me = ParsedCommand(Command.ABOUT_ME)
+    answer = MemoryScopeAnswerer().run(message="我在哪里工作？", command=about_me,
+                                       memories=[("画像", "我在上海工作", 0)])
+    assert "- 我在上海工作" in answer and "我记得你说过" in answer
+    nothing = MemoryScopeAnswerer().run(message="Where do I work?", command=about_me, memories=[])
+    assert "You haven't told me" in nothing

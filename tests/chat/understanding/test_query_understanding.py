@@ -42,6 +42,7 @@ class FakeModel:
     ("What can you do?", Scope.IDENTITY),
     ("我之前说过什么？", Scope.MEMORY), ("你还记得我吗", Scope.MEMORY),
     ("What do you remember about me?", Scope.MEMORY),
+    ("我在哪里工作？", Scope.MEMORY), ("Where do I work?", Scope.MEMORY),
     ("讲个笑话吧", Scope.OUT_OF_SCOPE), ("Tell me a joke", Scope.OUT_OF_SCOPE),
 ])
 def test_meta_intents_short_circuit_without_calling_the_model(message, scope):
@@ -54,7 +55,7 @@ def test_meta_intents_short_circuit_without_calling_the_model(message, scope):
 
 @pytest.mark.parametrize("message", [
     "你好，请问退货政策是什么？", "What do you know about Kubernetes?", "hello, how do I reset my password",
-    "文档里关于年假的规定有哪些", "帮助中心的电话是多少",
+    "文档里关于年假的规定有哪些", "帮助中心的电话是多少", "我在试用期能请年假吗？",
 ])
 def test_knowledge_questions_are_not_meta(message):
     assert QueryUnderstanding(None, "").run(message=message).scope is Scope.KNOWLEDGE
