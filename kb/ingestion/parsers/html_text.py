@@ -12,10 +12,24 @@ _DROP = {"script", "style", "noscript", "template", "head", "iframe", "svg", "ca
 # Page furniture around the content (HTML5 sectioning and ARIA landmarks).
 _FURNITURE_TAGS = {"nav", "header", "footer", "aside"}
 _FURNITURE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
-# class/id words of boilerplate in pages that use plain divs.
-_FURNITURE_NAMES = re.compile(r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|breadcrumbs?|footer|sidebar|cookie"
-                              r"|cookies|banner|masthead|skip-link|share|social|pagination|toc)(?:$|[-_\s])",
+# class/id words of boilerplate in pages that use plain divs, the ones content-management systems write into
+# Chinese sites included: the top bar (foot/ft, hd, top-bar, user, login), where the page sits (location, position,
+# pos, crumb), the previous and next article (prenext), related links, the font size and print tools.
+_FURNITURE_NAMES = re.compile(r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|breadcrumbs?|crumbs?|footer|foot|ft|"
+                              r"header|hd|sidebar|cookie|cookies|banner|masthead|skip-link|share|social|pagination|"
+                              r"pager|toc|top-?bar|toolbar|tools?|user|login|location|position|pos|related|relate|"
+                              r"prenext|pre-?next|prev-?next|page-?nav|qr|qrcode|copyright|friend-?links?|quick|"
+                              r"logo|widget|search|search-box)(?:$|[-_\s])",
                               re.IGNORECASE)
+# Lines that say where the page sits, what comes before and after it, how often it was read or who registered the
+# site, whatever their markup: never what the page is about.
+_BOILERPLATE_LINE = re.compile(r"^(?:当前位置|您的位置|你的位置|您现在的位置|现在的位置|所在位置)[:：].*(?:>|»|›|＞|/)|"
+                               r"^(?:上一篇|下一篇|上一条|下一条|上篇|下篇)[:：]|ICP备\s*\d|公网安备|"
+                               r"^【?\s*大\s*中\s*小\s*】")
+# A fragment of a line that counts visits or offers to print, within the line that says when the page was published.
+_BOILERPLATE_PART = re.compile(r"(?:阅读量|阅读次数|浏览次数|浏览量|点击数|点击量|点击次数|访问量)[:：]\s*\d+|"
+                               r"您是第\s*\d+\s*位访客|字号[:：]\s*【?\s*大\s*中\s*小\s*】?|打印本页|关闭窗口|"
+                               r"[【\[](?:打印|关闭|返回顶部|收藏|分享)[】\]]")
 _BLOCKS = {"p", "div", "section", "article", "main", "li", "dd", "dt", "blockquote", "pre", "figcaption",
            "address", "br", "hr", "ul", "ol", "dl", "figure", "details", "summary", "caption"}
 _HEADING = re.compile(r"h([1-6])")
@@ -45,7 +59,8 @@ def html_to_text(html: str) -> str:
     lines: list[str] = []
     _walk(content, lines)
     text = "".join(lines)
-    return "\n".join(re.sub(r"[ \t]+", " ", line).strip() for line in text.split("\n"))
+    kept = (re.sub(r"[ \t]+", " ", _BOILERPLATE_PART.sub("", line)).strip() for line in text.split("\n"))
+    return "\n".join(line for line in kept if not _BOILERPLATE_LINE.search(line))
 
 
 def _remove(element) -> None:
@@ -116,11 +131,52 @@ def _space(text: str | None) -> str:
     return re.sub(r"\s+", " ", text) if text else ""
 
 
+# A span beyond this many rows or columns is a layout trick, not a cell (browsers cap rowspan at 65534 as well).
+MAX_SPAN = 50
+
+
+def _span(cell, name: str) -> int:
+    try:
+        return max(1, min(MAX_SPAN, int(cell.get(name) or 1)))
+    except ValueError:
+        return 1
+
+
+def _grid(table) -> list[list[str]]:
+    """The table's rows with a merged cell's text in every row and column it spans, as a reader sees it: a fee
+    spanning 境内 and 境外 applies to both, a 科室 spanning three rows names each of them."""
+    rows: list[list[str]] = []
+    carried: dict[int, tuple[int, str]] = {}  # column → (rows still covered, text) of a cell spanning rows
+    for tr in table.iter("tr"):
+        row: list[str] = []
+        cells = iter(cell for cell in tr if isinstance(cell.tag, str) and cell.tag.lower() in ("td", "th"))
+        cell = next(cells, None)
+        while cell is not None or any(c >= len(row) for c in carried):
+            column = len(row)
+            if column in carried:
+                left, text = carried[column]
+                row.append(text)
+                if left > 1:
+                    carried[column] = (left - 1, text)
+                else:
+                    del carried[column]
+                continue
+            if cell is None:
+                row.append("")
+                continue
+            text = " ".join(cell.text_content().split())
+            down = _span(cell, "rowspan")
+            for k in range(_span(cell, "colspan")):
+                if down > 1:
+                    carried[column + k] = (down - 1, text)
+                row.append(text)
+            cell = next(cells, None)
+        rows.append(row)
+    return rows
+
+
 def _table(table) -> str:
-    rows = []
-    for row in table.iter("tr"):
-        rows.append([" ".join(cell.text_content().split()) for cell in row if cell.tag in ("td", "th")])
-    rows = square(rows)
+    rows = square(_grid(table))
     if not rows:
         return ""
     if len(rows) == 1 or len(rows[0]) == 1:  # a layout table: its text, not a grid

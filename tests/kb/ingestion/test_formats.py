@@ -72,6 +72,29 @@ def test_a_web_page_keeps_its_main_content_and_tables_without_navigation_or_foot
         assert boilerplate not in text
 
 
+def test_a_saved_cms_page_loses_its_breadcrumb_counters_and_neighbours_but_keeps_its_date_and_text():
+    page = """<body><div class="top-bar">您好，请 <a>登录</a> | <a>注册</a></div>
+    <div class="pos">当前位置：<a>首页</a> &gt; <a>办事服务</a> &gt; 正文</div>
+    <h1>社保卡办理指南</h1><p class="info">发布时间：2024-03-08 来源：服务中心 浏览次数：28417 字号：大 中 小</p>
+    <p>补办社保卡收取工本费20元。</p><div class="article-tool">【打印】 【关闭】</div>
+    <div class="prenext"><p>上一篇：<a>医保缴费通知</a></p></div><p>下一篇：退休认证常见问题</p>
+    <div class="foot"><p>咨询电话：12333 澄ICP备05012345号</p></div></body>"""
+    text = parse_located(page.encode(), "html").text
+    assert "补办社保卡收取工本费20元。" in text and "发布时间：2024-03-08 来源：服务中心" in text
+    for boilerplate in ("登录", "当前位置", "28417", "大 中 小", "打印", "上一篇", "下一篇", "ICP"):
+        assert boilerplate not in text
+
+
+def test_a_merged_table_cell_is_read_in_every_row_and_column_it_spans():
+    page = """<main><table><tr><th>项目</th><th>境内</th><th>境外</th></tr>
+    <tr><td>取现利息</td><td colspan="2">日利率万分之五</td></tr>
+    <tr><td rowspan="2">年费</td><td>主卡200元</td><td>主卡300元</td></tr><tr><td>附属卡免费</td><td>附属卡100元</td></tr>
+    </table></main>"""
+    text = parse_located(page.encode(), "html").text
+    assert "| 取现利息 | 日利率万分之五 | 日利率万分之五 |" in text
+    assert "| 年费 | 主卡200元 | 主卡300元 |" in text and "| 年费 | 附属卡免费 | 附属卡100元 |" in text
+
+
 def test_a_page_without_a_main_element_keeps_its_body_minus_the_furniture():
     page = "<body><nav>菜单</nav><div><p>正文第一段。</p></div><footer>页脚</footer></body>"
     assert parse_located(page.encode(), "html").text == "正文第一段。"
