@@ -88,7 +88,8 @@ def test_a_saved_cms_page_loses_its_breadcrumb_counters_and_neighbours_but_keeps
 def test_a_merged_table_cell_is_read_in_every_row_and_column_it_spans():
     page = """<main><table><tr><th>项目</th><th>境内</th><th>境外</th></tr>
     <tr><td>取现利息</td><td colspan="2">日利率万分之五</td></tr>
-    <tr><td rowspan="2">年费</td><td>主卡200元</td><td>主卡300元</td></tr><tr><td>附属卡免费</td><td>附属卡100元</td></tr>
+    <tr><td rowspan="2">年费</td><td>主卡200元</td><td>主卡300元</td></tr>
+    <tr><td>附属卡免费</td><td>附属卡100元</td></tr>
     </table></main>"""
     text = parse_located(page.encode(), "html").text
     assert "| 取现利息 | 日利率万分之五 | 日利率万分之五 |" in text
