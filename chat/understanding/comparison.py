@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import re
 
-# Words that ask for the comparison or say how much of it ("主要区别", "the main differences"), not what is compared.
-_ZH_NOISE = re.compile(r"请|帮我|一下|对比|比较|区别|不同|差异|异同|相比|有什么|有何|有哪些|哪个更\S*|哪一个更\S*|"
+# Words that ask for the comparison or say how much of it ("主要区别", "the main differences"), not what is compared,
+# colloquial ones included ("有啥区别", "哪个划算", "一样吗").
+_ZH_NOISE = re.compile(r"请|帮我|一下|对比|比较|区别|不同|不一样|一样吗|差异|异同|相比|有什么|有何|有哪些|有啥|啥|"
+                       r"哪个更\S*|哪一个更\S*|哪个(?:好|划算|便宜|贵|值)|"
                        r"是什么|之间|分别|各自|(?:的)?(?:主要|最大|核心|关键|根本|具体)(?:的)?(?=区别|不同|差异|异同)|"
                        r"在哪里|在哪儿|在哪|在于(?:什么)?|呢|吗|[？?。！!]")
 _ZH_JOIN = re.compile(r"和|与|跟|同|及|以及|还是|vs\.?|versus|、|，|,", re.I)

@@ -33,6 +33,8 @@ def test_an_aspect_named_apart_from_the_sides_goes_with_each_side(question, side
     ("X100和X200最大的不同是什么？", ("X100", "X200")),
     ("年假和病假的区别在哪？", ("年假", "病假")),
     ("年假与病假的区别在于什么", ("年假", "病假")),
+    ("千兆尊享和千兆IPTV有啥区别", ("千兆尊享", "千兆IPTV")), ("A套餐和B套餐哪个划算？", ("A套餐", "B套餐")),
+    ("年假和调休一样吗", ("年假", "调休")),
     ("What are the main differences between a disk alert and a connection pool exhaustion?",
      ("disk alert", "connection pool exhaustion")),
     ("Compare Plan A and Plan B", ("Plan A", "Plan B")),
