@@ -201,6 +201,24 @@ def named_code(previous: PreviousTurn) -> str:
     return codes.pop() if len(codes) == 1 else ""
 
 
+# Pronouns that stand for a person: after a question naming one, they mean that person, not a document.
+_PERSONAL_ZH = frozenset({"他", "她", "他们", "她们"})
+# Words jieba may tag as a name that ask rather than name ("周几").
+_NOT_A_NAME = re.compile(r"几|什么|哪|谁|多少")
+
+
+def named_person(previous: PreviousTurn) -> str:
+    """The one person the last question named, itself or through its rewrite ("儿科陈晓燕什么时候出诊？" → "陈晓燕":
+    jieba's person-name tag, two to four Chinese characters); "" when it named none or several."""
+    # heavy: imported on first use (see `_nouns`)
+    import jieba.posseg
+
+    names = {t.word for t in jieba.posseg.cut(previous.rewritten or previous.question)
+             if t.flag == "nr" and 2 <= len(t.word) <= 4 and all(_CJK.match(ch) for ch in t.word)
+             and not _NOT_A_NAME.search(t.word)}
+    return names.pop() if len(names) == 1 else ""
+
+
 def _reframed(frame: str, focus: str) -> str:
     """The last question asked about `focus`: its word of the same kind replaced where there is one ("年假有几天？"
     + "婚假" → "婚假有几天？"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
@@ -241,8 +259,11 @@ class ConversationRewriter:
         if previous is None:
             return Rewrite(text=text, leans_back=refers)
         subject = previous.sources[0].title if previous.sources else ""
-        # What the question leans on: the code the last question named, else the document its answer cited first.
-        referent = named_code(previous) or subject
+        # What the question leans on: the person the last question named when a pronoun stands for one ("她"), else the
+        # code it named, else the document its answer cited first.
+        pronoun = PRONOUN_ZH.search(text)
+        person = named_person(previous) if pronoun is not None and pronoun.group(0) in _PERSONAL_ZH else ""
+        referent = person or named_code(previous) or subject
         resolved: list[str] = []
         rewritten = text
         item = ""

@@ -214,3 +214,12 @@ def test_a_chain_of_short_follow_ups_keeps_the_code_its_first_question_named():
         question="定价多少？", rewritten="AC-300 定价多少？", answer="AC-300首发定价为1999元。[1]",
         sources=(SourceRef(4, "AC Series Specification Sheet"),)))
     assert rewrite("为什么推迟？", context).text == "AC-300 为什么推迟？"
+
+
+def test_a_personal_pronoun_after_a_question_naming_a_person_becomes_that_person():
+    context = _context(question="儿科陈晓燕什么时候出诊？", answer="陈晓燕主任医师：周二上午、周六上午。[1]",
+                       sources=(SourceRef(2, "门诊就诊须知"),), sections=())
+    result = rewrite("挂她的号多少钱？", context)
+    assert "挂陈晓燕的号多少钱？" in result.text and result.resolved == ("她 → 陈晓燕",)
+    # 它 still means the subject the answer cited.
+    assert rewrite("它几点开门？", context).text == "门诊就诊须知几点开门？"
