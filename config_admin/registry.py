@@ -198,7 +198,7 @@ KEYS: tuple[ConfigKey, ...] = (
               minimum=1, maximum=600),
     ConfigKey("chat.direct_read.max_chunks", "int", 12, "chat",
               N_("Chunks sampled evenly from a selected document for a direct read."), minimum=1, maximum=200),
-    ConfigKey("answer.abstain_below", "float", 0.03, "chat",
+    ConfigKey("answer.abstain_below", "float", 0.01, "chat",
               N_("Calibrated confidence below which the answer says the knowledge base does not answer the question."),
               minimum=0, maximum=1),
     ConfigKey("answer.confidence_medium", "float", 0.5, "chat",

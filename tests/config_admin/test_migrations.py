@@ -9,13 +9,15 @@ from config_admin.registry import seed_rows
 
 lower_bar = importlib.import_module("config_admin.migrations.0008_lower_abstention_bar")
 lower_again = importlib.import_module("config_admin.migrations.0010_abstention_bar_to_three_hundredths")
+lower_once_more = importlib.import_module("config_admin.migrations.0011_abstention_bar_to_one_hundredth")
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("step,before,after", [
     (lower_bar.forwards, "0.3", "0.1"), (lower_bar.backwards, "0.1", "0.3"),
     (lower_again.forwards, "0.1", "0.03"), (lower_again.backwards, "0.03", "0.1"),
-], ids=["forwards", "backwards", "again-forwards", "again-backwards"])
+    (lower_once_more.forwards, "0.03", "0.01"), (lower_once_more.backwards, "0.01", "0.03"),
+], ids=["forwards", "backwards", "again-forwards", "again-backwards", "third-forwards", "third-backwards"])
 def test_an_unedited_abstention_bar_follows_the_default_both_ways(step, before, after):
     seed_rows(apps)
     SysAiConfig.objects.filter(key=lower_bar.KEY).update(value=before)
