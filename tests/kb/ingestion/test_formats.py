@@ -1,5 +1,9 @@
 """Spreadsheets, slides, Word tables and web pages: each piece where it stands, with its place recorded;
 oversized sheets refused with the bound they passed."""
+import json
+import re
+from pathlib import Path
+
 import pytest
 
 from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
@@ -99,3 +103,21 @@ def test_a_merged_table_cell_is_read_in_every_row_and_column_it_spans():
 def test_a_page_without_a_main_element_keeps_its_body_minus_the_furniture():
     page = "<body><nav>菜单</nav><div><p>正文第一段。</p></div><footer>页脚</footer></body>"
     assert parse_located(page.encode(), "html").text == "正文第一段。"
+
+
+WEB_PAGES = Path(__file__).resolve().parents[3] / "eval" / "webpages"
+
+
+def _normalised(text: str) -> str:
+    return re.sub(r"\s+", "", re.sub(r"(?<=\d)[,，](?=\d{3})", "", text.lower()))
+
+
+def test_every_gold_answer_of_the_saved_web_pages_survives_the_removal_of_page_furniture():
+    rows = [json.loads(line) for line in (WEB_PAGES / "questions.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts = {page.name: _normalised(parse_located(page.read_bytes(), "html").text)
+             for page in (WEB_PAGES / "docs").iterdir()}
+    # An alternative that is a list needs all its parts on one page.
+    lost = [row["id"] for row in rows if row["documents"] and not any(
+        all(_normalised(part) in texts[name] for part in ([answer] if isinstance(answer, str) else answer))
+        for answer in row["answers"] for name in row["documents"])]
+    assert len(texts) == 10 and lost == []
