@@ -358,6 +358,11 @@ class ConfidenceCalibrator:
             score = min(score, written["p_answerable"])
         return replace(assessment, score=score, features=MappingProxyType(written))
 
+    def reads_low(self, assessment: Assessment) -> bool:
+        """An answering verdict whose score (re-estimated on the written answer) is under the medium band: the badge
+        will say low, so the answer's own words should as well."""
+        return assessment.verdict is Verdict.ANSWER and assessment.score < self.medium_from
+
     def finish(self, *, assessment: Assessment, citation_coverage: float | None) -> tuple[float, str]:
         """The answer's final (score, band). An answer that cites little of what it says is trusted less;
         it is never trusted more than its evidence, so a LOW start never ends in a better band."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -16,7 +17,7 @@ from chat.pipeline import answering, caching, curated_answers, gathering, memori
 from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.stages import TurnStages, build_stages
 from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
-from chat.types import Assessment, PathDecision, QueryClassification
+from chat.types import AnswerShape, Assessment, PathDecision, PromptParts, QueryClassification, Verdict
 from config_admin.conf import ai_config
 from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable
 from docmind.telemetry import span
@@ -151,13 +152,17 @@ class ChatPipeline:
         shape = answering.answer_shape(classification, decision)
         prompt = self._timed(turn, "prompt", lambda: guard.call(
             lambda: answering.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
+        question = classification.rewritten or turn.question
+        sides = answering.comparison_sides(shape, question)
+        if stages.extractive:
+            assessment, prompt = self._labelled_as_written(stages, assessment, prompt, evidence, question, shape,
+                                                           sides)
+            record.assessment = assessment
         record.prompt = prompt
         sources = answering.with_revisions(payloads.source_cards(prompt.chunks))
         record.sources, record.extractive = sources, stages.extractive
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=assessment.low_confidence, mode=decision.mode.value)
-        question = classification.rewritten or turn.question
-        sides = answering.comparison_sides(shape, question)
         try:
             yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question,
                                                                          shape=shape, sides=sides), guard)
@@ -230,6 +235,20 @@ class ChatPipeline:
         yield from self._generate(turn, lambda: iter([text]), guard)
         yield self._done(turn, stages, {"citations": [], "citation_coverage": None, "invalid_refs": [],
                                 "confidence_score": round(assessment.score, 4), "confidence_band": "none"})
+
+    @staticmethod
+    def _labelled_as_written(stages: TurnStages, assessment: Assessment, prompt: PromptParts, evidence: Evidence,
+                             question: str, shape: AnswerShape,
+                             sides: tuple[str, ...]) -> tuple[Assessment, PromptParts]:
+        """Offline, the answer is known before it streams: a quote the calibrator reads as less likely right than its
+        evidence (the badge will be low) carries the low-relevance label from the start, in its lead and in `start`,
+        instead of a plain lead under a low badge."""
+        if assessment.low_confidence or assessment.no_evidence:
+            return assessment, prompt
+        written = "".join(stages.generator.run(prompt=prompt, question=question, shape=shape, sides=sides))
+        if not stages.calibrator.reads_low(trust.reassess(stages, assessment, written, question, evidence)):
+            return assessment, prompt
+        return replace(assessment, verdict=Verdict.LOW), replace(prompt, low_confidence=True)
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   guard: StageGuard) -> Iterator[ChatEvent]:

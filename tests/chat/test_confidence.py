@@ -315,3 +315,10 @@ def test_a_section_heading_inside_the_chunk_is_never_the_sentence_a_question_poi
                                 "2. 先 KILL 掉阻塞的会话恢复服务；")
     _, sentence = best_covered(content_runs("数据库连接池耗尽怎么处理？"), [steps])
     assert sentence.startswith("1. 在数据库执行")
+
+
+def test_an_answering_verdict_whose_written_score_is_under_the_medium_band_reads_low():
+    cal = calibrator()
+    assert cal.reads_low(Assessment(score=cal.medium_from - 0.01, verdict=Verdict.ANSWER))
+    assert not cal.reads_low(Assessment(score=cal.medium_from, verdict=Verdict.ANSWER))
+    assert not cal.reads_low(Assessment(score=0.1, verdict=Verdict.LOW))  # already labelled

@@ -6,7 +6,9 @@ import threading
 import time
 
 import pytest
+from django.core.cache import cache
 
+from chat.confidence import ConfidenceCalibrator
 from chat.events import order_problem
 from chat.models import Conversation, Message
 from chat.pipeline import ChatPipeline
@@ -52,6 +54,19 @@ def test_a_knowledge_question_streams_in_order_cites_and_is_saved(member, kb):
     # Saved as cited; the reader link is the asker's own, added as the event leaves and when read back.
     assert saved[1].citations == [{k: v for k, v in c.items() if k != "reader_url"} for c in done.data["citations"]]
     assert done.data["citations"][0]["reader_url"].startswith(f"/documents/{done.data['citations'][0]['document_id']}/")
+
+
+def test_an_offline_quote_read_as_low_once_written_says_so_in_its_lead_and_start_event(member, kb, monkeypatch):
+    plain = ask(member, QUESTION)
+    assert by_type(plain, "start").data["low_confidence"] is False
+    assert "相关性偏低" not in by_type(plain, "done").data["answer"]
+    cache.clear()
+    monkeypatch.setattr(ConfidenceCalibrator, "reads_low", lambda self, assessment: True)
+    events = ask(member, QUESTION)
+    done = by_type(events, "done").data
+    assert by_type(events, "start").data["low_confidence"] is True
+    assert done["answer"].startswith("以下内容摘自知识库（离线抽取模式），与问题的相关性偏低")
+    assert done["confidence_band"] == "low"
 
 
 def test_a_follow_up_stays_in_the_conversation(member, kb):
