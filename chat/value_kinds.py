@@ -85,10 +85,14 @@ KINDS: tuple[ValueKind, ...] = (
                          r"mm|cm|m|km|m²|m2|㎡|m³|l|ml|w|kw|mah|gb|tb|\"|″|inch(?:es)?|feet|foot|ft|square|cubic|"
                          r"liters?|litres?|watts?|metres?|meters?)(?![a-z])|\d+\s*[x×*]\s*\d+|"
                          + _labelled(r"mm|cm|m|km|米|厘米|毫米|m²|㎡|平方米|m³|l|升|w|瓦|kw"), re.I)),
+    # A count is stated with any measure word, not only the one asked with: a document counts books in 册 where the
+    # question asks 几本, machines in 部 for 几台, people in 名 for 几个人.
     ValueKind("count",
-              re.compile(r"(?:多少|几)(?:台|人|名|位|个人|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|页|款)"),
+              re.compile(r"(?:多少|几)(?:台|人|名|位|个人|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|册|页|款|只|块|把|"
+                         r"枚|支|瓶|盒|箱|包|袋|节|门|场|笔|户)"),
               re.compile(_NUMBER + r"\s*(?:万|千|百)?\s*"
-                         r"(?:台|人|名|位|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|页|款)")),
+                         r"(?:台|人|名|位|个|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|册|页|款|只|块|把|枚|支|瓶|盒|箱|包|"
+                         r"袋|节|门|场|笔|户)")),
 )
 
 

@@ -188,9 +188,10 @@ class _Shape:
 
 _SHAPES = (
     # An amount, a size or a count: the answer holds a number.
-    _Shape(re.compile(r"多少|几[个种次年位名岁人天条所座家项倍级]|多[大长高重远久宽深厚]|体重|重量|面积|人口|长度|高度|"
-                      r"宽度|深度|数量|价格|金额|比例|how (?:many|much|long|tall|big|far|old|heavy)", re.IGNORECASE),
-           re.compile(r"\d|[一二两三四五六七八九十百千万亿]+[多余]?[个名人年月日天岁次种座所家条位元米里斤克吨倍级]")),
+    _Shape(re.compile(r"多少|几[个种次年位名岁人天条所座家项倍级本册台部张件套间辆只块门节]|多[大长高重远久宽深厚]|体重|"
+                      r"重量|面积|人口|长度|高度|宽度|深度|数量|价格|金额|比例|"
+                      r"how (?:many|much|long|tall|big|far|old|heavy)", re.IGNORECASE),
+           re.compile(r"\d|[一二两三四五六七八九十百千万亿]+[多余]?[个名人年月日天岁次种座所家条位元米里斤克吨倍级本册台部张件套间辆只块门节]")),
     # A date or a period.
     _Shape(re.compile(r"什么时候|何时|哪一?年|哪个?朝代?|哪个?时期|年代|日期|时间|\bwhen\b|what year", re.IGNORECASE),
            re.compile(r"\d{1,4}年|\d{1,2}月|[〇一二三四五六七八九十]+年|世纪|年代|年间|[朝代]|时期|\b1\d{3}\b|\b20\d{2}\b")),

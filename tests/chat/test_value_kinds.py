@@ -47,6 +47,8 @@ def test_a_question_that_does_not_say_which_kind_asks_for_none(question):
     ("How much does the filter cost?", "The F300 filter is 199 CNY."),
     ("How heavy is the AC-500?", "It weighs 11.2 kg."),
     ("三季度卖了多少台？", "三季度销量4.1万台。"),
+    # A count is stated in whatever measure word the document uses.
+    ("一次能借几本书？", "普通读者证每次最多可借图书10册。"), ("一次最多买几张票？", "每个账号每次限购5张。"),
     ("售后客服电话是多少？", "客服热线400-820-1234。"),
     # A unit that labels its field or column.
     ("验收款是多少钱？", "付款节点：第二期验收款；比例：50%；金额（元）：432,000。"),
