@@ -79,6 +79,8 @@ RIGHT_WEIGHTS: Mapping[str, float] = MappingProxyType({
 _NOT_NAMING = re.compile(r"多[长久大远高重宽深少]|"
                          r"^第?[0-9〇零一二两三四五六七八九十百千万亿]+[个天年月日周次笔块元份条项名位期台层倍岁]|"
                          r"总结|概括|概述|介绍|要点|归纳|梳理")
+# A word that points at something said before (这时候, 那里, 这种) names nothing the evidence could say.
+_POINTS_BACK = re.compile(r"^(?:这|那|此)(?:时候?|会儿|里|儿|边|种|样|次|些|天|段时间)$")
 # How far below `medium_from` a LOW verdict's final score stays at most: one percentage point, as the badge shows it.
 LOW_MARGIN = 0.01
 # What a question says around what it asks: function words, interrogatives ("哪个", "谁", "何时") and the
@@ -159,7 +161,7 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
     for i, word in enumerate(cut):
         if i in framing or len(word) < 2 or not all(_CJK.fullmatch(ch) for ch in word) \
                 or word in _NOT_CONTENT or ASKING.search(word) or _NOT_NAMING.search(word) \
-                or GLUED_PRONOUN.match(word) or not is_content_word(word):
+                or GLUED_PRONOUN.match(word) or _POINTS_BACK.match(word) or not is_content_word(word):
             continue
         if not contains(text, word) and not all(ch in text for ch in word) and word not in found:
             found.append(word)

@@ -231,6 +231,10 @@ def test_a_pronoun_jieba_glues_to_its_modal_is_not_an_unsaid_word():
     assert unsaid_words("它会影响奖金吗？", [BENEFITS]) == ("奖金",)
 
 
+def test_a_word_pointing_back_at_the_conversation_is_not_an_unsaid_word():
+    assert unsaid_words("这时候体检会扣奖金吗？", [BENEFITS]) == ("奖金",)
+
+
 def test_evidence_in_another_language_leaves_no_word_unsaid():
     english = ScoredChunk(chunk_id="3", score=0.9, content="Employees get a free annual health check.")
     assert unsaid_words("公司有健身房吗？", [english]) == ()
