@@ -221,7 +221,8 @@ def named_person(previous: PreviousTurn) -> str:
 
 def _reframed(frame: str, focus: str) -> str:
     """The last question asked about `focus`: its word of the same kind replaced where there is one ("年假有几天？"
-    + "婚假" → "婚假有几天？"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
+    + "婚假" → "婚假有几天？"), else the noun the question opens with, its topic ("健身房周末几点开门" + "游泳池" →
+    "游泳池周末几点开门"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
     "X呢？" follow-ups does not pile up."""
     code = _CODE.fullmatch(focus)
     if code:
@@ -235,6 +236,14 @@ def _reframed(frame: str, focus: str) -> str:
             word = frame[i:i + size]
             if word != focus and word[-1] == focus[-1] and all(_CJK.match(ch) for ch in word):
                 return frame[:i] + focus + frame[i + size:]
+        # heavy: imported on first use (see `_nouns`)
+        import jieba.posseg
+
+        opening = next(iter(jieba.posseg.cut(frame.strip())), None)
+        if opening is not None and len(opening.word) >= 2 and opening.flag.startswith("n") \
+                and all(_CJK.match(ch) for ch in opening.word) and opening.word != focus:
+            start = frame.index(opening.word)
+            return frame[:start] + focus + frame[start + len(opening.word):]
     return f"{focus} {frame}".strip()
 
 

@@ -58,6 +58,12 @@ def test_ellipsis_asks_the_last_question_about_the_new_thing():
     assert rewrite("那火车公园呢？", context).text == "火车公园 位于什么地方？"
 
 
+def test_ellipsis_replaces_the_noun_the_last_question_opened_with():
+    context = _context(question="健身房周末几点开门？", answer="周六、周日：8:00—21:00。[1]",
+                       sources=(SourceRef(7, "会员章程"),), sections=())
+    assert rewrite("游泳池呢？", context).text == "游泳池周末几点开门？"
+
+
 def test_a_short_follow_up_without_a_subject_gets_the_last_subject():
     result = rewrite("需要升级给谁？")
     assert result.text == f"{MANUAL} 需要升级给谁？" and result.leans_back
