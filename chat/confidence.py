@@ -179,7 +179,10 @@ def missing_value(question: str, chunks: Sequence[ScoredChunk]) -> str:
     rest = kind.asked.sub(" ", question)
     # A paraphrase in the evidence keeps the characters of what the question names (年假 in 年休假): a sentence that
     # has every one of them is about it too.
-    wanted, characters = terms(rest), set(_CJK.findall("".join(content_runs(rest))))
+    # A word that counts (一次, 两个) says how often or how many, not what about: a sentence sharing only it is about
+    # something else ("做一次核磁" and "一次性收取100元").
+    wanted = {term: weight for term, weight in terms(rest).items() if not _NOT_NAMING.search(term)}
+    characters = set(_CJK.findall("".join(content_runs(rest))))
     # A model or other code the question names ("CM-2") is what it is about: a sentence about another one (R5's
     # sales) does not count, however many other words it shares; one that names no code may be about it.
     named = codes(rest)

@@ -275,6 +275,12 @@ def test_a_kind_of_value_no_related_sentence_states_is_missing():
     assert missing_value("年假有几天？", [leave]) == ""
 
 
+def test_a_sentence_sharing_only_a_word_that_counts_is_not_about_what_was_asked():
+    fees = ScoredChunk(chunk_id="9", score=0.9, document_title="检查须知", context="检查须知",
+                       content="CT、核磁报告一般于检查后24小时内出具。\n安装调测费：新装用户一次性收取100元。")
+    assert missing_value("做一次核磁多少钱？", [fees]) == "money"
+
+
 def test_a_value_stated_about_another_model_than_the_one_asked_about_does_not_count():
     sales = ScoredChunk(chunk_id="7", score=0.9, document_title="三季度销售会议纪要", context="三季度销售会议纪要",
                         content="R5路由器三季度销量4.1万台。\nCM-2咖啡机三季度退货率为2.3%。")
