@@ -72,6 +72,15 @@ def document_sections(*, document: Document) -> list[Chunk]:
     return list(Chunk.objects.filter(document=document, level=ChunkLevel.PARENT).order_by("ordinal"))
 
 
+def top_heading(*, document: Document) -> str:
+    """The heading the document's text opens under (its first chunk's context after the title): a title heading with
+    no text of its own ("# Business Travel Policy" right above "## Booking") is in no section's text, only there."""
+    context = (Chunk.objects.filter(document=document, level=ChunkLevel.CHILD).order_by("ordinal")
+               .values_list("context", flat=True).first()) or ""
+    parts = context.split(CONTEXT_SEPARATOR)
+    return parts[1].strip() if len(parts) > 1 else ""
+
+
 def chunk_of_document(*, document: Document, chunk_id: int) -> Chunk | None:
     return Chunk.objects.filter(document=document, pk=chunk_id).first()
 

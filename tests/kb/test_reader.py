@@ -47,6 +47,15 @@ def test_the_reader_renders_the_markdown_and_titles_an_upload_by_its_heading(mem
     assert "<h2>例外</h2>" in html and "## 例外" not in html
 
 
+def test_an_upload_whose_title_heading_has_no_text_of_its_own_is_titled_by_it(editor_client, member, kb_index):
+    text = "# 差旅管理制度\n\n## 订票\n\n机票和酒店须在出发前7天通过差旅平台预订，晚于此须经总监批准。\n".encode()
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile("travel-policy.md", text)},
+                              format="multipart").json()
+    process_pending_documents()
+    html = _browser(member).get(f"/documents/{body['id']}/").content.decode()
+    assert '<h1 class="reader-title">差旅管理制度</h1>' in html and "<h2>订票</h2>" in html
+
+
 def test_document_text_is_escaped_in_the_reader(editor_client, member, kb_index):
     body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile(
         "x.txt", "说明：<script>alert(1)</script> 这是一段足够长的正文，用来检验转义。".encode())},
