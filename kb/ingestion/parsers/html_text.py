@@ -14,12 +14,14 @@ _FURNITURE_TAGS = {"nav", "header", "footer", "aside"}
 _FURNITURE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
 # class/id words of boilerplate in pages that use plain divs, the ones content-management systems write into
 # Chinese sites included: the top bar (foot/ft, hd, top-bar, user, login), where the page sits (location, position,
-# pos, crumb), the previous and next article (prenext), related links, the font size and print tools.
+# pos, crumb), the previous and next article (prenext), related links, the font size and print tools, and the
+# floating buttons (online service, back to top).
 _FURNITURE_NAMES = re.compile(r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|breadcrumbs?|crumbs?|footer|foot|ft|"
                               r"header|hd|sidebar|cookie|cookies|banner|masthead|skip-link|share|social|pagination|"
                               r"pager|toc|top-?bar|toolbar|tools?|user|login|location|position|pos|related|relate|"
                               r"prenext|pre-?next|prev-?next|page-?nav|qr|qrcode|copyright|friend-?links?|quick|"
-                              r"logo|widget|search|search-box)(?:$|[-_\s])",
+                              r"logo|widget|search|search-box|float|floating|kefu|backtop|back-top|gotop|go-top)"
+                              r"(?:$|[-_\s])",
                               re.IGNORECASE)
 # Lines that say where the page sits, what comes before and after it, how often it was read or who registered the
 # site, whatever their markup: never what the page is about.

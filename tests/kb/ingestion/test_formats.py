@@ -82,10 +82,10 @@ def test_a_saved_cms_page_loses_its_breadcrumb_counters_and_neighbours_but_keeps
     <h1>社保卡办理指南</h1><p class="info">发布时间：2024-03-08 来源：服务中心 浏览次数：28417 字号：大 中 小</p>
     <p>补办社保卡收取工本费20元。</p><div class="article-tool">【打印】 【关闭】</div>
     <div class="prenext"><p>上一篇：<a>医保缴费通知</a></p></div><p>下一篇：退休认证常见问题</p>
-    <div class="foot"><p>咨询电话：12333 澄ICP备05012345号</p></div></body>"""
+    <div class="foot"><p>咨询电话：12333 澄ICP备05012345号</p></div><div class="float-btn">在线客服</div></body>"""
     text = parse_located(page.encode(), "html").text
     assert "补办社保卡收取工本费20元。" in text and "发布时间：2024-03-08 来源：服务中心" in text
-    for boilerplate in ("登录", "当前位置", "28417", "大 中 小", "打印", "上一篇", "下一篇", "ICP"):
+    for boilerplate in ("登录", "当前位置", "28417", "大 中 小", "打印", "上一篇", "下一篇", "ICP", "在线客服"):
         assert boilerplate not in text
 
 
