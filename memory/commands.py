@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from docmind.language import is_chinese
+from docmind.language import is_chinese, to_simplified
 
 
 class Command(StrEnum):
@@ -60,8 +60,9 @@ _SELF_QUESTION = re.compile(
 
 
 def is_self_question(message: str) -> bool:
-    """The user asks about themselves ("我在哪里工作？"): the reply is what they said before, never the documents."""
-    return _SELF_QUESTION.fullmatch(message.strip()) is not None
+    """The user asks about themselves ("我在哪里工作？", in Traditional characters too): the reply is what they said
+    before, never the documents."""
+    return _SELF_QUESTION.fullmatch(to_simplified(message.strip())) is not None
 
 
 def is_self_statement(message: str) -> bool:

@@ -17,7 +17,7 @@ from memory.commands import Command, MemoryCommandParser, MemoryScopeAnswerer, P
     ("你为什么会记得这些？", Command.EXPLAIN, ""),
     ("How do you remember things about me?", Command.EXPLAIN, ""),
     ("我在哪里工作？", Command.ABOUT_ME, ""),
-    ("What's my name?", Command.ABOUT_ME, ""),
+    ("What's my name?", Command.ABOUT_ME, ""), ("我在哪裡工作？", Command.ABOUT_ME, ""),
 ])
 def test_memory_messages_are_parsed(message, command, target):
     assert MemoryCommandParser().run(message=message) == ParsedCommand(command, target)
