@@ -13,15 +13,14 @@ _DROP = {"script", "style", "noscript", "template", "head", "iframe", "svg", "ca
 _FURNITURE_TAGS = {"nav", "header", "footer", "aside"}
 _FURNITURE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "menu", "menubar"}
 # class/id words of boilerplate in pages that use plain divs, the ones content-management systems write into
-# Chinese sites included: the top bar (foot/ft, hd, top-bar, user, login), where the page sits (location, position,
-# pos, crumb), the previous and next article (prenext), related links, the font size and print tools, and the
-# floating buttons (online service, back to top).
+# Chinese sites included: the page's header and footer (header, hd, foot, ft), the top and login bar, the trail
+# (crumb), the previous and next article (prenext), related links, and the floating buttons (online service, back to
+# top). Words that as often name content (position, location, user, tools, search) are left to the line patterns.
 _FURNITURE_NAMES = re.compile(r"(?:^|[-_\s])(?:nav|navbar|navigation|menu|breadcrumbs?|crumbs?|footer|foot|ft|"
                               r"header|hd|sidebar|cookie|cookies|banner|masthead|skip-link|share|social|pagination|"
-                              r"pager|toc|top-?bar|toolbar|tools?|user|login|location|position|pos|related|relate|"
-                              r"prenext|pre-?next|prev-?next|page-?nav|qr|qrcode|copyright|friend-?links?|quick|"
-                              r"logo|widget|search|search-box|float|floating|kefu|backtop|back-top|gotop|go-top)"
-                              r"(?:$|[-_\s])",
+                              r"pager|toc|top-?bar|toolbar|login|related|relate|prenext|pre-?next|prev-?next|"
+                              r"page-?nav|qr|qrcode|copyright|friend-?links?|quick|logo|widget|float|floating|kefu|"
+                              r"backtop|back-top|gotop|go-top)(?:$|[-_\s])",
                               re.IGNORECASE)
 # Lines that say where the page sits, what comes before and after it, how often it was read or who registered the
 # site, whatever their markup: never what the page is about.
@@ -55,8 +54,9 @@ def html_to_text(html: str) -> str:
         if isinstance(element.tag, str) and element.tag.lower() in _DROP:
             _remove(element)
     content = _main(root)
+    whole = _size(content)
     for element in list(content.iter()):
-        if element is not content and _is_furniture(element):
+        if element is not content and _is_furniture(element) and not _holds_the_page(element, whole):
             _remove(element)
     lines: list[str] = []
     _walk(content, lines)
@@ -86,6 +86,19 @@ def _main(root):
             return found[0]
     body = root.find("body")
     return body if body is not None else root
+
+
+def _holds_the_page(element, whole: int) -> bool:
+    """Named like furniture but holding the page's title or most of its text ("article-header" around the <h1>, a
+    "main-header" wrapping everything): content, whatever its name."""
+    if element.tag.lower() == "h1" or element.find(".//h1") is not None:
+        return True
+    return _size(element) * 2 > whole
+
+
+def _size(element) -> int:
+    """Characters of the element's text, spaces left out."""
+    return sum(len(piece) - piece.count(" ") - piece.count("\n") - piece.count("\t") for piece in element.itertext())
 
 
 def _is_furniture(element) -> bool:

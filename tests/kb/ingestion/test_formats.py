@@ -89,6 +89,18 @@ def test_a_saved_cms_page_loses_its_breadcrumb_counters_and_neighbours_but_keeps
         assert boilerplate not in text
 
 
+def test_content_named_like_furniture_stays_when_it_holds_the_title_or_most_of_the_page():
+    page = """<body><div class="header"><a>首页</a> | <a>登录</a></div>
+    <div class="article-header"><h1>招聘启事</h1><p>发布时间：2024-05-06</p></div>
+    <div class="job-position">岗位：前端工程师，工作地点：上海，三年以上经验。</div>
+    <div class="content-header">本页介绍公司的招聘岗位、待遇、福利、面试流程和联系方式，
+    欢迎投递简历，我们会在五个工作日内回复每一位应聘者。</div>
+    </body>"""
+    text = parse_located(page.encode(), "html").text
+    assert "招聘启事" in text and "前端工程师" in text and "五个工作日内回复" in text
+    assert "登录" not in text
+
+
 def test_a_merged_table_cell_is_read_in_every_row_and_column_it_spans():
     page = """<main><table><tr><th>项目</th><th>境内</th><th>境外</th></tr>
     <tr><td>取现利息</td><td colspan="2">日利率万分之五</td></tr>
