@@ -38,8 +38,19 @@ class AnswerGenerator:
             yield from self.chat_model.stream(prompt.messages, model=self.model, temperature=self.temperature,
                                               max_tokens=self.max_tokens)
             return
-        answer = self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence,
-                                      shape=shape, sides=sides, style=prompt.answer_style,
-                                      applied=prompt.memory_applied, unsaid=prompt.unsaid)
+        yield from self.pieces(self.written(prompt=prompt, question=question, shape=shape, sides=sides))
+
+    def written(self, *, prompt: PromptParts, question: str, shape: AnswerShape = AnswerShape.FACTS,
+                sides: Sequence[str] = ()) -> str:
+        """The offline answer whole, before it streams (offline only: a model's answer exists only as it streams)."""
+        if self.chat_model is not None:
+            raise ValueError("only the offline answer is written before it streams")
+        return self._extractive.run(question=question, chunks=prompt.chunks, low_confidence=prompt.low_confidence,
+                                    shape=shape, sides=sides, style=prompt.answer_style,
+                                    applied=prompt.memory_applied, unsaid=prompt.unsaid)
+
+    @staticmethod
+    def pieces(answer: str) -> Iterator[str]:
+        """Offline text in small pieces, so the page streams it like model output."""
         for i in range(0, len(answer), OFFLINE_PIECE_CHARS):
             yield answer[i:i + OFFLINE_PIECE_CHARS]

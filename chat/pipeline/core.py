@@ -154,9 +154,11 @@ class ChatPipeline:
             lambda: answering.assemble(stages, turn, evidence, assessment, shape, memory), name="prompt"))
         question = classification.rewritten or turn.question
         sides = answering.comparison_sides(shape, question)
+        written = None
         if stages.extractive:
-            assessment, prompt = self._labelled_as_written(stages, assessment, prompt, evidence, question, shape,
-                                                           sides)
+            with turn.record.timed("generation"), span("chat.generation"):
+                assessment, prompt, written = guard.call(lambda: self._labelled_as_written(
+                    stages, assessment, prompt, evidence, question, shape, sides), name="generation")
             record.assessment = assessment
         record.prompt = prompt
         sources = answering.with_revisions(payloads.source_cards(prompt.chunks))
@@ -164,8 +166,11 @@ class ChatPipeline:
         yield payloads.start(extractive=stages.extractive, model=stages.main_model, sources=sources,
                              low_confidence=assessment.low_confidence, mode=decision.mode.value)
         try:
-            yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question,
-                                                                         shape=shape, sides=sides), guard)
+            if written is not None:
+                yield from self._stream(turn, lambda: stages.generator.pieces(written), guard)
+            else:
+                yield from self._generate(turn, lambda: stages.generator.run(prompt=prompt, question=question,
+                                                                             shape=shape, sides=sides), guard)
         except LlmTruncated:
             # What was streamed stays, said to be cut: it is saved as such, badged low and never cached.
             turn.record.truncated = True
@@ -239,25 +244,30 @@ class ChatPipeline:
     @staticmethod
     def _labelled_as_written(stages: TurnStages, assessment: Assessment, prompt: PromptParts, evidence: Evidence,
                              question: str, shape: AnswerShape,
-                             sides: tuple[str, ...]) -> tuple[Assessment, PromptParts]:
-        """Offline, the answer is known before it streams: a quote the calibrator reads as less likely right than its
-        evidence (the badge will be low) carries the low-relevance label from the start, in its lead and in `start`,
-        instead of a plain lead under a low badge."""
-        if assessment.low_confidence or assessment.no_evidence:
-            return assessment, prompt
-        written = "".join(stages.generator.run(prompt=prompt, question=question, shape=shape, sides=sides))
-        if not stages.calibrator.reads_low(trust.reassess(stages, assessment, written, question, evidence)):
-            return assessment, prompt
-        return replace(assessment, verdict=Verdict.LOW), replace(prompt, low_confidence=True)
+                             sides: tuple[str, ...]) -> tuple[Assessment, PromptParts, str]:
+        """The offline answer, written before it streams, with its assessment and prompt: a quote the calibrator reads
+        as less likely right than its evidence (the badge will be low) carries the low-relevance label from the start,
+        in its lead and in `start`, instead of a plain lead under a low badge. Rewritten only then."""
+        written = stages.generator.written(prompt=prompt, question=question, shape=shape, sides=sides)
+        if assessment.low_confidence or assessment.no_evidence \
+                or not stages.calibrator.reads_low(trust.reassess(stages, assessment, written, question, evidence)):
+            return assessment, prompt, written
+        prompt = replace(prompt, low_confidence=True)
+        written = stages.generator.written(prompt=prompt, question=question, shape=shape, sides=sides)
+        return replace(assessment, verdict=Verdict.LOW), prompt, written
 
     def _generate(self, turn: ChatTurn, produce: Callable[[], Iterator[str]],
                   guard: StageGuard) -> Iterator[ChatEvent]:
         with turn.record.timed("generation"), span("chat.generation"):
-            # On a helper thread: Stop ends the turn even while the model is silent before its next token.
-            for piece in guard.iterate(produce, name="generation"):
-                if piece:
-                    turn.answer += piece
-                    yield payloads.token(piece)
+            yield from self._stream(turn, produce, guard)
+
+    @staticmethod
+    def _stream(turn: ChatTurn, produce: Callable[[], Iterator[str]], guard: StageGuard) -> Iterator[ChatEvent]:
+        # On a helper thread: Stop ends the turn even while the model is silent before its next token.
+        for piece in guard.iterate(produce, name="generation"):
+            if piece:
+                turn.answer += piece
+                yield payloads.token(piece)
 
     def _done(self, turn: ChatTurn, stages: TurnStages, report: Mapping[str, Any], *, error: str = "") -> ChatEvent:
         saved = finish_turn(turn, citations=list(report.get("citations", [])), error=error,
