@@ -139,13 +139,11 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
     if raw.isdigit():
         cited = selectors.chunk_of_document(document=document, chunk_id=int(raw))
     parents = selectors.document_sections(document=document)
-    heading = selectors.top_heading(document=document)
-    first_text = parents[0].content if parents else ""
     return render(request, "kb/reader.html", {
         "document": document,
         "quoted_then": _quoted_then(cited, request.GET.get("rev", "")),
         "title": display_title(document.title, document.file.name if document.file else "",
-                               f"# {heading}\n\n{first_text}" if heading else first_text),
+                               parents[0].content if parents else "", selectors.top_heading(document=document)),
         "sections": split_sections(parents, cited),
         "has_file": bool(document.file),
         "page": _page_view(document, request.GET.get("page", ""), cited),

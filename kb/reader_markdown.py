@@ -53,14 +53,16 @@ _SLUG = re.compile(r"^[\w.]+(?:[-_][\w.]+)+$")
 _HEADING = re.compile(r"^\s*#{1,6}[ \t]+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
-def display_title(title: str, file_name: str, first_text: str) -> str:
+def display_title(title: str, file_name: str, first_text: str, top_heading: str = "") -> str:
     """The document's title for people. One that is only its file's name (`leave-policy_2024`, what an upload
-    without a title gets) is shown as the text's first heading, else with the name's separators read as spaces;
-    a title someone gave stays as it is."""
+    without a title gets) is shown as the heading its text opens under (`top_heading`), else the text's first
+    heading, else with the name's separators read as spaces; a title someone gave stays as it is."""
     stem = PurePosixPath(file_name).stem if file_name else ""
     from_file = (title == stem or stem.startswith(title + "_")) if stem else bool(_SLUG.match(title))
     if not from_file:
         return title
+    if top_heading:
+        return top_heading
     heading = _HEADING.search(first_text or "")
     if heading:
         return heading.group(1).strip()
