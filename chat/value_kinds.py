@@ -23,6 +23,11 @@ _MONTHS = (r"january|february|march|april|may|june|july|august|september|october
 _WEEKDAYS = r"monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 
 
+# Measure words a count of things is asked and stated with; a count is also stated with 个, and asked with 个人.
+_MEASURE_WORDS = ("台|人|名|位|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|册|页|款|只|块|把|枚|支|瓶|盒|箱|包|袋|"
+                  "节|门|场|笔|户")
+
+
 def _labelled(units: str) -> str:
     """A value whose unit labels its field or column: "金额（元）：86,400", "Price (CNY): 1,299", "重量(kg) 11.2"."""
     return rf"[（(]\s*(?:{units})\s*[）)]\s*[:：;；]?\s*\d"
@@ -88,11 +93,8 @@ KINDS: tuple[ValueKind, ...] = (
     # A count is stated with any measure word, not only the one asked with: a document counts books in 册 where the
     # question asks 几本, machines in 部 for 几台, people in 名 for 几个人.
     ValueKind("count",
-              re.compile(r"(?:多少|几)(?:台|人|名|位|个人|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|册|页|款|只|块|把|"
-                         r"枚|支|瓶|盒|箱|包|袋|节|门|场|笔|户)"),
-              re.compile(_NUMBER + r"\s*(?:万|千|百)?\s*"
-                         r"(?:台|人|名|位|个|家|间|辆|套|件|张|份|条|项|次|所|座|部|本|册|页|款|只|块|把|枚|支|瓶|盒|箱|包|"
-                         r"袋|节|门|场|笔|户)")),
+              re.compile(rf"(?:多少|几)(?:个人|{_MEASURE_WORDS})"),
+              re.compile(_NUMBER + rf"\s*(?:万|千|百)?\s*(?:个|{_MEASURE_WORDS})")),
 )
 
 
