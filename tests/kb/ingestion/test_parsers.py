@@ -68,3 +68,17 @@ def test_empty_files_and_unknown_types_are_refused():
         parse_document(b"", "txt")
     with pytest.raises(ParseError, match="unsupported"):
         parse_document(b"abc", "exe")
+
+
+def test_docx_list_paragraphs_keep_their_bullets_and_numbers():
+    document = docx.Document()
+    document.add_paragraph("年休假按工龄计算：")
+    document.add_paragraph("满1年不满10年，5天。", style="List Bullet")
+    document.add_paragraph("满10年，10天。", style="List Bullet")
+    document.add_paragraph("提交申请。", style="List Number")
+    document.add_paragraph("经理审批。", style="List Number")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    lines = [line for line in parse_document(buffer.getvalue(), "docx").splitlines() if line]
+    assert lines == ["年休假按工龄计算：", "- 满1年不满10年，5天。", "- 满10年，10天。",
+                     "1. 提交申请。", "2. 经理审批。"]
