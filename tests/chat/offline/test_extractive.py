@@ -373,3 +373,19 @@ def test_across_languages_the_sentence_nearest_once_each_languages_mean_is_out_i
     plain = ExtractiveAnswerer(embedder=_ToyEmbedder()).run(question=question, chunks=[chunk])
     assert "工本费50元" in centred and "ID-7" not in centred
     assert "ID-7" in plain
+
+
+def _tiers_chunk():
+    return ScoredChunk(chunk_id="l", score=0.9, document_title="休假管理办法", context="休假管理办法 › 年休假",
+                       content=("## 年休假\n\n- 累计工作满1年不满10年的员工，年休假为每年5天。\n"
+                                "- 累计工作满10年不满20年的员工，年休假为每年10天。\n"
+                                "- 累计工作满20年的员工，年休假为每年15天。\n- 年休假须提前3个工作日申请。"))
+
+
+def test_a_question_naming_no_case_gets_every_item_stating_the_value_per_case_each_on_its_own_line():
+    answer = ExtractiveAnswerer().run(question="年假有几天？", chunks=[_tiers_chunk()])
+    lines = [line for line in answer.splitlines() if line.startswith("- ")]
+    assert [re.search(r"每年(\d+)天", line).group(1) for line in lines[:3]] == ["5", "10", "15"]
+    assert all(line.endswith("[1]") for line in lines)
+    assert "提前3个工作日" not in answer  # another rule of the list, not a case of this one
+
