@@ -492,7 +492,10 @@
     if (cls) traceRow(turn, _("Understanding"), [cls.scope, cls.intent, cls.complexity, cls.is_ambiguous ? "ambiguous" : ""].filter(Boolean).join(" · "));
     if (cls && cls.rewritten) traceRow(turn, _("Rewritten as"), cls.rewritten + (cls.resolved && cls.resolved.length ? " (" + cls.resolved.join("; ") + ")" : ""));
     const a = ev.assessment;
-    if (a) traceRow(turn, _("Evidence verdict"), a.verdict + " · " + Math.round(Number(a.score) * 100) + "%");
+    // The verdict's score is the evidence's, before the answer was written; the badge's is the answer's, re-estimated
+    // on what it says and how much of it is cited: both are shown, each named, so the two figures never seem to disagree.
+    if (a) traceRow(turn, _("Evidence verdict"), a.verdict + " · " + _("evidence") + " " + percent(Number(a.score)) +
+      (typeof turn.confidenceScore === "number" ? " · " + _("answer") + " " + percent(turn.confidenceScore) : ""));
     if (ev.agenticRounds && ev.agenticRounds.length) traceRow(turn, _("Agentic rounds"), ev.agenticRounds);
     if (ev.agentic && ev.agentic.tool_calls && ev.agentic.tool_calls.length) traceRow(turn, _("Tool calls"), ev.agentic.tool_calls.map(toolLine));
     const g = ev.grade;
@@ -542,13 +545,20 @@
     if (!turn.noEvidenceShown) { turn.noEvidenceShown = true; badge(turn, _("No evidence found"), "warn"); }
     turn.row.classList.add("no-evidence");
   }
+  // A share as a whole percent; a small one that is not nothing reads "<1%", never "0%" beside an answer that was given.
+  function percent(share) {
+    if (!Number.isFinite(share)) return "";
+    return share > 0 && share < 0.005 ? "<1%" : Math.round(share * 100) + "%";
+  }
+
   function confidenceBadge(turn, band, score) {
     band = String(band || "").toUpperCase();
     if (!band) return;
     // A NONE band says what the "No evidence found" badge already says: one badge, not two.
     if (band === "NONE" && turn.noEvidenceShown) return;
     if (band === "LOW") lowLabel(turn);
-    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + Math.round(score * 100) + "%" : ""), "band-" + band.toLowerCase(), _("Confidence: how well the evidence supports the answer"));
+    if (typeof score === "number") turn.confidenceScore = score;
+    const b = badge(turn, (BAND_LABEL[band] || band) + (typeof score === "number" && band !== "NONE" ? " " + percent(score) : ""), "band-" + band.toLowerCase(), _("Confidence: how well the evidence supports the answer"));
     b.classList.add("confidence");
   }
 

@@ -62,17 +62,22 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp
     page.screenshot(path=str(tmp_path / "chat.png"), full_page=True)
     page.reload()  # the conversation reopened from its saved answer shows the same
     expect(page.locator(".msg-assistant .answer").last).to_contain_text("十五天", timeout=30_000)
-    _assert_trust_and_trace_shown(page)
+    _assert_trust_and_trace_shown(page, saved=True)
     assert errors == []
 
 
-def _assert_trust_and_trace_shown(page) -> None:
-    """The confidence badge and the trace's grade row, read from the event payloads or the saved log."""
+def _assert_trust_and_trace_shown(page, *, saved: bool = False) -> None:
+    """The confidence badge and the trace's grade row, read from the event payloads or the saved log (which also
+    holds the evidence verdict)."""
     from playwright.sync_api import expect
 
-    expect(page.locator(".msg-assistant .confidence").last).to_contain_text(re.compile(r"\d+%"))
+    badge = page.locator(".msg-assistant .confidence").last
+    expect(badge).to_contain_text(re.compile(r"\d+%"))
     trace = page.locator(".msg-assistant .trace-body").last.text_content()
     assert re.search(r"rerank \d\.\d{3}", trace) and "NaN" not in trace, trace
+    if saved:  # the verdict names the evidence's estimate apart from the answer's, which is the badge's figure
+        shown = re.search(r"<?\d+%", badge.text_content()).group(0)
+        assert re.search(rf"(?:evidence|证据) <?\d+% · (?:answer|回答) {re.escape(shown)}", trace), (shown, trace)
 
 
 def test_markup_in_documents_and_questions_never_runs(server, browser):
