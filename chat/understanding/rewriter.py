@@ -38,7 +38,18 @@ _PRONOUNS_ZH = frozenset({"它", "它们", "他", "他们", "她", "她们", "�
 PRONOUN_EN = re.compile(r"\b(?:its|it|they|them|their|this one|that one|these|those|he|she|his|her)\b", re.I)
 _POSSESSIVE_EN = re.compile(r"^(?:its|their|his|her)$", re.I)
 ELLIPSIS_ZH = re.compile(r"^(?:那|那么|还有|然后|再说说)?\s*(.{1,24}?)\s*(?:呢|怎么样|又如何|又怎样)\s*[？?。!！]*$")
-ELLIPSIS_EN = re.compile(r"^(?:and\s+|so\s+|ok,?\s+)?(?:what|how)\s+about\s+(.{1,60}?)\s*[?.!]*$", re.I)
+# "What about X?", and a fragment after "and" that only changes a phrase of the last question ("And for business
+# trips?", "And in other cities?", "And sick leave?"): a phrase opened by a preposition or an article, or of at most
+# four words, with no verb and no interrogative of its own, which a new question has.
+ELLIPSIS_EN = re.compile(r"^(?:(?:and\s+|so\s+|ok,?\s+)?(?:what|how)\s+about\s+|(?:and|but|or)\s+(?=(?:"
+                         r"for|in|on|at|with|during|after|before|from|by|under|over|without|the|a|an)\s|"
+                         r"[^\s?.!]+(?:\s+[^\s?.!]+){0,3}\s*[?.!]*$))"
+                         r"(?!.*\b(?:is|are|was|were|do|does|did|can|could|should|will|would|may|must|have|has|what|"
+                         r"how|when|where|who|why|which)\b)(.{1,60}?)\s*[?.!]*$", re.I)
+# A phrase opened by a preposition ("in Beijing", "for domestic trips"), up to the next one or the end of the clause.
+_PREPOSITIONS = "for|in|on|at|with|during|after|before|from|by|under|over|without"
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+(?=\S)", re.I)
+_EN_PHRASE = re.compile(rf"\b({_PREPOSITIONS})\s+((?:(?!\b(?:{_PREPOSITIONS})\b)[^?.!,;])+)", re.I)
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s*(.+?)\s*$")
 _REF = re.compile(r"\[\d{1,4}(?:\s*[,，、]\s*\d{1,4})*\]")
 _NUMBERING = re.compile(r"^\s*(?:第?[一二两三四五六七八九十]+[、.．：:]|\d{1,2}[.)、．:：]|step\s+\d+[.:]?)\s*", re.I)
@@ -221,9 +232,27 @@ def named_person(previous: PreviousTurn) -> str:
 
 def _reframed(frame: str, focus: str) -> str:
     """The last question asked about `focus`: its word of the same kind replaced where there is one ("年假有几天？"
-    + "婚假" → "婚假有几天？"), else the noun the question opens with, its topic ("健身房周末几点开门" + "游泳池" →
-    "游泳池周末几点开门"), else the focus put in front. The frame never keeps an earlier focus, so a chain of
-    "X呢？" follow-ups does not pile up."""
+    + "婚假" → "婚假有几天？", "How many days of annual leave…" + "sick leave", "…limit in Beijing?" + "in other
+    cities", "…VPN error 809?" + "error 691"), else the noun the question opens with, its topic ("健身房周末几点开门" +
+    "游泳池" → "游泳池周末几点开门"), else the focus put in front. The frame never keeps an earlier focus, so a chain
+    of "X呢？" follow-ups does not pile up."""
+    focus = _ARTICLE.sub("", focus)  # "the AC-500" names what "AC-500" names
+    phrase = _EN_PHRASE.fullmatch(focus)
+    if phrase:
+        # "And in Shanghai?" after "What is the hotel limit in Beijing?": the phrase with the same preposition changes.
+        for other in _EN_PHRASE.finditer(frame):
+            if other.group(1).lower() == phrase.group(1).lower():
+                return frame[:other.start()] + focus + frame[other.end():]
+    latin = focus.split()
+    if 2 <= len(latin) <= 4 and all(_WORD.search(w) and not _CJK.search(w) for w in latin):
+        # "And sick leave?" after "How many days of annual leave do I get?": the words ending in the same head noun.
+        # "And error 691?" after "How do I fix VPN error 809?": the words opening with the same word(s).
+        lead = r"\s+".join(re.escape(w) for w in latin[:-1])
+        for same in (rf"(?:\b[A-Za-z0-9-]+\s+){{{len(latin) - 1}}}{re.escape(latin[-1])}\b",
+                     rf"\b{lead}\s+[A-Za-z0-9-]+\b"):
+            found = re.search(same, frame, re.I)
+            if found is not None and found.group(0).lower() != focus.lower():
+                return frame[:found.start()] + focus + frame[found.end():]
     code = _CODE.fullmatch(focus)
     if code:
         # "E4呢？" after "E2是什么意思？": the code of the same kind is what changes.

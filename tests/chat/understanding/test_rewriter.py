@@ -144,10 +144,10 @@ def test_a_short_question_opening_with_characters_the_dictionary_lacks_still_lea
     assert result.text == f"{VPN} 要等多久？"
 
 
-def test_a_short_question_about_the_same_subject_still_leans_back():
+def test_a_short_question_about_the_same_subject_asks_the_last_question_about_it():
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
-    assert rewrite("And error 691?", context).text == f"{VPN} And error 691?"
+    assert rewrite("And error 691?", context).text == "How do I fix VPN error 691?"
 
 
 def test_a_chain_of_ellipses_replaces_the_focus_instead_of_piling_up():
@@ -229,3 +229,22 @@ def test_a_personal_pronoun_after_a_question_naming_a_person_becomes_that_person
     assert "挂陈晓燕的号多少钱？" in result.text and result.resolved == ("她 → 陈晓燕",)
     # 它 still means the subject the answer cited.
     assert rewrite("它几点开门？", context).text == "门诊就诊须知几点开门？"
+
+
+@pytest.mark.parametrize("question,message,expected", [
+    ("What is the hotel limit in Beijing?", "And in other cities?", "What is the hotel limit in other cities?"),
+    ("What is the meal allowance for domestic trips?", "And for international trips?",
+     "What is the meal allowance for international trips?"),
+    ("How many days of annual leave do I get?", "And sick leave?", "How many days of sick leave do I get?"),
+    ("What is the warranty of the AC-300?", "What about the AC-500?", "What is the warranty of the AC-500?"),
+])
+def test_an_english_fragment_after_and_asks_the_last_question_with_its_phrase_changed(question, message, expected):
+    context = _context(question=question, sources=(), sections=())
+    assert rewrite(message, context).text == expected
+
+
+@pytest.mark.parametrize("message", ["And is there a warranty?", "And what if the light stays red?",
+                                     "And then I restart the router and wait?"])
+def test_an_english_question_after_and_with_a_verb_of_its_own_is_no_fragment(message):
+    result = rewrite(message, _context(question="How do I reset the router?", sources=(), sections=()))
+    assert result.text == message and not result.resolved
