@@ -17,7 +17,7 @@ import numpy as np
 
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
-from chat.value_kinds import asked_kind
+from chat.value_kinds import asked_kind, states
 from docmind.bilingual import OWN_WORDS_FOUND
 from docmind.crosslingual import LanguageMeans
 from docmind.embeddings import Embedder
@@ -276,6 +276,8 @@ class _Unit(NamedTuple):
     row: bool = False
     cells: str = ""
     header: str = ""
+    # A line of the document taken whole: a list item, a labelled line or a table row (not a sentence of a paragraph).
+    item: bool = False
 
 
 def _record(line: str, columns: Sequence[str]) -> tuple[str, str] | None:
@@ -306,7 +308,7 @@ def _units(content: str) -> list[_Unit]:
     for i, line in enumerate(lines):
         record = _record(line.strip(), columns) if columns else None
         if record is not None:
-            out.append(_Unit(line.strip(), True, *record))
+            out.append(_Unit(line.strip(), True, *record, item=True))
             continue
         cells = _cells(line)
         if cells is None and " | " in line:
@@ -317,16 +319,16 @@ def _units(content: str) -> list[_Unit]:
             if i + 1 < len(lines) and MARKDOWN_TABLE_RULE.match(lines[i + 1]):
                 header = cells
             elif header is not None and len(header) == len(cells):
-                out.append(_Unit(_table_row(header, cells), True, " ".join(cells), " ".join(header)))
+                out.append(_Unit(_table_row(header, cells), True, " ".join(cells), " ".join(header), item=True))
             else:
                 text = " | ".join(c for c in cells if c)
-                out.append(_Unit(text, True, text))
+                out.append(_Unit(text, True, text, item=True))
             continue
         header = None
         if not line.strip() or i in headings:
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
-            out.append(_Unit(line.strip()))
+            out.append(_Unit(line.strip(), item=True))
         else:
             out.extend(_Unit(sentence) for sentence in _closed(split_sentences(line, clauses=False)))
     return out
@@ -440,7 +442,8 @@ class _Candidate:
     # A table row's own cells and its table's column names (see `_Unit`).
     cells: str = ""
     header: str = ""
-    # A list item or labelled line of the document ("- 累计工作满10年…", "餐补：…"): one line of its own, quoted whole.
+    # A line of the document taken whole ("- 累计工作满10年…", "餐补：…", a table row), not a sentence of a paragraph:
+    # it is quoted as a line of its own.
     item: bool = False
 
     @property
@@ -543,6 +546,33 @@ def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: La
     centred = means.centred(question, chinese=zh) if means is not None else None
     written = means.centred(sentences, chinese=not zh) if centred is not None else None
     return sentences @ question if written is None else written @ centred
+
+
+def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
+                chunks: Sequence[tuple[int, ScoredChunk]], limit: int) -> list[_Candidate]:
+    """Adds, when the question asks a kind of value (`chat.value_kinds`: how heavy, when, how long…) and no quoted
+    unit states one, the best-scoring unit that does and is about the question: it shares a word with the question,
+    or names the model or code asked about in its own text, its table's header or its section ("Weight: 4.9 kg; …;
+    AC-500: 11.2 kg" for "How heavy is the AC-500?", under a header naming the AC-500). The confidence counts such a
+    unit as the answer's evidence (`chat.confidence.missing_value`); a quote without it does not answer."""
+    kind = asked_kind(question)
+    if kind is None or any(states(kind, f"{c.header} {c.text}") for c in picked):
+        return picked
+    asked = codes(question)
+    context = {i: f"{c.document_title} {c.context}" for i, c in chunks}
+    have = {(c.chunk_index, c.position) for c in picked}
+
+    def about(c: _Candidate) -> bool:
+        if asked:
+            return bool(asked & codes(f"{context.get(c.chunk_index, '')} {c.header} {c.text}"))
+        return c.lexical > 0.01 / c.chunk_index + TIE or c.partial > 0
+
+    stating = [c for c in candidates if (c.chunk_index, c.position) not in have
+               and states(kind, f"{c.header} {c.text}") and about(c)]
+    if not stating:
+        return picked
+    best = max(stating, key=lambda c: (c.score, -c.chunk_index, -c.position))
+    return [*picked[:limit - 1], best] if len(picked) >= limit else [*picked, best]
 
 
 def _frame(text: str) -> str:
@@ -837,6 +867,7 @@ class ExtractiveAnswerer:
             own = [c for c in ranked if c.chunk_index == first]
             if own:
                 picked = [*picked[:limit - 1], own[0]]
+        picked = _with_value(question, picked, candidates, chunks, limit)
         picked = self._with_references(_with_alternatives(picked, candidates, limit), candidates, limit,
                                        SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
@@ -916,7 +947,7 @@ class ExtractiveAnswerer:
     def _sentences(index: int, chunk: ScoredChunk, seen: set[str]) -> list[_Candidate]:
         labels = _labels(chunk)
         out = []
-        for position, (raw, row, cells, header) in enumerate(_units(chunk.content)):
+        for position, (raw, row, cells, header, item) in enumerate(_units(chunk.content)):
             if _HEADING.match(raw):
                 continue
             # Strip list/heading markup and any [n] the source text had: they'd read as our citations.
@@ -926,6 +957,5 @@ class ExtractiveAnswerer:
             if len(key) < MIN_SENTENCE_CHARS or key in seen or key in labels or text.endswith((":", "：")):
                 continue
             seen.add(key)
-            out.append(_Candidate(index, position, text, 0.0, row=row, cells=cells, header=header,
-                                  item=bool(_ITEM.match(raw))))
+            out.append(_Candidate(index, position, text, 0.0, row=row, cells=cells, header=header, item=item))
         return out

@@ -389,3 +389,26 @@ def test_a_question_naming_no_case_gets_every_item_stating_the_value_per_case_ea
     assert all(line.endswith("[1]") for line in lines)
     assert "提前3个工作日" not in answer  # another rule of the list, not a case of this one
 
+
+
+def test_a_question_asking_a_kind_of_value_gets_the_table_row_stating_it_for_the_model_its_header_names():
+    overview = ScoredChunk(chunk_id="o", score=0.9, document_title="AC series", content=(
+        "The AC-500 adds a humidity sensor and a touch display. The AC-500 is planned for March 2027."))
+    specs = ScoredChunk(chunk_id="s", score=0.7, document_title="AC series", content=(
+        "| Specification | AC-200 | AC-500 |\n|---|---|---|\n| Noise in sleep mode | 24 dB | 26 dB |\n"
+        "| Weight | 4.9 kg | 11.2 kg |"))
+    answer = ExtractiveAnswerer().run(question="How heavy is the AC-500?", chunks=[overview, specs])
+    assert "11.2 kg" in answer and "26 dB" not in answer
+
+
+
+def test_a_sentence_of_a_paragraph_is_never_a_line_of_its_own_even_when_it_reads_like_a_labelled_line():
+    from chat.offline.extractive import _units
+
+    paragraph = ("纽西兰鸡毛松（学名：Dacrycarpus dacrydioides）是罗汉松科的一种，纽西兰的特有种，生长在低地森林中，"
+                 "常见于河岸与沼泽地带，是当地最高的树种之一，木材曾被毛利人用来制作独木舟。树高可达55米，树干直径达1米。"
+                 "它的果实成熟时呈红色，是当地鸟类的重要食物来源，种子由鸟类传播。19世纪以来，大片低地森林被开垦为牧场，"
+                 "现存的鸡毛松林多分布在保护区内，政府和民间团体正在河岸地带重新种植，以恢复其原有的生境。"
+                 "鸡毛松的木材质地轻软、气味清淡，过去常被用来制作黄油箱，因此在当地又有“黄油箱树”之称。")
+    units = _units(f"{paragraph}\n- 学名：Dacrycarpus dacrydioides\n")
+    assert len(units) > 2 and [u.item for u in units] == [False] * (len(units) - 1) + [True]
