@@ -846,7 +846,8 @@ class ExtractiveAnswerer:
             return []
         across = self._across_languages(question, wanted, chunks, candidates, limit)
         if across:
-            picked = self._with_references(across, candidates, limit, SHORT_QUOTE if complete else 0)
+            picked = self._with_references(_with_value(question, across, candidates, chunks, limit), candidates,
+                                           limit, SHORT_QUOTE if complete else 0)
             return sorted(picked, key=lambda c: (c.chunk_index, c.position))
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
         # How many: the sentences whose own words match above the floor. Which: the best by words, shape and

@@ -412,3 +412,14 @@ def test_a_sentence_of_a_paragraph_is_never_a_line_of_its_own_even_when_it_reads
                  "鸡毛松的木材质地轻软、气味清淡，过去常被用来制作黄油箱，因此在当地又有“黄油箱树”之称。")
     units = _units(f"{paragraph}\n- 学名：Dacrycarpus dacrydioides\n")
     assert len(units) > 2 and [u.item for u in units] == [False] * (len(units) - 1) + [True]
+
+
+def test_a_cross_language_quote_for_a_kind_of_value_holds_the_row_stating_it():
+    overview = ScoredChunk(chunk_id="o", score=0.6, document_title="AC series", stage_scores={"rerank": 0.6}, content=(
+        "The AC-500 adds a humidity sensor and a touch display. The AC-500 is planned for March 2027."))
+    specs = ScoredChunk(chunk_id="s", score=0.5, document_title="AC series", stage_scores={"rerank": 0.5}, content=(
+        "| Specification | AC-200 | AC-500 |\n|---|---|---|\n| Noise in sleep mode | 24 dB | 26 dB |\n"
+        "| Weight | 4.9 kg | 11.2 kg |"))
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("humidity")).run(
+        question="AC-500多重？", chunks=[overview, specs], low_confidence=True)
+    assert "11.2 kg" in answer and "26 dB" not in answer
