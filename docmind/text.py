@@ -262,12 +262,27 @@ def has_acronym(text: str, acronym: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(acronym)}(?![A-Za-z0-9])", text) is not None
 
 
+# Calendar words a text says without writing them: a weekend by its days ("周六、周日：8:00—21:00", "Saturday"), the
+# working week by its span ("周一至周五", "Monday to Friday"). A question names the period; a timetable lists the days.
+_WEEKEND = re.compile(r"周[六日]|星期[六日天]|礼拜[六日天]|双休|\bsaturdays?\b|\bsundays?\b", re.IGNORECASE)
+_WORKING_WEEK = re.compile(r"(?:周|星期|礼拜)一\s*(?:至|到|—|-|~|～)\s*(?:周|星期|礼拜)?五|"
+                           r"\bmondays?\s*(?:to|through|till|until|–|—|-)\s*fridays?\b", re.IGNORECASE)
+SAID_BY = {"周末": _WEEKEND, "双休日": _WEEKEND, "weekend": _WEEKEND, "weekends": _WEEKEND,
+           "工作日": _WORKING_WEEK, "weekday": _WORKING_WEEK, "weekdays": _WORKING_WEEK}
+
+
+def says(text: str, word: str) -> bool:
+    """Whether `text` says the calendar word `word` (lower-cased) in the words it is written in (`SAID_BY`)."""
+    pattern = SAID_BY.get(word)
+    return pattern is not None and pattern.search(text) is not None
+
+
 def contains(text: str, word: str) -> bool:
     """Whether lower-cased `text` contains `word`, or, for a short Chinese word, its full form (see
-    SHORTENED_MAX_CHARS)."""
+    SHORTENED_MAX_CHARS), or, for a calendar word, the days it stands for (`says`)."""
     if word in text:
         return True
-    return _CJK_WORD.fullmatch(word) is not None and _spread(word).search(text) is not None
+    return _CJK_WORD.fullmatch(word) is not None and _spread(word).search(text) is not None or says(text, word)
 
 
 def coverage(terms: tuple[Term, ...], text: str) -> float:

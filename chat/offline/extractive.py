@@ -35,6 +35,7 @@ from docmind.text import (
     names_in,
     plain_headings,
     salient_terms,
+    says,
     title_only,
     words,
 )
@@ -529,12 +530,13 @@ def _rerank(chunk: ScoredChunk) -> float:
 
 
 def overlap(wanted: dict[str, float], text: str) -> float:
-    """Weighted share of the question's terms that `text` contains, in [0, 1]."""
+    """Weighted share of the question's terms that `text` contains (a calendar word also in the days it stands for,
+    `docmind.text.says`), in [0, 1]."""
     total = sum(wanted.values())
     if not total:
         return 0.0
     have = terms(text)
-    return sum(w for t, w in wanted.items() if t in have) / total
+    return sum(w for t, w in wanted.items() if t in have or says(text, t)) / total
 
 
 def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: LanguageMeans | None) -> np.ndarray:

@@ -211,3 +211,15 @@ def test_a_list_written_one_item_a_paragraph_keeps_its_items():
 ])
 def test_a_passage_of_one_heading_like_line_is_a_title_alone(text, alone):
     assert title_only(text) is alone
+
+
+@pytest.mark.parametrize("text,word,said", [
+    ("周六、周日及法定节假日：8:00—21:00", "周末", True),
+    ("open saturday 9:00-17:00", "weekend", True),
+    ("周一至周五：6:30—22:30", "工作日", True),
+    ("monday to friday, 9 am to 6 pm", "weekdays", True),
+    ("周一至周五：6:30—22:30", "周末", False),
+    ("每周一上午换水保养", "工作日", False),
+])
+def test_a_calendar_word_is_contained_in_the_days_it_stands_for(text, word, said):
+    assert contains(text, word) is said
