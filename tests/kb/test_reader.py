@@ -159,3 +159,14 @@ def test_a_cited_chunk_over_two_pages_is_highlighted_on_either_page():
     assert _boxes_on(location, 1) == [[1, 2, 3, 4]]
     assert _boxes_on(location, 2) == [[5, 6, 7, 8]]
     assert _boxes_on(location, 3) == []
+
+
+def test_a_saved_page_opening_with_a_banner_heading_is_titled_by_its_h1(editor_client, member, kb_index):
+    page = ("<html><body><div class='promo'><h2>新店开业限时福利</h2><p>扫码添加店长微信，领取7天免费体验券。</p></div>"
+            "<h1>力行健身会员卡章程</h1><p>适用门店：万象城店，生效日期：2024年7月1日。</p>"
+            "<h2>营业时间</h2><p>周一至周五6:30至22:30，周六、周日8:00至21:00。</p></body></html>").encode()
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile("gym-membership.html", page)},
+                              format="multipart").json()
+    process_pending_documents()
+    html = _browser(member).get(f"/documents/{body['id']}/").content.decode()
+    assert '<h1 class="reader-title">力行健身会员卡章程</h1>' in html
