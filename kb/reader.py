@@ -18,7 +18,7 @@ from kb import selectors
 from kb.access import readable_kb_ids
 from kb.models import Chunk, ChunkLevel, Document
 from kb.pages import NoSuchPage, page_image, page_info
-from kb.reader_markdown import display_title, render_section
+from kb.reader_markdown import display_title, render_section, top_level_heading
 
 
 @dataclass(frozen=True)
@@ -139,11 +139,12 @@ def document_reader(request: HttpRequest, pk: int) -> HttpResponse:
     if raw.isdigit():
         cited = selectors.chunk_of_document(document=document, chunk_id=int(raw))
     parents = selectors.document_sections(document=document)
+    heading = top_level_heading(p.content for p in parents) or selectors.top_heading(document=document)
     return render(request, "kb/reader.html", {
         "document": document,
         "quoted_then": _quoted_then(cited, request.GET.get("rev", "")),
         "title": display_title(document.title, document.file.name if document.file else "",
-                               parents[0].content if parents else "", selectors.top_heading(document=document)),
+                               parents[0].content if parents else "", heading),
         "sections": split_sections(parents, cited),
         "has_file": bool(document.file),
         "page": _page_view(document, request.GET.get("page", ""), cited),

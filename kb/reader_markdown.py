@@ -3,6 +3,7 @@ passage marked, and nothing in the text able to become markup of its own."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import PurePosixPath
 
 from django.utils.safestring import SafeString, mark_safe
@@ -51,6 +52,21 @@ def _clean(text: str) -> str:
 
 _SLUG = re.compile(r"^[\w.]+(?:[-_][\w.]+)+$")
 _HEADING = re.compile(r"^\s*#{1,6}[ \t]+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+# A top-level heading line: what the parsers write for a page's <h1> and a document's title heading.
+_TOP_HEADING = re.compile(r"^# +(\S.*?)\s*$", re.MULTILINE)
+
+
+def top_level_heading(texts: Iterable[str]) -> str:
+    """The first top-level heading ("# …") of a document's section texts, in reading order; "" without one. A saved
+    web page often opens with a banner's lower-level heading ("## 新店开业限时福利") above the page's own `<h1>`,
+    which names it."""
+    for text in texts:
+        found = _TOP_HEADING.search(text)
+        if found:
+            return found.group(1).strip()
+    return ""
 
 
 def display_title(title: str, file_name: str, first_text: str, top_heading: str = "") -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Collection
 from typing import Any
@@ -12,9 +11,6 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from kb.ingestion.chunker import CONTEXT_SEPARATOR
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
-
-# A top-level Markdown heading line: what the parsers write for a page's <h1> and a document's title heading.
-_TOP_HEADING = re.compile(r"(?m)^# +(\S.*?)\s*$")
 
 KB_VERSION_KEY = "kb:version"
 
@@ -77,18 +73,8 @@ def document_sections(*, document: Document) -> list[Chunk]:
 
 
 def top_heading(*, document: Document) -> str:
-    """The document's first top-level heading ("# …"), else the heading its text opens under (its first chunk's
-    context after the title): a title heading with no text of its own ("# Business Travel Policy" right above
-    "## Booking") is in no section's text, only there. A saved web page often opens with a banner's lower-level
-    heading ("## 新店开业限时福利") above the page's own `<h1>`, which names it."""
-    # The sections (parent chunks) hold their heading lines; the children only their context.
-    titled = (Chunk.objects.filter(document=document, level=ChunkLevel.PARENT)
-              .filter(Q(content__startswith="# ") | Q(content__contains="\n# ")).order_by("ordinal")
-              .values_list("content", flat=True).first())
-    if titled:
-        heading = _TOP_HEADING.search(titled)
-        if heading:
-            return heading.group(1).strip()
+    """The heading the document's text opens under (its first chunk's context after the title): a title heading with
+    no text of its own ("# Business Travel Policy" right above "## Booking") is in no section's text, only there."""
     context = (Chunk.objects.filter(document=document, level=ChunkLevel.CHILD).order_by("ordinal")
                .values_list("context", flat=True).first()) or ""
     parts = context.split(CONTEXT_SEPARATOR)
