@@ -110,7 +110,7 @@ MIN_SENTENCE_CHARS = 6
 SAME_FRAME = 0.75
 # Scores closer than this are a tie: what the question asks cannot tell the two apart.
 TIE = 1e-6
-_NUMBERS = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿.,%]+")
+_NUMBERS = re.compile(r"[0-9〇零一二两三四五六七八九十百千万亿]+")
 _BREAKS = re.compile(r"[。！？!?；;\n]+")
 # A list item or a labelled line ("E2: The fan motor is blocked. Switch the purifier off…", "婚假：…", a label of up to
 # three words: "P1 (critical): … Response within 15 minutes.") is one clause of the document, up to this many
