@@ -8,8 +8,8 @@ Run (a throw-away data dir each time; writes JSON; --smoke: two documents, no la
 The server's arrangement in one process: the ingestion worker thread (as `make run` starts it), an
 uploader thread posting short Chinese articles (bench/articles.py, 2–3 child chunks each) through the
 document API one request per file, and — in the latency round — this thread sending one retrieval
-query every 200 ms through the one-shot path. The throughput round runs without queries: it is the
-pipeline against the embedder. Right before and right after it, the ingestion embedder alone (its own
+query every 200 ms (`--probe-interval`) through the one-shot path. The throughput round runs without
+queries: it is the pipeline against the embedder. Right before and right after it, the ingestion embedder alone (its own
 process, every core) embeds the very texts the pipeline embedded, in full batches: the ratio of the
 pipeline's rate to theirs is the figure, since other users of a shared machine move both alike — as
 long as the load is steady, which the difference between the two timings shows; the share of the round
@@ -22,8 +22,10 @@ which the embedder (lowest priority, a static OpenMP team) loses about one for o
 starts it (daphne, the ingestion worker inside), and the articles go to it over loopback HTTP with an API token,
 one request each. This process only uploads, watches the database for the documents' statuses and times the
 embedder alone (its own embedding process). The CPU outside the embedder is then the server process's (HTTP
-server, ASGI adapter and middleware included, which the in-process client skips); stage times and the latency
-round exist only in process.
+server, ASGI adapter and middleware included, which the in-process client skips); stage times exist only in
+process. Its latency round sends the probe questions to `POST /api/kb/retrieve/` with the same token, as a
+client of the server would; their CPU time is then this process' (the request's), and the waiting is everything
+else: the server's work, its queues and the loopback.
 """
 from __future__ import annotations
 
@@ -209,14 +211,15 @@ def _summary(probes: list[tuple[float, float]]) -> dict[str, float]:
     return summary
 
 
-def _probe(retriever, *, until: Callable[[], bool], minimum: int) -> list[tuple[float, float]]:
-    """(wall ms, thread CPU ms) of one-shot retrievals sent every PROBE_INTERVAL."""
+def _probe(retriever, *, until: Callable[[], bool], minimum: int,
+           interval: float = PROBE_INTERVAL) -> list[tuple[float, float]]:
+    """(wall ms, thread CPU ms) of one-shot retrievals sent every `interval` seconds."""
     probes: list[tuple[float, float]] = []
     next_at = time.perf_counter()
     i = 0
     while len(probes) < minimum or not until():
         time.sleep(max(0.0, next_at - time.perf_counter()))
-        next_at += PROBE_INTERVAL
+        next_at += interval
         start, cpu = time.perf_counter(), time.thread_time()
         retriever.run(query=QUERIES[i % len(QUERIES)], top_k=5)
         probes.append(((time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000))
@@ -267,6 +270,20 @@ def _http_post(url: str, token: str) -> Post:
     return post
 
 
+class _HttpRetriever:
+    """The latency round's probe over HTTP: one `POST /api/kb/retrieve/` a question, on a session of its own."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = f"{url}/api/kb/retrieve/"
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+
+    def run(self, *, query: str, top_k: int = 5) -> dict:
+        response = self.session.post(self.url, json={"query": query, "top_k": top_k}, timeout=60)
+        response.raise_for_status()
+        return response.json()
+
+
 def _upload(post: Post, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db import close_old_connections
@@ -303,8 +320,8 @@ def _embedded_texts(ids: list[int]) -> list[str]:
             .values_list("context", "content")]
 
 
-def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None,
-                 server: psutil.Process | None = None) -> dict:
+def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None, server: psutil.Process | None = None,
+                 interval: float = PROBE_INTERVAL) -> dict:
     """Upload `seeds` one by one while the worker runs (in this process, or in `server`); returns when every
     document is ready or failed."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
@@ -324,7 +341,7 @@ def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None,
     latencies: list[tuple[float, float]] = []
     if retriever is not None:
         latencies = _probe(retriever, until=lambda: _settled(len(seeds), ids, domain) and not uploader.is_alive(),
-                           minimum=1)
+                           minimum=1, interval=interval)
     while uploader.is_alive() or not _settled(len(seeds) - len(errors), ids, domain):
         time.sleep(SETTLE_POLL)
     uploader.join()
@@ -393,7 +410,7 @@ def parse_only(docs: int) -> dict:
 
 
 @contextmanager
-def _server_in_process() -> Iterator[tuple[Post, None]]:
+def _server_in_process() -> Iterator[tuple[Post, None, None]]:
     """The ingestion worker in a thread of this process, as the server runs it; uploads through the test client."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.conf import settings
@@ -408,7 +425,7 @@ def _server_in_process() -> Iterator[tuple[Post, None]]:
                               kwargs={"stop": stop, "sole_worker": True, "poll_seconds": settings.INGEST_POLL_SECONDS})
     worker.start()
     try:
-        yield _client_post(_client()), None
+        yield _client_post(_client()), None, None
     finally:
         stop.set()
         wake_worker()
@@ -416,7 +433,7 @@ def _server_in_process() -> Iterator[tuple[Post, None]]:
 
 
 @contextmanager
-def _server_over_http() -> Iterator[tuple[Post, psutil.Process]]:
+def _server_over_http() -> Iterator[tuple[Post, psutil.Process, _HttpRetriever]]:
     """A server process over this run's data dir, started as `make run` starts it (daphne, the ingestion worker
     inside); uploads over loopback HTTP with an administrator's API token."""
     staff = {"username": "bench-admin", "password": "bench-admin-pass-123"}
@@ -428,7 +445,8 @@ def _server_over_http() -> Iterator[tuple[Post, psutil.Process]]:
     try:
         answer = requests.post(f"{live.url}/api/auth/token/", json=staff, timeout=60)
         answer.raise_for_status()
-        yield _http_post(live.url, answer.json()["token"]), psutil.Process(live.process.pid)
+        token = answer.json()["token"]
+        yield _http_post(live.url, token), psutil.Process(live.process.pid), _HttpRetriever(live.url, token)
     finally:
         live.stop()
 
@@ -440,6 +458,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-latency", action="store_true", help="skip the round with queries")
     parser.add_argument("--no-throughput", action="store_true", help="skip the round without queries")
     parser.add_argument("--idle-queries", type=int, default=50)
+    parser.add_argument("--probe-interval", type=float, default=PROBE_INTERVAL,
+                        help="seconds between the latency round's queries (shorter: more queries behind its p95)")
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
     parser.add_argument("--http", action="store_true",
@@ -447,8 +467,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.smoke:
         args.docs, args.warm_up, args.no_latency = 2, 1, True
-    if args.http:
-        args.no_latency = True
     if args.parse_only:
         write_json({"parse_only": parse_only(args.docs)}, args.out)
         return
@@ -459,20 +477,20 @@ def main(argv: list[str] | None = None) -> None:
 
     get_ingest_embedder().embed_passages(["warm-up"])
     clock = StageClock()
-    with (_server_over_http() if args.http else _server_in_process()) as (post, server):
+    with (_server_over_http() if args.http else _server_in_process()) as (post, server, http_retriever):
         # Something to retrieve from, and every lazy start-up (parser, stores, models) out of the timed rounds.
         base = ingest_round(post, range(10_000, 10_000 + args.warm_up), "bench-base", server=server)
         if server is None:
             instrument(clock)
         try:
-            result = _rounds(args, post, server, clock, base)
+            result = _rounds(args, post, server, clock, base, http_retriever)
         finally:
             clock.restore()
     write_json(result, args.out)
 
 
 def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None, clock: StageClock,
-            base: dict) -> dict:
+            base: dict, http_retriever: _HttpRetriever | None) -> dict:
     """The throughput round (no queries) and the latency round (queries every PROBE_INTERVAL), each between two
     timings of the embedder alone on its texts."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
@@ -489,8 +507,9 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
         # apps not ready: the project loads only after setup_django() has set up this run's Django
         from kb.access import kb_default
 
-        retriever = OneShotRetriever(searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(),
-                                     reranker=get_reranker(), params=retrieval_params(ai_config.snapshot()))
+        retriever = http_retriever or OneShotRetriever(
+            searcher=get_searcher().scoped([kb_default().pk]), embedder=get_embedder(), reranker=get_reranker(),
+            params=retrieval_params(ai_config.snapshot()))
         # Each probe question once, so that no idle probe pays for embedding a question the probes during
         # ingestion find in the query cache (that made the idle p95 the slower one).
         for query in QUERIES:
@@ -500,9 +519,11 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
         first = args.seed + number * 100_000
         expected = _expected_texts(range(first, first + args.docs))
         before = embed_alone(expected)
-        idle = _probe(retriever, until=lambda: True, minimum=args.idle_queries) if retriever else []
+        idle = (_probe(retriever, until=lambda: True, minimum=args.idle_queries, interval=args.probe_interval)
+                if retriever else [])
         clock.reset()
-        run = ingest_round(post, range(first, first + args.docs), f"bench-{name}", retriever=retriever, server=server)
+        run = ingest_round(post, range(first, first + args.docs), f"bench-{name}", retriever=retriever, server=server,
+                           interval=args.probe_interval)
         stages, spans = clock.report(run["documents"]), dict(clock.span)
         texts = run.pop("texts")
         after = embed_alone(texts)
@@ -528,7 +549,7 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
             entry["before_first_embedding_s"] = round(embed_start - round_start, 3)
             entry["after_last_embedding_s"] = round(round_end - embed_end, 3)
         if retriever is not None:
-            idle_after = _probe(retriever, until=lambda: True, minimum=args.idle_queries)
+            idle_after = _probe(retriever, until=lambda: True, minimum=args.idle_queries, interval=args.probe_interval)
             idle_all = idle + idle_after
             entry["queries"] = {"idle": _summary(idle_all), "during_ingestion": _summary(during)}
             entry["queries"]["p95_ratio"] = round(percentile([wall for wall, _ in during], 0.95)

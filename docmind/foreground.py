@@ -47,6 +47,13 @@ def busy() -> bool:
     return _active > 0
 
 
+def wait_left() -> float:
+    """How long background work should still wait for the questions in flight (0: go on), without waiting."""
+    if _active:
+        return MAX_WAIT_SECONDS
+    return max(0.0, _ended_at + LINGER_SECONDS - time.monotonic())
+
+
 def give_way(max_wait: float = MAX_WAIT_SECONDS) -> float:
     """Wait while a question is being answered (and LINGER_SECONDS after), up to `max_wait` seconds; returns
     the seconds waited."""

@@ -13,11 +13,13 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from chat.routing import websocket_urlpatterns  # noqa: E402
+from docmind.foreground_asgi import QuestionsFirst  # noqa: E402
 from docmind.wsorigin import SameOriginValidator  # noqa: E402
 from project.mcp.asgi import McpMount  # noqa: E402
 
 application = ProtocolTypeRouter({
-    "http": McpMount(django_asgi_app),  # /mcp/: the MCP server (token auth); the rest: Django
+    # A question's request first (docmind.foreground_asgi); /mcp/: the MCP server (token auth); the rest: Django.
+    "http": QuestionsFirst(McpMount(django_asgi_app)),
     # Host names against ALLOWED_HOSTS (Channels), then the exact origin, port included.
     "websocket": AllowedHostsOriginValidator(
         SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))),
