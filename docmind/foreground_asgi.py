@@ -21,8 +21,10 @@ from docmind.foreground import MAX_WAIT_SECONDS, foreground, wait_left
 # Requests that ask a question; a streamed answer (the chat API) is foreground until its stream starts, after
 # which each retrieval inside it marks itself.
 QUESTION_PATHS = frozenset({"/api/kb/retrieve/", "/api/chat/"})
-# Requests that add documents: work a team starts and leaves, not waits on.
-UPLOAD_PATHS = frozenset({"/api/kb/documents/", "/api/kb/documents/archive/"})
+# Requests that add documents (the API's, the admin's form and its bulk upload): work a team starts and leaves,
+# not waits on.
+UPLOAD_PATHS = frozenset({"/api/kb/documents/", "/api/kb/documents/archive/", "/admin/kb/document/add/",
+                          "/admin/kb/document/upload/"})
 # How often a waiting upload looks again: a question's stages end and start within milliseconds.
 RECHECK_SECONDS = 0.01
 

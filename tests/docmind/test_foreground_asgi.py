@@ -109,3 +109,12 @@ def test_an_upload_waits_no_longer_than_the_bound_for_a_stream_of_questions(monk
         begun = time.monotonic()
         asyncio.run(door.QuestionsFirst(app)(_http("/api/kb/documents/archive/"), _nothing_received, None))
     assert 0.09 <= reached[0] - begun < 2.0
+
+
+def test_the_paths_name_the_question_and_upload_views():
+    from django.urls import resolve
+
+    names = {path: resolve(path).url_name for path in door.QUESTION_PATHS | door.UPLOAD_PATHS}
+    assert names == {"/api/kb/retrieve/": "retrieve", "/api/chat/": "api-chat",
+                     "/api/kb/documents/": "document-list", "/api/kb/documents/archive/": "document-archive",
+                     "/admin/kb/document/add/": "kb_document_add", "/admin/kb/document/upload/": "kb_document_upload"}
