@@ -692,17 +692,28 @@ class ExtractiveAnswerer:
         return "\n\n".join(sections)
 
     def _steps(self, question: str, chunks: Sequence[ScoredChunk]) -> str:
+        """The numbered steps of the relevant chunk whose list (with the line that leads it and its section) says
+        most of the question; "" when some other sentence, item or row of the evidence says more of it: a how-to
+        question ("考评结果不满意怎么申诉？") is answered by the clause it asks about, not by a numbered list that
+        happens to stand nearby ("结果应用: 1. 年终奖系数…")."""
         wanted = terms(question)
         best: tuple[float, int, list[tuple[str, str]]] | None = None
+        elsewhere = 0.0
         for index, chunk in self._relevant(chunks, question):
-            steps = [(m.group(1), REF.sub("", m.group(2)).strip()) for m in map(_STEP.match, chunk.content.splitlines())
+            lines = chunk.content.splitlines()
+            numbered = [k for k, line in enumerate(lines) if _STEP.match(line)]
+            steps = [(m.group(1), REF.sub("", m.group(2)).strip()) for m in (_STEP.match(lines[k]) for k in numbered)
                      if m]
+            # A step's own line never says more than its whole list, so every unit of the evidence can be compared.
+            elsewhere = max([elsewhere, *(overlap(wanted, u.text) for u in _units(chunk.content))])
             if len(steps) < 2:
                 continue
-            fit = overlap(wanted, chunk.searchable_text) + 0.01 / index
+            lead = next((line for line in reversed(lines[:numbered[0]]) if line.strip()), "")
+            section = chunk.context.split("›")[-1] if "›" in chunk.context else ""
+            fit = overlap(wanted, " ".join([section, lead, *(text for _, text in steps)])) + 0.01 / index
             if best is None or fit > best[0]:
                 best = (fit, index, steps)
-        if best is None:
+        if best is None or best[0] < elsewhere:
             return ""
         _, index, steps = best
         return "\n".join(f"{number}. {_cited(text.rstrip('；;'), index)}" for number, text in steps[:12])

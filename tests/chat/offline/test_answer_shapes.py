@@ -62,6 +62,22 @@ def test_how_to_lists_the_sources_steps_in_order_with_their_numbers():
     assert lines[0].startswith("1. 在回调日志中按订单号搜索") and lines[0].endswith("[2]")
 
 
+PERFORMANCE = chunk("p", "绩效考核办法\n\n结果应用\n\n1. 年终奖系数：S级2.0，A级1.5，B级1.0。\n"
+                         "2. 连续两次考核为C级的员工，进入绩效改进计划。\n\n申诉\n\n"
+                         "员工对考核结果有异议的，可在结果公布后7天内向人力资源部提出书面申诉。",
+                    title="绩效考核办法")
+
+
+def test_how_to_quotes_the_clause_it_asks_about_rather_than_a_numbered_list_standing_nearby():
+    answer = ExtractiveAnswerer().run(question="考评结果不满意怎么申诉？", chunks=[PERFORMANCE],
+                                      shape=AnswerShape.STEPS)
+    assert "7天内" in answer and "书面申诉" in answer
+    assert "年终奖系数" not in answer
+    # The list is still the answer when it is what the question asks about.
+    listed = ExtractiveAnswerer().run(question="考核结果怎么应用？", chunks=[PERFORMANCE], shape=AnswerShape.STEPS)
+    assert [line[:2] for line in body_lines(listed)] == ["1.", "2."]
+
+
 def test_a_summary_covers_every_section_and_never_is_the_title():
     answer = ExtractiveAnswerer().run(question="总结一下这篇文档", chunks=[TITLE_ONLY, TIMEOUT, CALLBACK, DUPLICATE],
                                       shape=AnswerShape.SUMMARY)
