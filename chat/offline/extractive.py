@@ -604,6 +604,22 @@ def _with_alternatives(picked: list[_Candidate], candidates: Sequence[_Candidate
     return out
 
 
+def _words_cannot_choose(question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]]) -> bool:
+    """Whether the best-ranked chunk is in the other language than the question (Chinese against not) and no chunk
+    in the question's language holds OWN_WORDS_FOUND of its words: then the question's words cannot tell which text
+    answers it. Evidence in the question's own language that says most of what it asks is chosen by its words, as
+    for a question whose best chunk is in its language: the reranker can put other-language text on the question's
+    topic first ("What is the AC-500's price?" under a Chinese launch note), and the meaning of that text would then
+    choose a quote that does not answer."""
+    if not chunks:
+        return False
+    zh = is_chinese(question)
+    if is_chinese(chunks[0][1].searchable_text) == zh:
+        return False
+    return not any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
+                   if is_chinese(c.searchable_text) == zh)
+
+
 class ExtractiveAnswerer:
     """Never writes a claim of its own: every sentence is copied from the evidence and cited."""
 
@@ -697,9 +713,12 @@ class ExtractiveAnswerer:
         question ("考评结果不满意怎么申诉？") is answered by the clause it asks about, not by a numbered list that
         happens to stand nearby ("结果应用: 1. 年终奖系数…")."""
         wanted = terms(question)
+        relevant = self._relevant(chunks, question)
+        if _words_cannot_choose(question, wanted, relevant):
+            return ""  # the quote is chosen by meaning across the languages (`_across_languages`)
         best: tuple[float, int, list[tuple[str, str]]] | None = None
         elsewhere = 0.0
-        for index, chunk in self._relevant(chunks, question):
+        for index, chunk in relevant:
             lines = chunk.content.splitlines()
             numbered = [k for k, line in enumerate(lines) if _STEP.match(line)]
             steps = [(m.group(1), REF.sub("", m.group(2)).strip()) for m in (_STEP.match(lines[k]) for k in numbered)
@@ -896,16 +915,9 @@ class ExtractiveAnswerer:
         embedding that retrieved the chunks chooses instead. At most MAX_EMBEDDED sentences are embedded."""
         if self.embedder is None or not chunks:
             return []
+        if not _words_cannot_choose(question, wanted, chunks):
+            return []
         zh = is_chinese(question)
-        if is_chinese(chunks[0][1].searchable_text) == zh:
-            return []
-        if any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
-               if is_chinese(c.searchable_text) == zh):
-            # Evidence in the question's own language says most of what it asks: its words choose the quote, as for
-            # a question whose best chunk is in its language. The reranker can put other-language text on the
-            # question's topic first ("What is the AC-500's price?" under a Chinese launch note), and the meaning of
-            # that text would then choose a quote that does not answer.
-            return []
         # The chunks in the other language, best first: the top one often holds the topic but not the clause
         # asked about, which a neighbour of it in the ranking does.
         context = {i: c.context for i, c in chunks if is_chinese(c.searchable_text) != zh}
