@@ -36,10 +36,12 @@ class QuestionsFirst:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
-        elif scope.get("path") in QUESTION_PATHS:
+            return
+        path = _app_path(scope)
+        if path in QUESTION_PATHS:
             await self._question(scope, receive, send)
         else:
-            if scope.get("method") == "POST" and scope.get("path") in UPLOAD_PATHS:
+            if scope.get("method") == "POST" and path in UPLOAD_PATHS:
                 await _give_way()
             await self.app(scope, receive, send)
 
@@ -63,6 +65,12 @@ class QuestionsFirst:
             await self.app(scope, receive, sending)
         finally:
             unmark()
+
+
+def _app_path(scope: dict) -> str:
+    """The request's path within the application: a server mounted under a prefix (`root_path`) sends it whole."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
 
 
 async def _give_way() -> None:

@@ -34,6 +34,17 @@ def test_a_question_is_foreground_until_its_response_starts_and_not_after():
     assert sent == ["http.response.start", "http.response.body"] and not busy()
 
 
+def test_a_server_mounted_under_a_prefix_still_tells_a_question():
+    seen: list[bool] = []
+
+    async def app(scope, receive, send):
+        seen.append(busy())
+
+    scope = {**_http("/docmind/api/kb/retrieve/"), "root_path": "/docmind"}
+    asyncio.run(door.QuestionsFirst(app)(scope, _nothing_received, None))
+    assert seen == [True]
+
+
 def test_a_question_that_fails_before_answering_is_no_longer_foreground():
     async def app(scope, receive, send):
         raise RuntimeError("the view failed")
