@@ -79,10 +79,10 @@ def test_how_to_quotes_the_clause_it_asks_about_rather_than_a_numbered_list_stan
 
 
 def test_how_to_over_evidence_led_by_the_other_language_is_not_answered_by_a_list_its_words_happen_to_match():
-    router = chunk("r", "To restore the factory settings, hold the Reset button for 10 seconds.", title="R5 Router Guide",
-                   rerank=0.8, document_id=3)
-    sales = chunk("s", "三季度销售\n1. R5路由器三季度销量4.1万台。\n2. 双十一期间R5路由器降价100元。", title="销售例会纪要",
-                  rerank=0.7, document_id=4)
+    router = chunk("r", "To restore the factory settings, hold the Reset button for 10 seconds.",
+                   title="R5 Router Guide", rerank=0.8, document_id=3)
+    sales = chunk("s", "三季度销售\n1. R5路由器三季度销量4.1万台。\n2. 双十一期间R5路由器降价100元。",
+                  title="销售例会纪要", rerank=0.7, document_id=4)
     question = "路由器怎么恢复出厂设置？"
     steps = ExtractiveAnswerer().run(question=question, chunks=[router, sales], shape=AnswerShape.STEPS)
     # The words cannot tell across the languages which text answers: the answer is chosen as any other question's.
