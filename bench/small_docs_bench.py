@@ -463,7 +463,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
     parser.add_argument("--http", action="store_true",
-                        help="a server process of its own, uploads over HTTP (throughput round only)")
+                        help="a server process of its own, uploads and the latency round's questions over HTTP")
     args = parser.parse_args(argv)
     if args.smoke:
         args.docs, args.warm_up, args.no_latency = 2, 1, True
