@@ -48,7 +48,8 @@ def busy() -> bool:
 
 
 def wait_left() -> float:
-    """How long background work should still wait for the questions in flight (0: go on), without waiting."""
+    """How long background work should still wait for the questions in flight before looking again (0: go on),
+    without waiting: at most MAX_WAIT_SECONDS while one is in flight, else what is left of LINGER_SECONDS."""
     if _active:
         return MAX_WAIT_SECONDS
     return max(0.0, _ended_at + LINGER_SECONDS - time.monotonic())
@@ -58,18 +59,10 @@ def give_way(max_wait: float = MAX_WAIT_SECONDS) -> float:
     """Wait while a question is being answered (and LINGER_SECONDS after), up to `max_wait` seconds; returns
     the seconds waited."""
     start = time.monotonic()
-    if not _active and start - _ended_at >= LINGER_SECONDS:
+    if not wait_left():
         return 0.0
     deadline = start + max_wait
-    with _changed:
-        while True:
-            now = time.monotonic()
-            if now >= deadline:
-                break
-            if _active:
-                _changed.wait(deadline - now)
-            elif now - _ended_at < LINGER_SECONDS:
-                _changed.wait(min(deadline, _ended_at + LINGER_SECONDS) - now)
-            else:
-                break
+    with _changed:  # woken as soon as the last question in flight ends
+        while (left := min(wait_left(), deadline - time.monotonic())) > 0:
+            _changed.wait(left)
     return time.monotonic() - start

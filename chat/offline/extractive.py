@@ -720,14 +720,13 @@ class ExtractiveAnswerer:
         elsewhere = 0.0
         for index, chunk in relevant:
             lines = chunk.content.splitlines()
-            numbered = [k for k, line in enumerate(lines) if _STEP.match(line)]
-            steps = [(m.group(1), REF.sub("", m.group(2)).strip()) for m in (_STEP.match(lines[k]) for k in numbered)
-                     if m]
+            numbered = [(k, m) for k, line in enumerate(lines) if (m := _STEP.match(line))]
+            steps = [(m.group(1), REF.sub("", m.group(2)).strip()) for _, m in numbered]
             # A step's own line never says more than its whole list, so every unit of the evidence can be compared.
             elsewhere = max([elsewhere, *(overlap(wanted, u.text) for u in _units(chunk.content))])
             if len(steps) < 2:
                 continue
-            lead = next((line for line in reversed(lines[:numbered[0]]) if line.strip()), "")
+            lead = next((line for line in reversed(lines[:numbered[0][0]]) if line.strip()), "")
             section = chunk.context.split("›")[-1] if "›" in chunk.context else ""
             fit = overlap(wanted, " ".join([section, lead, *(text for _, text in steps)])) + 0.01 / index
             if best is None or fit > best[0]:
