@@ -10,6 +10,8 @@ from kb.retrieval.outcome import StageOutcome
 from kb.retrieval.types import ScoredChunk
 
 SNAP_CHARS = 80
+# A child's closing lines shorter than this ("- 是", "| 1 |") may stand anywhere in its parent: they locate nothing.
+LOCATING_CHARS = 20
 
 
 class ContextCompressor:
@@ -76,8 +78,12 @@ class ContextCompressor:
     def _locate_hit(query: str, chunk: ScoredChunk) -> tuple[int, int] | None:
         if chunk.child_content:
             at = chunk.content.find(chunk.child_content)
-            if at < 0:  # whitespace may differ between the stored child and the parent text
-                at = chunk.content.find(chunk.child_content.strip()[:40])
+            if at >= 0:
+                return at, at + len(chunk.child_content)
+            own = ContextCompressor._own_lines(chunk.content, chunk.child_content)
+            if own:
+                return own
+            at = chunk.content.find(chunk.child_content.strip()[:40])
             if at >= 0:
                 return at, min(len(chunk.content), at + len(chunk.child_content))
         lowered = chunk.content.lower()
@@ -86,6 +92,22 @@ class ContextCompressor:
             at = lowered.find(term.text)
             if at >= 0:
                 return at, at + len(term.text)
+        return None
+
+    @staticmethod
+    def _own_lines(text: str, child: str) -> tuple[int, int] | None:
+        """Where the longest run of the child's closing lines stands whole in its parent's `text`; None when no run
+        of LOCATING_CHARS or more does. A child cut from a long table repeats the table's header so that it reads
+        on its own, while the parent holds that header at the table's top only: its rows, not its first characters,
+        say where it was cut from."""
+        lines = child.strip().splitlines()
+        for k in range(len(lines)):
+            rest = "\n".join(lines[k:]).strip()
+            if len(rest) < LOCATING_CHARS:
+                break
+            at = text.find(rest)
+            if at >= 0:
+                return at, at + len(rest)
         return None
 
     @staticmethod

@@ -94,3 +94,19 @@ def test_the_block_headers_count_against_the_budget():
     chunks = [chunk(str(i), f"第{i}段" + "内容" * 40, 1 - i / 100, document_title="员工手册") for i in range(3)]
     out = _compressor(max_tokens=250).run(query="q", chunks=chunks)
     assert [c.chunk_id for c in out.chunks] == ["0", "1"]
+
+
+def test_a_table_child_is_found_by_its_own_rows_not_by_the_header_it_repeats():
+    header = "| 型号 | 功率 | 价格 |\n|---|---|---|\n"
+    rows = [f"| M-{n} | {n * 10} W | {n * 100} 元 |\n" for n in range(1, 41)]
+    text = header + "".join(rows)
+    child = header + "".join(rows[36:])  # cut from the table's end, with the header repeated so it reads alone
+    out = _compressor().window("q", chunk("1", text, child_content=child))
+    assert "| M-40 | 400 W | 4000 元 |" in out.content
+    assert "| M-1 | 10 W |" not in out.content
+
+
+def test_a_child_whose_lines_all_repeat_in_the_parent_falls_back_to_its_opening():
+    text = _long_text()
+    out = _compressor().window("q", chunk("1", text, child_content="no line of this is in the parent"))
+    assert text.startswith(out.content) and len(out.content) <= 200
