@@ -18,7 +18,7 @@ import numpy as np
 from chat.citations import REF, split_sentences
 from chat.types import AnswerShape
 from chat.value_kinds import asked_kind, states
-from docmind.bilingual import OWN_WORDS_FOUND
+from docmind.bilingual import ENGLISH_STOP_WORDS, OWN_WORDS_FOUND
 from docmind.crosslingual import LanguageMeans
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
@@ -539,15 +539,19 @@ def overlap(wanted: dict[str, float], text: str) -> float:
     return sum(w for t, w in wanted.items() if t in have or says(text, t)) / total
 
 
-def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: LanguageMeans | None) -> np.ndarray:
-    """Cosine of each sentence (in the other language than the question's, `zh`) to the question, both less their
-    language's mean when the means are known (plain cosine otherwise). Each language's mean is what its texts
-    share whatever they say, and it weighs on some sentences more than on others (one holding English codes or
-    words sits nearer an English question for that alone): less it, sentences compare by what they say
-    (docs/decisions/cross-language.md)."""
+def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: LanguageMeans | None,
+                written_zh: bool | None = None) -> np.ndarray:
+    """Cosine of each sentence (all in one language: Chinese when `written_zh`, by default the other language than
+    the question's, `zh`) to the question, both less their language's mean when the means are known (plain cosine
+    otherwise). Each language's mean is what its texts share whatever they say, and it weighs on some sentences
+    more than on others (one holding English codes or words sits nearer an English question for that alone): less
+    it, sentences compare by what they say, in either language (docs/decisions/cross-language.md)."""
     centred = means.centred(question, chinese=zh) if means is not None else None
-    written = means.centred(sentences, chinese=not zh) if centred is not None else None
-    return sentences @ question if written is None else written @ centred
+    chinese = not zh if written_zh is None else written_zh
+    written = means.centred(sentences, chinese=chinese) if centred is not None else None
+    if written is None:
+        return sentences @ question if chinese != zh or means is None else np.full(len(sentences), -np.inf)
+    return written @ centred
 
 
 def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
@@ -604,6 +608,21 @@ def _with_alternatives(picked: list[_Candidate], candidates: Sequence[_Candidate
     return out
 
 
+_ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
+
+
+def _writable(entities: Sequence[Term], question: str, chunk: ScoredChunk, zh: bool) -> tuple[Term, ...]:
+    """The entities of `question` (Chinese when `zh`) that `chunk` could write: all of them in the question's
+    language; in Chinese text only the English question's codes and acronyms (words with a digit, words it writes in
+    capitals: AC-300, CADR, VPN); in English text only the Chinese question's Latin words."""
+    if is_chinese(chunk.searchable_text) == zh:
+        return tuple(entities)
+    if zh:
+        return tuple(t for t in entities if not _CJK_RUN.search(t.text))
+    capitals = {w.lower() for w in _ACRONYM.findall(question)}
+    return tuple(t for t in entities if t.text in capitals or any(ch.isdigit() for ch in t.text))
+
+
 def _words_cannot_choose(question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]]) -> bool:
     """Whether the best-ranked chunk is in the other language than the question (Chinese against not) and no chunk
     in the question's language holds OWN_WORDS_FOUND of its words: then the question's words cannot tell which text
@@ -616,8 +635,13 @@ def _words_cannot_choose(question: str, wanted: dict[str, float], chunks: Sequen
     zh = is_chinese(question)
     if is_chinese(chunks[0][1].searchable_text) == zh:
         return False
-    return not any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
-                   if is_chinese(c.searchable_text) == zh)
+    return not _said_in_own_language(wanted, chunks, zh)
+
+
+def _said_in_own_language(wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]], zh: bool) -> bool:
+    """Whether some chunk in the question's language (Chinese when `zh`) holds OWN_WORDS_FOUND of `wanted`."""
+    return any(overlap(wanted, f"{c.context} {c.content}") >= OWN_WORDS_FOUND for _, c in chunks
+               if is_chinese(c.searchable_text) == zh)
 
 
 class ExtractiveAnswerer:
@@ -802,10 +826,19 @@ class ExtractiveAnswerer:
             entities = tuple(t for t in salient if t.text in titled) or \
                 tuple(t for t in salient if t.rare and len(t.text) >= 2 and not in_vocabulary(t.text))
         if entities:
+            zh = is_chinese(question)
+            # A chunk in the other language cannot write the question's words, only its codes and acronyms. With
+            # none of those to look for it stays when it ranks at least as high as the best chunk that names the
+            # subject (the multilingual embedding, not its words, put it there) — unless text in the question's
+            # own language says most of what it asks, whose words then choose.
+            content = {t: w for t, w in terms(question).items() if t not in ENGLISH_STOP_WORDS}
+            other = not _said_in_own_language(content, indexed, zh)
             named = {i: coverage(entities, c.searchable_text) for i, c in indexed}
             best = max(named.values(), default=0.0)
             if best > 0:
-                indexed = [(i, c) for i, c in indexed if named[i] >= 0.5 * best]
+                bar = max(_rerank(c) for i, c in indexed if named[i] >= best)
+                indexed = [(i, c) for i, c in indexed if named[i] >= 0.5 * best or other and _rerank(c) >= bar
+                           and not _writable(entities, question, c, zh)]
         return indexed
 
     def _best(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]], limit: int,
@@ -907,30 +940,40 @@ class ExtractiveAnswerer:
 
     def _across_languages(self, question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]],
                           candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:
-        """The sentences closest in meaning to the question among the chunks in another language than the
-        question (Chinese against not), when the best-ranked chunk is one and no chunk in the question's language
-        holds OWN_WORDS_FOUND of its words (`wanted`, the question's terms); [] otherwise or without an embedder.
-        Word overlap ranks such sentences by the codes and numbers they happen to share, so the multilingual
-        embedding that retrieved the chunks chooses instead. At most MAX_EMBEDDED sentences are embedded."""
-        if self.embedder is None or not chunks:
+        """The sentences closest in meaning to the question (`_closest`) when the best-ranked chunk is in another
+        language than the question (Chinese against not) and no chunk in the question's language holds
+        OWN_WORDS_FOUND of its words (`wanted`, the question's terms); [] otherwise or without an embedder. Word
+        overlap ranks such sentences by the codes and numbers they happen to share, so the multilingual embedding
+        that retrieved the chunks chooses instead."""
+        if self.embedder is None or not chunks or not _words_cannot_choose(question, wanted, chunks):
             return []
-        if not _words_cannot_choose(question, wanted, chunks):
-            return []
-        zh = is_chinese(question)
-        # The chunks in the other language, best first: the top one often holds the topic but not the clause
-        # asked about, which a neighbour of it in the ranking does.
-        context = {i: c.context for i, c in chunks if is_chinese(c.searchable_text) != zh}
+        # Every relevant chunk, best first: the top one often holds the topic but not the clause asked about, which a
+        # neighbour of it in the ranking does — in either language, since the question's words said too little of
+        # any text in its own to choose.
+        return self._closest(question, candidates, chunks)[:min(CROSS_LANGUAGE_QUOTES, limit)]
+
+    def _closest(self, question: str, candidates: Sequence[_Candidate],
+                 chunks: Sequence[tuple[int, ScoredChunk]]) -> list[_Candidate]:
+        """The first MAX_EMBEDDED of `candidates` (in ranking and document order) that belong to `chunks`, closest in
+        meaning to the question first, each compared less its own language's mean (`_similarity`); [] without an
+        embedder or when it fails."""
+        chinese = {i: is_chinese(c.searchable_text) for i, c in chunks}
+        context = {i: c.context for i, c in chunks}
         own = [c for c in sorted(candidates, key=lambda c: (c.chunk_index, c.position))
                if c.chunk_index in context][:MAX_EMBEDDED]
-        if not own:
+        if self.embedder is None or not own:
             return []
         try:
             vectors = self.embedder.embed_passages([f"{context[c.chunk_index]} {c.text}".strip() for c in own])
-            similarity = _similarity(self.embedder.embed_query(question), vectors, zh, self.means)
+            asked = self.embedder.embed_query(question)
+            similarity = np.full(len(own), -np.inf)
+            for language in {chinese[c.chunk_index] for c in own}:
+                rows = [k for k, c in enumerate(own) if chinese[c.chunk_index] == language]
+                similarity[rows] = _similarity(asked, vectors[rows], is_chinese(question), self.means,
+                                               written_zh=language)
         except Exception:  # the choice by words still stands
             return []
-        ranked = sorted(range(len(own)), key=lambda k: -float(similarity[k]))
-        return [own[k] for k in ranked[:min(CROSS_LANGUAGE_QUOTES, limit)]]
+        return [own[k] for k in sorted(range(len(own)), key=lambda k: -float(similarity[k]))]
 
     @staticmethod
     def _with_references(picked: list[_Candidate], candidates: Sequence[_Candidate], limit: int,

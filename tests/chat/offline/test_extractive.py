@@ -170,6 +170,40 @@ def test_evidence_in_the_question_s_language_that_says_most_of_it_is_quoted_by_w
                for text, refs in _answer_sentences(answer))
 
 
+def test_other_language_evidence_ranked_first_is_kept_when_the_question_s_own_language_says_little_of_it():
+    leave = ScoredChunk(chunk_id="zh", content="婚假：员工依法登记结婚的，享受婚假10天。丧假3天。", score=0.6,
+                        document_title="请假制度", context="请假制度 › 婚假", stage_scores={"rerank": 0.6})
+    quota = ScoredChunk(chunk_id="en", content="Employees who join during the year get a prorated quota.", score=0.4,
+                        document_title="Commission plan", context="Commission plan", stage_scores={"rerank": 0.4})
+    # The English chunk shares "employees" and "get" with the question; the Chinese one none of its words.
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("婚假")).run(
+        question="How many days of marriage leave do employees get?", chunks=[leave, quota], low_confidence=True)
+    assert _answer_sentences(answer)[0] == ("婚假：员工依法登记结婚的，享受婚假10天。丧假3天。", [1])
+
+
+def test_other_language_evidence_stays_out_when_text_in_the_question_s_language_says_most_of_it():
+    terms_zh = ScoredChunk(chunk_id="zh", content="验收合格后，标准账期为收到发票后60天。", score=0.9,
+                           document_title="采购制度", context="采购制度 › 付款", stage_scores={"rerank": 0.9})
+    probation = ScoredChunk(chunk_id="en", content="The probation period is six months.", score=0.7,
+                            document_title="Onboarding", context="Onboarding › Probation", stage_scores={"rerank": 0.7})
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("账期")).run(question="probation how long?",
+                                                                     chunks=[terms_zh, probation])
+    assert ("The probation period is six months.", [2]) in _answer_sentences(answer)
+    assert "账期" not in answer
+
+
+def test_a_quote_chosen_by_meaning_may_come_from_the_question_s_own_language():
+    parking = ScoredChunk(chunk_id="zh", content="酒店停车位有限，建议乘坐班车。饮酒后请勿驾车。", score=0.6,
+                          document_title="年会通知", context="年会通知", stage_scores={"rerank": 0.6})
+    hotel = ScoredChunk(chunk_id="en", content="The nightly hotel limit is 600 CNY in Beijing and 400 CNY in other "
+                        "cities. Book through the travel portal.", score=0.5, document_title="Travel policy",
+                        context="Travel policy › Hotels", stage_scores={"rerank": 0.5})
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("400 CNY")).run(
+        question="What is the hotel cap outside the big four cities?", chunks=[parking, hotel], low_confidence=True)
+    assert ("The nightly hotel limit is 600 CNY in Beijing and 400 CNY in other cities.", [2]) \
+        in _answer_sentences(answer)
+
+
 def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedding():
     class Refusing:
         def embed_query(self, text):
