@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from chat.citations import REF, split_sentences
+from chat.offline.amounts import amounts, holds_asked
 from chat.types import AnswerShape
 from chat.value_kinds import asked_kind, states
 from docmind.bilingual import ENGLISH_STOP_WORDS, OWN_WORDS_FOUND
@@ -581,6 +582,21 @@ def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_C
     return [*picked[:limit - 1], best] if len(picked) >= limit else [*picked, best]
 
 
+def _with_range(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
+                limit: int) -> list[_Candidate]:
+    """Adds, when the question names an amount (一万块, 10,000 yuan, 12年) and no quoted unit states a range holding
+    it, the best-scoring unit that does (`chat.offline.amounts`): of a policy's brackets ("5000元以下", "5000元至
+    20000元", "20000元以上"), the one the asked case falls in, which shares no word with the question."""
+    if not amounts(question) or any(holds_asked(question, c.text) for c in picked):
+        return picked
+    have = {(c.chunk_index, c.position) for c in picked}
+    holding = [c for c in candidates if (c.chunk_index, c.position) not in have and holds_asked(question, c.text)]
+    if not holding:
+        return picked
+    best = max(holding, key=lambda c: (c.score, -c.chunk_index, -c.position))
+    return [*picked[:limit - 1], best] if len(picked) >= limit else [*picked, best]
+
+
 def _frame(text: str) -> str:
     """A clause with its numbers left out: what the items of a list of cases share
     ("累计工作满年不满年的员工年休假为每年天")."""
@@ -910,7 +926,8 @@ class ExtractiveAnswerer:
             return []
         across = self._across_languages(question, wanted, chunks, candidates, limit)
         if across:
-            picked = self._with_references(_with_value(question, across, candidates, chunks, limit), candidates,
+            across = _with_range(question, _with_value(question, across, candidates, chunks, limit), candidates, limit)
+            picked = self._with_references(across, candidates,
                                            limit, SHORT_QUOTE if complete else 0)
             return sorted(picked, key=lambda c: (c.chunk_index, c.position))
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
@@ -932,7 +949,7 @@ class ExtractiveAnswerer:
             own = [c for c in ranked if c.chunk_index == first]
             if own:
                 picked = [*picked[:limit - 1], own[0]]
-        picked = _with_value(question, picked, candidates, chunks, limit)
+        picked = _with_range(question, _with_value(question, picked, candidates, chunks, limit), candidates, limit)
         picked = self._with_references(_with_alternatives(picked, candidates, limit), candidates, limit,
                                        SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally

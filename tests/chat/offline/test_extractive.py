@@ -204,6 +204,15 @@ def test_a_quote_chosen_by_meaning_may_come_from_the_question_s_own_language():
         in _answer_sentences(answer)
 
 
+def test_a_question_naming_an_amount_is_answered_with_the_bracket_that_holds_it():
+    approvals = ScoredChunk(chunk_id="a", content=(
+        "报销须提供合规发票。\n\n- 单笔5000元以下：部门经理审批。\n\n"
+        "- 单笔5000元至20000元：部门经理和财务总监审批。\n\n- 单笔20000元以上：另须首席执行官审批。"), score=0.6,
+        document_title="费用报销制度", context="费用报销制度 › 审批权限", stage_scores={"rerank": 0.6})
+    answer = ExtractiveAnswerer().run(question="一万块的报销要谁批？", chunks=[approvals])
+    assert "单笔5000元至20000元：部门经理和财务总监审批。" in answer
+
+
 def test_a_question_in_the_evidence_language_is_answered_by_words_without_embedding():
     class Refusing:
         def embed_query(self, text):
