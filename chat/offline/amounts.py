@@ -12,6 +12,7 @@ import math
 import re
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cn2an
 
@@ -64,6 +65,7 @@ class Range:
         return amount.unit == self.unit and self.low <= amount.value <= self.high
 
 
+@lru_cache(maxsize=4096)  # a question is read against every sentence of its evidence
 def _digits(text: str) -> str:
     """`text` with its Chinese numerals written in digits ("一万块" → "10000块"); unchanged when it has none."""
     if not re.search(r"[零〇一二两三四五六七八九十百千万亿]", text):

@@ -546,7 +546,9 @@ def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: La
     the question's, `zh`) to the question, both less their language's mean when the means are known (plain cosine
     otherwise). Each language's mean is what its texts share whatever they say, and it weighs on some sentences
     more than on others (one holding English codes or words sits nearer an English question for that alone): less
-    it, sentences compare by what they say, in either language (docs/decisions/cross-language.md)."""
+    it, sentences compare by what they say, in either language (docs/decisions/cross-language.md). Plain cosines of
+    the question's own language sit higher than those across for the language alone, so when the means are known
+    but cannot be applied, sentences in the question's language are not scored (-inf)."""
     centred = means.centred(question, chinese=zh) if means is not None else None
     chinese = not zh if written_zh is None else written_zh
     written = means.centred(sentences, chinese=chinese) if centred is not None else None
@@ -847,14 +849,16 @@ class ExtractiveAnswerer:
             # none of those to look for it stays when it ranks at least as high as the best chunk that names the
             # subject (the multilingual embedding, not its words, put it there) — unless text in the question's
             # own language says most of what it asks, whose words then choose.
-            content = {t: w for t, w in terms(question).items() if t not in ENGLISH_STOP_WORDS}
-            other = not _said_in_own_language(content, indexed, zh)
             named = {i: coverage(entities, c.searchable_text) for i, c in indexed}
             best = max(named.values(), default=0.0)
             if best > 0:
                 bar = max(_rerank(c) for i, c in indexed if named[i] >= best)
-                indexed = [(i, c) for i, c in indexed if named[i] >= 0.5 * best or other and _rerank(c) >= bar
-                           and not _writable(entities, question, c, zh)]
+                unnamed = {i for i, c in indexed if named[i] < 0.5 * best and _rerank(c) >= bar
+                           and not _writable(entities, question, c, zh)}
+                if unnamed and _said_in_own_language(
+                        {t: w for t, w in terms(question).items() if t not in ENGLISH_STOP_WORDS}, indexed, zh):
+                    unnamed = set()
+                indexed = [(i, c) for i, c in indexed if named[i] >= 0.5 * best or i in unnamed]
         return indexed
 
     def _best(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]], limit: int,
@@ -927,8 +931,7 @@ class ExtractiveAnswerer:
         across = self._across_languages(question, wanted, chunks, candidates, limit)
         if across:
             across = _with_range(question, _with_value(question, across, candidates, chunks, limit), candidates, limit)
-            picked = self._with_references(across, candidates,
-                                           limit, SHORT_QUOTE if complete else 0)
+            picked = self._with_references(across, candidates, limit, SHORT_QUOTE if complete else 0)
             return sorted(picked, key=lambda c: (c.chunk_index, c.position))
         ranked = sorted(candidates, key=lambda c: (-c.score, c.chunk_index, c.position))
         # How many: the sentences whose own words match above the floor. Which: the best by words, shape and
