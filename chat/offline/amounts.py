@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -118,7 +119,6 @@ def _joined(found: list[Range]) -> list[Range]:
     return out
 
 
-def holds_asked(question: str, text: str) -> bool:
-    """Whether `text` states a range that holds an amount the question names, in the same unit."""
-    asked = amounts(question)
+def holds(asked: Sequence[Amount], text: str) -> bool:
+    """Whether `text` states a range that holds one of the `asked` amounts, in the same unit."""
     return bool(asked) and any(r.holds(a) for r in ranges(text) for a in asked)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from chat.citations import REF, split_sentences
-from chat.offline.amounts import amounts, holds_asked
+from chat.offline.amounts import amounts, holds
 from chat.types import AnswerShape
 from chat.value_kinds import asked_kind, states
 from docmind.bilingual import ENGLISH_STOP_WORDS, OWN_WORDS_FOUND
@@ -576,12 +576,8 @@ def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_C
             return bool(asked & codes(f"{context.get(c.chunk_index, '')} {c.header} {c.text}"))
         return c.lexical > 0.01 / c.chunk_index + TIE or c.partial > 0
 
-    stating = [c for c in candidates if (c.chunk_index, c.position) not in have
-               and states(kind, f"{c.header} {c.text}") and about(c)]
-    if not stating:
-        return picked
-    best = max(stating, key=lambda c: (c.score, -c.chunk_index, -c.position))
-    return [*picked[:limit - 1], best] if len(picked) >= limit else [*picked, best]
+    return _with_best(picked, [c for c in candidates if (c.chunk_index, c.position) not in have
+                               and states(kind, f"{c.header} {c.text}") and about(c)], limit)
 
 
 def _with_range(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
@@ -589,13 +585,20 @@ def _with_range(question: str, picked: list[_Candidate], candidates: Sequence[_C
     """Adds, when the question names an amount (一万块, 10,000 yuan, 12年) and no quoted unit states a range holding
     it, the best-scoring unit that does (`chat.offline.amounts`): of a policy's brackets ("5000元以下", "5000元至
     20000元", "20000元以上"), the one the asked case falls in, which shares no word with the question."""
-    if not amounts(question) or any(holds_asked(question, c.text) for c in picked):
+    asked = amounts(question)
+    if not asked or any(holds(asked, c.text) for c in picked):
         return picked
     have = {(c.chunk_index, c.position) for c in picked}
-    holding = [c for c in candidates if (c.chunk_index, c.position) not in have and holds_asked(question, c.text)]
-    if not holding:
+    return _with_best(picked, [c for c in candidates if (c.chunk_index, c.position) not in have
+                               and holds(asked, c.text)], limit)
+
+
+def _with_best(picked: list[_Candidate], found: Sequence[_Candidate], limit: int) -> list[_Candidate]:
+    """`picked` with the best-scoring of `found` (better-ranked chunk and earlier unit on ties) added, in place of
+    the last pick when `limit` is reached; `picked` itself when nothing was found."""
+    if not found:
         return picked
-    best = max(holding, key=lambda c: (c.score, -c.chunk_index, -c.position))
+    best = max(found, key=lambda c: (c.score, -c.chunk_index, -c.position))
     return [*picked[:limit - 1], best] if len(picked) >= limit else [*picked, best]
 
 
@@ -629,16 +632,16 @@ def _with_alternatives(picked: list[_Candidate], candidates: Sequence[_Candidate
 _ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]+\b")
 
 
-def _writable(entities: Sequence[Term], question: str, chunk: ScoredChunk, zh: bool) -> tuple[Term, ...]:
-    """The entities of `question` (Chinese when `zh`) that `chunk` could write: all of them in the question's
+def _could_write(entities: Sequence[Term], question: str, chunk: ScoredChunk, zh: bool) -> bool:
+    """Whether `chunk` could write any of the entities of `question` (Chinese when `zh`): any of them in the question's
     language; in Chinese text only the English question's codes and acronyms (words with a digit, words it writes in
     capitals: AC-300, CADR, VPN); in English text only the Chinese question's Latin words."""
     if is_chinese(chunk.searchable_text) == zh:
-        return tuple(entities)
+        return bool(entities)
     if zh:
-        return tuple(t for t in entities if not _CJK_RUN.search(t.text))
+        return any(not _CJK_RUN.search(t.text) for t in entities)
     capitals = {w.lower() for w in _ACRONYM.findall(question)}
-    return tuple(t for t in entities if t.text in capitals or any(ch.isdigit() for ch in t.text))
+    return any(t.text in capitals or any(ch.isdigit() for ch in t.text) for t in entities)
 
 
 def _words_cannot_choose(question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]]) -> bool:
@@ -854,7 +857,7 @@ class ExtractiveAnswerer:
             if best > 0:
                 bar = max(_rerank(c) for i, c in indexed if named[i] >= best)
                 unnamed = {i for i, c in indexed if named[i] < 0.5 * best and _rerank(c) >= bar
-                           and not _writable(entities, question, c, zh)}
+                           and not _could_write(entities, question, c, zh)}
                 if unnamed and _said_in_own_language(
                         {t: w for t, w in terms(question).items() if t not in ENGLISH_STOP_WORDS}, indexed, zh):
                     unnamed = set()

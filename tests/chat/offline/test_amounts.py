@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from chat.offline.amounts import Range, amounts, holds_asked, ranges
+from chat.offline.amounts import Range, amounts, holds, ranges
 
 
 @pytest.mark.parametrize("question,value,unit", [
@@ -42,9 +42,9 @@ def test_a_plain_amount_states_no_range():
 
 
 def test_only_the_bracket_holding_the_asked_amount_in_the_same_unit_holds_it():
-    question = "一万块的报销要谁批？"
-    assert holds_asked(question, "单笔5000元至20000元：部门经理和财务总监审批。")
-    assert not holds_asked(question, "单笔5000元以下：部门经理审批。")
-    assert not holds_asked(question, "单笔20000元以上：另须首席执行官审批。")
-    assert not holds_asked(question, "连续请假5000天以上的须另行审批。")  # another unit
-    assert not holds_asked("报销要谁批？", "单笔5000元至20000元：部门经理和财务总监审批。")
+    asked = amounts("一万块的报销要谁批？")
+    assert holds(asked, "单笔5000元至20000元：部门经理和财务总监审批。")
+    assert not holds(asked, "单笔5000元以下：部门经理审批。")
+    assert not holds(asked, "单笔20000元以上：另须首席执行官审批。")
+    assert not holds(asked, "连续请假5000天以上的须另行审批。")  # another unit
+    assert not holds(amounts("报销要谁批？"), "单笔5000元至20000元：部门经理和财务总监审批。")
