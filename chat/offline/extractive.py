@@ -418,6 +418,21 @@ def _aspects(question: str, named: str) -> list[str]:
     return out
 
 
+def _names_whole(question: str, chunk: ScoredChunk) -> bool:
+    """Whether every content word of the question names the chunk's document — its title, or a heading above the
+    chunk's own section ("员工福利有哪些？" over "员工福利说明 › 补贴"): the question asks about the document's
+    subject as a whole, not about something said in one of its parts. Latin words count whole, of three letters or
+    more."""
+    path = [p.strip() for p in chunk.context.split("›")]
+    named = " ".join([chunk.document_title, *path[:-1]]).lower()
+    lowered = question.lower()
+    asked = [w for w in (w.strip() for w in words(lowered)) if w and _CJK_RUN.fullmatch(w)
+             and w not in ANSWER_STOP_WORDS and w not in STOP_WORDS and not ASKING.search(w)]
+    asked += [w for w in _LATIN_WORD.findall(lowered) if len(w) > 2 and w not in ANSWER_STOP_WORDS
+              and w not in STOP_WORDS]
+    return bool(asked) and all(w in named for w in asked)
+
+
 def _partial(aspects: Sequence[str], text: str) -> float:
     """How much of the asked-about words the sentence says, a word's characters counting for their share when
     the whole word is not there (体重 → "8公斤重", 颜色 → "体呈银灰色", 树叶 → "其叶螺旋状")."""
@@ -723,7 +738,7 @@ class ExtractiveAnswerer:
     # ------------------------------------------------------------------ shapes
     def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
         if _ASKS_LIST.search(question):
-            listed = self._list(question, chunks)
+            listed = self._list(question, chunks) or self._parts(question, chunks)
             if listed:
                 return listed
         picked = self._best(question, self._relevant(chunks, question), limit, complete=complete)
@@ -806,6 +821,15 @@ class ExtractiveAnswerer:
         _, index, items = best
         return "\n".join(f"- {_cited(REF.sub('', _MARKUP.sub('', item)).strip(), index)}"
                          for item in items[:LIST_ITEMS])
+
+    def _parts(self, question: str, chunks: Sequence[ScoredChunk]) -> str:
+        """What each retrieved part of a document says first (`_summary`), when the question asks which things
+        its document holds as a whole ("员工福利有哪些？" of "员工福利说明": health, allowances, housing fund — each a
+        section) and at least two of its parts were retrieved; "" otherwise. One sentence of one part would answer
+        for all of them."""
+        documents = {c.document_id for _, c in self._relevant(chunks, question) if _names_whole(question, c)}
+        parts = [(i, c) for i, c in enumerate(chunks, start=1) if c.document_id in documents]
+        return self._summary(parts) if len(parts) >= 2 else ""
 
     def _summarised(self, chunks: Sequence[ScoredChunk], question: str) -> list[tuple[int, ScoredChunk]]:
         """The retrieved parts of the documents a summary is asked of: those of the chunks relevant to the

@@ -322,6 +322,32 @@ def test_a_which_question_whose_words_lead_no_list_is_answered_by_sentences():
     assert "孙倩" not in answer and "降价100元" in answer
 
 
+BENEFITS = [ScoredChunk(chunk_id=f"w{n}", score=0.9 - n / 10, document_id=7, document_title="hr-benefits",
+                        context=f"hr-benefits › 员工福利说明 › {section}", content=content)
+            for n, (section, content) in enumerate([
+                ("节日与关怀", "员工生日当月可领取500元生日礼金。春节、中秋节发放节日礼品。"),
+                ("健康福利", "公司每年为员工安排一次免费体检。全体正式员工享有补充医疗保险。"),
+                ("住房公积金", "公司按员工月工资的12%缴存住房公积金。")])]
+
+
+def test_a_question_asking_which_things_its_documents_subject_holds_gets_each_part_of_it():
+    answer = ExtractiveAnswerer().run(question="员工福利有哪些？", chunks=BENEFITS)
+    quoted = _answer_sentences(answer)
+    assert {refs[0] for _, refs in quoted} == {1, 2, 3}  # every retrieved part, not only the best-ranked one
+    assert "免费体检" in answer and "住房公积金" in answer
+
+
+def test_a_which_question_about_something_within_the_document_is_answered_from_its_part():
+    # 补充医疗保险 is said in one part; the title names 员工 but not 保险, so the document is not listed part by part.
+    answer = ExtractiveAnswerer().run(question="员工有哪些保险？", chunks=BENEFITS)
+    assert "补充医疗保险" in answer and "公积金" not in answer
+
+
+def test_a_which_question_about_a_document_of_which_one_part_was_retrieved_is_answered_from_it():
+    answer = ExtractiveAnswerer().run(question="员工福利有哪些？", chunks=BENEFITS[:1])
+    assert [refs for _, refs in _answer_sentences(answer)] == [[1]]
+
+
 def test_the_low_relevance_label_names_the_asked_words_the_evidence_never_says():
     answer = ExtractiveAnswerer().run(question="公司有健身房吗？", chunks=ZH, low_confidence=True, unsaid=("健身房",))
     assert answer.startswith("以下内容摘自知识库（离线抽取模式），但其中没有提到“健身房”，请谨慎参考：")
