@@ -305,6 +305,8 @@ class ConversationRewriter:
         resolved: list[str] = []
         rewritten = text
         item = ""
+        # A pronoun that became the person or code the last question named says what it stands for by itself.
+        named = False
         ordinal = ORDINAL_ZH.search(text) or ORDINAL_EN.search(text)
         if ordinal:
             n = _number(ordinal.group(1) or ("last" if ordinal.re is ORDINAL_ZH and ordinal.group(2) else ""))
@@ -331,6 +333,7 @@ class ConversationRewriter:
             rewritten, hit = self._pronoun(rewritten, referent)
             if hit:
                 resolved.append(f"{hit} → {referent}")
+                named = referent != subject
         elif PRONOUN_ZH.search(text) or PRONOUN_EN.search(text):
             # Nothing was cited last time: the last question itself is the best description of "it" — or, when that
             # question was itself such a follow-up, what it was put after, so that a chain does not pile up.
@@ -344,7 +347,7 @@ class ConversationRewriter:
         # the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"): the first
         # document the answer cited may be only one of several that mention it.
         short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous, self.lexicon)
-        if resolved and subject and subject not in rewritten and not new_focus:
+        if resolved and subject and subject not in rewritten and not new_focus and not named:
             rewritten = f"{subject} {rewritten}"
         elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:
             rewritten = f"{referent} {rewritten}"
