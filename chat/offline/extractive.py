@@ -26,7 +26,6 @@ from docmind.language import is_chinese
 from docmind.prompts.answer import named_words
 from docmind.text import (
     ANSWER_STOP_WORDS,
-    HOW_MANY,
     MARKDOWN_TABLE_ROW,
     MARKDOWN_TABLE_RULE,
     STOP_WORDS,
@@ -171,8 +170,8 @@ def terms(text: str) -> dict[str, float]:
     # Accurate mode, not the search-mode `tokens`: its sub-words (泡泡 in 泡泡堂) would weigh one match twice.
     for word in words(lowered):
         word = word.strip()
-        if word and word not in ANSWER_STOP_WORDS and not HOW_MANY.fullmatch(word) and (
-                len(word) > 1 or _CJK_RUN.fullmatch(word) is None and word.isalnum()):
+        if word and word not in ANSWER_STOP_WORDS and (len(word) > 1 or _CJK_RUN.fullmatch(word) is None
+                                                       and word.isalnum()):
             found[word] = 1.0
     for word in _LATIN_WORD.findall(lowered):
         if word not in ANSWER_STOP_WORDS:
@@ -180,8 +179,7 @@ def terms(text: str) -> dict[str, float]:
     for run in _CJK_RUN.findall(lowered):
         # Bigrams catch matches jieba splits differently in question and evidence.
         for gram in char_bigrams(run):
-            if not HOW_MANY.fullmatch(gram):
-                found.setdefault(gram, 0.5)
+            found.setdefault(gram, 0.5)
     return found
 
 
@@ -915,21 +913,15 @@ class ExtractiveAnswerer:
                 # A table's rows are not an opening and what follows it: each row is one entry, told apart from
                 # the others by its first cell ("Commission up to 100% of quota"), as a clause by its name.
                 section = _section_words(wanted, chunk)
-                clauses = [overlap(section, c.text) for c in sentences]
-                # When some clause names the thing asked about, the clauses choose, not their order.
-                by_clause = any(clauses)
                 scores, lexical = [], []
-                for k, (c, clause) in enumerate(zip(sentences, clauses, strict=True)):
+                for k, c in enumerate(sentences):
                     if c.row:
                         own = overlap(wanted, _row_label(c.text))
                         scores.append(named[index] * (NAMED_CLAUSE + own) * weight)
                         lexical.append(named[index] * own * weight)
                     else:
-                        opening = 0.0 if by_clause else named[index] / (1 + k)
-                        lexical.append((opening + NAMED_CLAUSE * clause) * weight)
-                        # The fact's shape still tells the section's sentences apart ("年会几号？": the one with a
-                        # date), as it does below; it chooses among them, never how many are quoted.
-                        scores.append(lexical[-1] + SHAPE_BONUS * _shape_fit(shapes, c.text) * weight)
+                        scores.append((named[index] / (1 + k) + NAMED_CLAUSE * overlap(section, c.text)) * weight)
+                        lexical.append(scores[-1])
                 partials = [0.0] * len(sentences)
             else:
                 # The sentence's share of the question's words, plus credit for having the shape of the fact asked
