@@ -418,19 +418,21 @@ def _aspects(question: str, named: str) -> list[str]:
     return out
 
 
+def _latin_aspects(question: str, named: str) -> list[str]:
+    """The question's Latin content words of three letters or more that `named` does not contain: a Latin word
+    counts whole or not at all, its letters saying nothing one by one."""
+    return [w for w in _LATIN_WORD.findall(question.lower()) if len(w) > 2 and w not in named
+            and w not in ANSWER_STOP_WORDS and w not in STOP_WORDS]
+
+
 def _names_whole(question: str, chunk: ScoredChunk) -> bool:
     """Whether every content word of the question names the chunk's document — its title, or a heading above the
     chunk's own section ("员工福利有哪些？" over "员工福利说明 › 补贴"): the question asks about the document's
-    subject as a whole, not about something said in one of its parts. Latin words count whole, of three letters or
-    more."""
+    subject as a whole, not about something said in one of its parts."""
     path = [p.strip() for p in chunk.context.split("›")]
     named = " ".join([chunk.document_title, *path[:-1]]).lower()
-    lowered = question.lower()
-    asked = [w for w in (w.strip() for w in words(lowered)) if w and _CJK_RUN.fullmatch(w)
-             and w not in ANSWER_STOP_WORDS and w not in STOP_WORDS and not ASKING.search(w)]
-    asked += [w for w in _LATIN_WORD.findall(lowered) if len(w) > 2 and w not in ANSWER_STOP_WORDS
-              and w not in STOP_WORDS]
-    return bool(asked) and all(w in named for w in asked)
+    asks = bool(_aspects(question, "") or _latin_aspects(question, ""))
+    return asks and not _aspects(question, named) and not _latin_aspects(question, named)
 
 
 def _partial(aspects: Sequence[str], text: str) -> float:
@@ -737,11 +739,12 @@ class ExtractiveAnswerer:
 
     # ------------------------------------------------------------------ shapes
     def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
+        relevant = self._relevant(chunks, question)
         if _ASKS_LIST.search(question):
-            listed = self._list(question, chunks) or self._parts(question, chunks)
+            listed = self._list(question, relevant) or self._parts(question, chunks, relevant)
             if listed:
                 return listed
-        picked = self._best(question, self._relevant(chunks, question), limit, complete=complete)
+        picked = self._best(question, relevant, limit, complete=complete)
         return "\n".join(f"- {_cited(_under_heading(text, chunks[index - 1]), index)}"
                          for text, index in _passages(picked))
 
@@ -796,16 +799,15 @@ class ExtractiveAnswerer:
         _, index, steps = best
         return "\n".join(f"{number}. {_cited(text.rstrip('；;'), index)}" for number, text in steps[:12])
 
-    def _list(self, question: str, chunks: Sequence[ScoredChunk]) -> str:
-        """The items of the list whose lead line (the heading or the line ending in a colon right above it) best
-        says what the question asks about, each cited: "会上定了哪些待办事项？" under "四、待办事项". "" when no list of
-        two items or more has a lead saying at least LIST_LEAD of it."""
+    @staticmethod
+    def _list(question: str, relevant: Sequence[tuple[int, ScoredChunk]]) -> str:
+        """The items of the list among the `relevant` chunks whose lead line (the heading or the line ending in a
+        colon right above it) best says what the question asks about, each cited: "会上定了哪些待办事项？" under
+        "四、待办事项". "" when no list of two items or more has a lead saying at least LIST_LEAD of it."""
         best: tuple[float, int, list[str]] | None = None
-        for index, chunk in self._relevant(chunks, question):
+        for index, chunk in relevant:
             title = chunk.document_title.lower()
-            aspects = _aspects(question, title)
-            latin = [w for w in _LATIN_WORD.findall(question.lower()) if len(w) > 2 and w not in title
-                     and w not in ANSWER_STOP_WORDS and w not in STOP_WORDS]
+            aspects, latin = _aspects(question, title), _latin_aspects(question, title)
             if not aspects and not latin:
                 continue
             section = chunk.context.split("›")[-1].strip() if "›" in chunk.context else ""
@@ -822,12 +824,12 @@ class ExtractiveAnswerer:
         return "\n".join(f"- {_cited(REF.sub('', _MARKUP.sub('', item)).strip(), index)}"
                          for item in items[:LIST_ITEMS])
 
-    def _parts(self, question: str, chunks: Sequence[ScoredChunk]) -> str:
+    def _parts(self, question: str, chunks: Sequence[ScoredChunk], relevant: Sequence[tuple[int, ScoredChunk]]) -> str:
         """What each retrieved part of a document says first (`_summary`), when the question asks which things
         its document holds as a whole ("员工福利有哪些？" of "员工福利说明": health, allowances, housing fund — each a
-        section) and at least two of its parts were retrieved; "" otherwise. One sentence of one part would answer
-        for all of them."""
-        documents = {c.document_id for _, c in self._relevant(chunks, question) if _names_whole(question, c)}
+        section), one of its `relevant` chunks says so, and at least two of its parts were retrieved; "" otherwise.
+        One sentence of one part would answer for all of them."""
+        documents = {c.document_id for _, c in relevant if _names_whole(question, c)}
         parts = [(i, c) for i, c in enumerate(chunks, start=1) if c.document_id in documents]
         return self._summary(parts) if len(parts) >= 2 else ""
 
