@@ -4,10 +4,12 @@ Run (a throw-away data dir each time; writes JSON; --smoke: two documents, no la
   .venv/bin/python -u -m bench.small_docs_bench --docs 80 --out /tmp/small.json
   .venv/bin/python -u -m bench.small_docs_bench --docs 500 --no-latency --out /tmp/small500.json
   .venv/bin/python -u -m bench.small_docs_bench --docs 80 --http --out /tmp/small-http.json
+  .venv/bin/python -u -m bench.small_docs_bench --docs 80 --http --archive 80 --out /tmp/small-zip.json
 
 The server's arrangement in one process: the ingestion worker thread (as `make run` starts it), an
 uploader thread posting short Chinese articles (bench/articles.py, 2–3 child chunks each) through the
-document API one request per file, and — in the latency round — this thread sending one retrieval
+document API one request per file (`--archive N`: zip archives of N files through the archive upload, as a
+folder is uploaded), and — in the latency round — this thread sending one retrieval
 query every 200 ms (`--probe-interval`) through the one-shot path. The throughput round runs without
 queries: it is the pipeline against the embedder. Right before and right after it, the ingestion embedder alone (its own
 process, every core) embeds the very texts the pipeline embedded, in full batches: the ratio of the
@@ -30,14 +32,17 @@ else: the server's work, its queues and the loopback.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import re
 import statistics
 import threading
 import time
+import zipfile
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -242,32 +247,54 @@ def _client():
 # A function that uploads one file: (file name, title, bytes, domain) → (HTTP status, the JSON answer or the start
 # of the error's body).
 Post = Callable[[str, str, bytes, str], tuple[int, object]]
+# A function that uploads one zip archive: (bytes, domain) → (HTTP status, the JSON answer or the start of the error).
+ArchivePost = Callable[[bytes, str], tuple[int, object]]
 
 
-def _client_post(client) -> Post:
+@dataclass
+class Uploads:
+    """The document API as this run reaches it: one file a request, or a zip archive of many."""
+
+    file: Post
+    archive: ArchivePost
+
+
+def _client_uploads(client) -> Uploads:
     """Uploads through Django's test client, in this process."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
-        response = client.post("/api/kb/documents/", {"file": SimpleUploadedFile(name, data, "text/plain"),
-                                                      "title": title, "domain": domain})
+    def answer(response) -> tuple[int, object]:
         return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
 
-    return post
+    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
+        return answer(client.post("/api/kb/documents/", {"file": SimpleUploadedFile(name, data, "text/plain"),
+                                                         "title": title, "domain": domain}))
+
+    def archive(data: bytes, domain: str) -> tuple[int, object]:
+        return answer(client.post("/api/kb/documents/archive/", {
+            "file": SimpleUploadedFile("articles.zip", data, "application/zip"), "domain": domain}))
+
+    return Uploads(file=post, archive=archive)
 
 
-def _http_post(url: str, token: str) -> Post:
+def _http_uploads(url: str, token: str) -> Uploads:
     """Uploads over HTTP to a running server, with an API token, as a script of a team's would."""
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
 
-    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
-        response = session.post(f"{url}/api/kb/documents/", files={"file": (name, data, "text/plain")},
-                                data={"title": title, "domain": domain}, timeout=120)
+    def answer(response) -> tuple[int, object]:
         return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
 
-    return post
+    def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
+        return answer(session.post(f"{url}/api/kb/documents/", files={"file": (name, data, "text/plain")},
+                                   data={"title": title, "domain": domain}, timeout=120))
+
+    def archive(data: bytes, domain: str) -> tuple[int, object]:
+        return answer(session.post(f"{url}/api/kb/documents/archive/", data={"domain": domain}, timeout=300,
+                                   files={"file": ("articles.zip", data, "application/zip")}))
+
+    return Uploads(file=post, archive=archive)
 
 
 class _HttpRetriever:
@@ -284,22 +311,46 @@ class _HttpRetriever:
         return response.json()
 
 
-def _upload(post: Post, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float]) -> None:
+def _upload(uploads: Uploads, seeds: range, domain: str, ids: list[int], errors: list[str], cpu: list[float], *,
+            per_archive: int = 0) -> None:
+    """One request a file, or (`per_archive` > 0) zip archives of that many files, each named by its title (the
+    archive upload's title is the entry's path) so that the children's texts are the same either way."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.db import close_old_connections
 
     start = time.thread_time()
     try:
-        for seed in seeds:
-            title, text = article(seed)
-            status, answer = post(f"article-{seed}.txt", title, text.encode("utf-8"), domain)
-            if status not in (200, 202):
+        if per_archive <= 0:
+            for seed in seeds:
+                title, text = article(seed)
+                status, answer = uploads.file(f"article-{seed}.txt", title, text.encode("utf-8"), domain)
+                if status not in (200, 202):
+                    errors.append(f"{status}: {answer!r}")
+                else:
+                    ids.append(answer["id"])
+            return
+        for first in range(0, len(seeds), per_archive):
+            status, answer = uploads.archive(_zip_of(seeds[first:first + per_archive]), domain)
+            if status != 202:
                 errors.append(f"{status}: {answer!r}")
-            else:
-                ids.append(answer["id"])
+                continue
+            errors.extend(f"{refused['path']}: {refused['reason']}" for refused in answer["refused"])
+            ids.extend(entry["document"]["id"] for entry in answer["accepted"])
     finally:
         close_old_connections()
         cpu.append(time.thread_time() - start)
+
+
+def _zip_of(seeds: range) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        names: set[str] = set()
+        for seed in seeds:
+            title, text = article(seed)
+            name = f"{title}.txt" if f"{title}.txt" not in names else f"{title}-{seed}.txt"
+            names.add(name)
+            archive.writestr(name, text.encode("utf-8"))
+    return buffer.getvalue()
 
 
 def _settled(ids_expected: int, ids: list[int], domain: str) -> bool:
@@ -320,8 +371,8 @@ def _embedded_texts(ids: list[int]) -> list[str]:
             .values_list("context", "content")]
 
 
-def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None, server: psutil.Process | None = None,
-                 interval: float = PROBE_INTERVAL) -> dict:
+def ingest_round(uploads: Uploads, seeds: range, domain: str, *, retriever=None,
+                 server: psutil.Process | None = None, interval: float = PROBE_INTERVAL, per_archive: int = 0) -> dict:
     """Upload `seeds` one by one while the worker runs (in this process, or in `server`); returns when every
     document is ready or failed."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
@@ -335,8 +386,8 @@ def ingest_round(post: Post, seeds: range, domain: str, *, retriever=None, serve
     upload_cpu: list[float] = []
     cpu = CpuClock(server)
     started = timezone.now()
-    uploader = threading.Thread(target=_upload, args=(post, seeds, domain, ids, errors, upload_cpu),
-                                name="bench-uploader", daemon=True)
+    uploader = threading.Thread(target=_upload, args=(uploads, seeds, domain, ids, errors, upload_cpu),
+                                kwargs={"per_archive": per_archive}, name="bench-uploader", daemon=True)
     uploader.start()
     latencies: list[tuple[float, float]] = []
     if retriever is not None:
@@ -386,13 +437,21 @@ def embed_alone(texts: list[str]) -> dict:
     from docmind.backends import get_ingest_embedder
     from kb.ingestion.pipeline import BATCH_SIZE
 
-    embed = get_ingest_embedder().embed_passages
+    embedder = get_ingest_embedder()
+    child = psutil.Process(embedder.status()["pid"]) if hasattr(embedder, "status") else None
+    cpu = _cpu_seconds(child) if child else 0.0
     start = time.perf_counter()
     for i in range(0, len(texts), BATCH_SIZE):
-        embed(texts[i:i + BATCH_SIZE])
+        embedder.embed_passages(texts[i:i + BATCH_SIZE])
     seconds = time.perf_counter() - start
+    spent = {"cpu_seconds": round(_cpu_seconds(child) - cpu, 2)} if child else {}
     return {"seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2), "batch": BATCH_SIZE,
-            "load_average": [round(x, 2) for x in os.getloadavg()]}
+            **spent, "load_average": [round(x, 2) for x in os.getloadavg()]}
+
+
+def _cpu_seconds(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
 
 
 def parse_only(docs: int) -> dict:
@@ -410,7 +469,7 @@ def parse_only(docs: int) -> dict:
 
 
 @contextmanager
-def _server_in_process() -> Iterator[tuple[Post, None, None]]:
+def _server_in_process() -> Iterator[tuple[Uploads, None, None]]:
     """The ingestion worker in a thread of this process, as the server runs it; uploads through the test client."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.conf import settings
@@ -425,7 +484,7 @@ def _server_in_process() -> Iterator[tuple[Post, None, None]]:
                               kwargs={"stop": stop, "sole_worker": True, "poll_seconds": settings.INGEST_POLL_SECONDS})
     worker.start()
     try:
-        yield _client_post(_client()), None, None
+        yield _client_uploads(_client()), None, None
     finally:
         stop.set()
         wake_worker()
@@ -433,7 +492,7 @@ def _server_in_process() -> Iterator[tuple[Post, None, None]]:
 
 
 @contextmanager
-def _server_over_http() -> Iterator[tuple[Post, psutil.Process, _HttpRetriever]]:
+def _server_over_http() -> Iterator[tuple[Uploads, psutil.Process, _HttpRetriever]]:
     """A server process over this run's data dir, started as `make run` starts it (daphne, the ingestion worker
     inside); uploads over loopback HTTP with an administrator's API token."""
     staff = {"username": "bench-admin", "password": "bench-admin-pass-123"}
@@ -446,7 +505,7 @@ def _server_over_http() -> Iterator[tuple[Post, psutil.Process, _HttpRetriever]]
         answer = requests.post(f"{live.url}/api/auth/token/", json=staff, timeout=60)
         answer.raise_for_status()
         token = answer.json()["token"]
-        yield _http_post(live.url, token), psutil.Process(live.process.pid), _HttpRetriever(live.url, token)
+        yield _http_uploads(live.url, token), psutil.Process(live.process.pid), _HttpRetriever(live.url, token)
     finally:
         live.stop()
 
@@ -462,6 +521,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="seconds between the latency round's queries (shorter: more queries behind its p95)")
     parser.add_argument("--warm-up", type=int, default=12, help="documents ingested before the timed rounds")
     parser.add_argument("--parse-only", action="store_true", help="time the parse stage alone on --docs articles")
+    parser.add_argument("--archive", type=int, default=0, metavar="N",
+                        help="upload the rounds' articles as zip archives of N files (POST /api/kb/documents/archive/)")
     parser.add_argument("--http", action="store_true",
                         help="a server process of its own, uploads and the latency round's questions over HTTP")
     args = parser.parse_args(argv)
@@ -477,19 +538,19 @@ def main(argv: list[str] | None = None) -> None:
 
     get_ingest_embedder().embed_passages(["warm-up"])
     clock = StageClock()
-    with (_server_over_http() if args.http else _server_in_process()) as (post, server, http_retriever):
+    with (_server_over_http() if args.http else _server_in_process()) as (uploads, server, http_retriever):
         # Something to retrieve from, and every lazy start-up (parser, stores, models) out of the timed rounds.
-        base = ingest_round(post, range(10_000, 10_000 + args.warm_up), "bench-base", server=server)
+        base = ingest_round(uploads, range(10_000, 10_000 + args.warm_up), "bench-base", server=server)
         if server is None:
             instrument(clock)
         try:
-            result = _rounds(args, post, server, clock, base, http_retriever)
+            result = _rounds(args, uploads, server, clock, base, http_retriever)
         finally:
             clock.restore()
     write_json(result, args.out)
 
 
-def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None, clock: StageClock,
+def _rounds(args: argparse.Namespace, uploads: Uploads, server: psutil.Process | None, clock: StageClock,
             base: dict, http_retriever: _HttpRetriever | None) -> dict:
     """The throughput round (no queries) and the latency round (queries every PROBE_INTERVAL), each between two
     timings of the embedder alone on its texts."""
@@ -501,6 +562,7 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
     from kb.search import get_searcher
 
     result: dict = {"docs": args.docs, "server": "over HTTP" if server else "in process",
+                    "uploads": f"zip archives of {args.archive} files" if args.archive > 0 else "one file a request",
                     "warm_up": {k: base[k] for k in ("documents", "child_chunks", "seconds")}}
     rounds = [] if args.no_throughput else [("throughput", None)]
     if not args.no_latency:
@@ -522,8 +584,8 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
         idle = (_probe(retriever, until=lambda: True, minimum=args.idle_queries, interval=args.probe_interval)
                 if retriever else [])
         clock.reset()
-        run = ingest_round(post, range(first, first + args.docs), f"bench-{name}", retriever=retriever, server=server,
-                           interval=args.probe_interval)
+        run = ingest_round(uploads, range(first, first + args.docs), f"bench-{name}", retriever=retriever,
+                           server=server, interval=args.probe_interval, per_archive=args.archive)
         stages, spans = clock.report(run["documents"]), dict(clock.span)
         texts = run.pop("texts")
         after = embed_alone(texts)
@@ -555,6 +617,12 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
             entry["queries"]["p95_ratio"] = round(percentile([wall for wall, _ in during], 0.95)
                                                   / percentile([wall for wall, _ in idle_all], 0.95), 2)
         result[name] = entry
+        if "cpu_seconds" in alone and run["cpu_seconds"].get("embedder_process"):
+            # The embedder's CPU for the same texts in the round and alone: above 1, the round's embedding calls
+            # cost more work (smaller or emptier batches, caches shared with the server), not only fewer cores.
+            entry["embedder_cpu_round_over_alone"] = round(
+                run["cpu_seconds"]["embedder_process"] / ((before.get("cpu_seconds", 0) + after["cpu_seconds"])
+                                                          / (2 if same else 1)), 3)
         print(f"{name}: {run['documents']} documents, {run['child_chunks']} child chunks in {run['seconds']} s "
               f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s "
               f"(before / after the round {before['seconds']} / {after['seconds']} s, drift {alone['drift']}); "
@@ -571,7 +639,8 @@ def _rounds(args: argparse.Namespace, post: Post, server: psutil.Process | None,
               f"({cpu['server_threads']}), embedder {cpu.get('embedder_process')}, parser {cpu.get('parser_process')}; "
               f"outside the embedder {cpu['outside_embedder_ms_per_document']} ms/document, "
               f"{cpu['outside_embedder_share_of_round']} of the machine")
-        print(f"  embedding batches {stages.get('embed', {}).get('sizes')} (alone: {alone['batch']} a call); "
+        print(f"  embedder CPU, round / alone: {entry.get('embedder_cpu_round_over_alone')}; "
+              f"embedding batches {stages.get('embed', {}).get('sizes')} (alone: {alone['batch']} a call); "
               f"{entry.get('before_first_embedding_s')} s before the first, {entry.get('after_last_embedding_s')} s "
               f"after the last")
         for stage, figures in stages.items():

@@ -170,14 +170,15 @@ def test_ingest_bench_runs(seeded, tmp_path):
 
 
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
-def test_small_docs_bench_runs_and_unwraps_what_it_timed(seeded, tmp_path):
+@pytest.mark.parametrize("uploads", [(), ("--archive", "2")], ids=["one-file-a-request", "zip-archive"])
+def test_small_docs_bench_runs_and_unwraps_what_it_timed(seeded, tmp_path, uploads):
     from kb.ingestion import pipeline
 
     before = pipeline.DocumentIngester.prepare
     fresh_default_kb()
-    result = smoke("small_docs_bench", tmp_path)
+    result = smoke("small_docs_bench", tmp_path, *uploads)
 
-    assert result["throughput"]["documents"] == 2
+    assert result["throughput"]["documents"] == 2 and result["throughput"]["upload_errors"] == []
     assert pipeline.DocumentIngester.prepare is before
 
 
