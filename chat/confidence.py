@@ -87,6 +87,8 @@ LOW_MARGIN = 0.01
 # words salient_terms also ignores.
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+# A word in Latin letters, with its inner hyphens and dots ("Wi-Fi", "iPad", "v4.2").
+_LATIN = re.compile(r"[A-Za-z0-9]+(?:[-.][A-Za-z0-9]+)*")
 
 
 def content_runs(text: str) -> tuple[str, ...]:
@@ -146,16 +148,51 @@ def best_covered(runs: Sequence[str], chunks: Sequence[ScoredChunk]) -> tuple[fl
     return best, sentence
 
 
+def _latin_key(word: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", word.lower())
+
+
+def latin_names(question: str) -> list[str]:
+    """The names a Chinese question writes in Latin letters in lower or mixed case ("iPad", "Linux", "Windows", "wifi",
+    "5GHz"): products, systems and standards, which Chinese text writes the same way, so evidence that never writes
+    one is about something else. Not an acronym in capitals ("CEO", "HR", "SLA"): Chinese text often writes it in
+    its own words (总经理, 人力资源部). Nor codes ("AC-300", "E2"), which `missing_value` and the answerer read, nor
+    any word of an English question, whose words are all Latin and which a document paraphrases freely."""
+    if not is_chinese(question):
+        return []
+    names: list[str] = []
+    for word in _LATIN.findall(question):
+        if len(_latin_key(word)) >= 2 and any(ch.islower() for ch in word) and word.lower() not in _NOT_CONTENT:
+            names.append(word)
+    return names
+
+
+def _unsaid_names(question: str, text: str) -> list[str]:
+    """The question's Latin names (`latin_names`) that `text` never writes, compared without case, hyphens or dots
+    ("wifi" is "Wi-Fi"), a plural's ending left out ("iPads")."""
+    written = {_latin_key(w) for w in _LATIN.findall(text)}
+    missing = []
+    for name in latin_names(question):
+        key = _latin_key(name)
+        if not any(w == key or w.startswith(key) and len(w) - len(key) <= 2 or key.startswith(w) and len(key) - len(w)
+                   <= 2 and len(w) > 2 for w in written) and name not in missing:
+            missing.append(name)
+    return missing
+
+
 def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
-    """The Chinese words of the question that are content words of the language (`is_content_word`) and that none of
-    the top chunks says (title, section or text; whole, shortened as `docmind.text.contains` reads it, or each of its
-    characters somewhere); () when the best evidence is in another language than the question, whose words it
-    cannot share."""
+    """The words of the question that name something and that none of the top chunks says (title, section or
+    text): the Latin names of a Chinese question (`latin_names`), in evidence of either language; and its Chinese
+    content words
+    (`is_content_word`), whole, shortened as `docmind.text.contains` reads it, or each of its characters somewhere,
+    unless the best evidence is in another language than the question, whose words it cannot share."""
     top = list(chunks[:TOP_N])
-    if not top or is_chinese(top[0].searchable_text) != is_chinese(question):
+    if not top:
         return ()
     text = " ".join(f"{c.document_title} {c.context} {c.content}" for c in top).lower()
-    found: list[str] = []
+    found: list[str] = _unsaid_names(question, text)
+    if is_chinese(top[0].searchable_text) != is_chinese(question):
+        return tuple(found)
     cut = [w.strip() for w in words(question.lower()) if w.strip()]
     framing = _framing(cut)
     for i, word in enumerate(cut):

@@ -13,6 +13,7 @@ from chat.confidence import (
     content_runs,
     cover_share,
     evidence_features,
+    latin_names,
     missing_value,
     unsaid_words,
 )
@@ -238,6 +239,37 @@ def test_a_word_pointing_back_at_the_conversation_is_not_an_unsaid_word():
 def test_evidence_in_another_language_leaves_no_word_unsaid():
     english = ScoredChunk(chunk_id="3", score=0.9, content="Employees get a free annual health check.")
     assert unsaid_words("公司有健身房吗？", [english]) == ()
+
+
+APP = ScoredChunk(chunk_id="4", score=0.9, document_title="办公App常见问题", context="下载与登录",
+                  content="青禾办公App支持iOS和Android手机，在公司软件门户扫码下载。首次登录须绑定本人手机号，连接Wi-Fi即可使用。",
+                  stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+def test_a_product_a_chinese_question_names_in_latin_letters_is_unsaid_where_the_evidence_never_writes_it():
+    assert unsaid_words("青禾办公App支持iPad吗？", [APP]) == ("iPad",)
+    assert unsaid_words("办公App支持Windows吗？", [APP]) == ("Windows",)
+    # said: whatever the case, hyphens or a plural's ending
+    assert unsaid_words("青禾办公app支持ios吗？", [APP]) == ()
+    assert unsaid_words("连接wifi就能使用吗？", [APP]) == ()
+    assert unsaid_words("Androids能装吗？", [APP]) == ()
+
+
+def test_an_acronym_or_a_code_is_not_read_as_an_unsaid_latin_name():
+    # a Chinese document often writes an acronym in its own words (CEO as 总经理); codes are read elsewhere
+    assert latin_names("多少钱以上要CEO审批？") == []
+    assert latin_names("AC-300能连网吗？") == []
+    assert unsaid_words("HR能下载办公App吗？", [APP]) == ()
+
+
+def test_an_english_question_has_no_latin_names_of_its_own():
+    assert latin_names("Is there a Qinghe Cloud app for Windows?") == []
+
+
+def test_a_latin_name_is_unsaid_in_evidence_of_the_other_language_too():
+    english = ScoredChunk(chunk_id="5", score=0.9, content="The VPN client runs on Windows and macOS.")
+    assert unsaid_words("VPN支持Linux吗？", [english]) == ("Linux",)
+    assert unsaid_words("VPN支持macOS吗？", [english]) == ()
 
 
 def test_strong_evidence_that_never_says_an_asked_word_is_labelled_low_not_answered():
