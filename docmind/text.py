@@ -144,6 +144,24 @@ _CJK_WORD = re.compile(rf"[\u4e00-\u9fff]{{2,{SHORTENED_MAX_CHARS}}}")
 _ACRONYM = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2,5}(?![A-Za-z0-9])")
 
 
+# A verb-object word (离合词: 请假, 补卡, 出差, 加班) asked with how long or how often is split by the count:
+# "请几天假", "补几次卡", "加几个小时班". Documents write the word whole (请假3天, 每月补卡不超过3次), and
+# jieba cuts the split form into a verb and a lone character that match nothing. Only a count of the action
+# itself (times, days, hours…) is moved, not a count of things ("买几个苹果"), and only before the clause's end
+# or its final particle, where a lone character after the count is that verb's object ("请几天假吗"; "等几天再说"
+# is left alone).
+_SPLIT_WORD = re.compile(r"([\u4e00-\u9fff])((?:几|多少)个?(?:次|回|趟|遍|天|周|星期|月|小时|钟头|分钟))"
+                         r"([\u4e00-\u9fff])(?=[吗呢啊吧呀]?(?:[？?。！!，,；;\s]|$))")
+_PARTICLES = frozenset("吗呢了啊吧呀的")
+
+
+def joined_separable(text: str) -> str:
+    """The question with each verb-object word split by a count put back together, the count after it:
+    "一个月能补几次卡？" → "一个月能补卡几次？", "能请几天假吗？" → "能请假几天吗？"."""
+    return _SPLIT_WORD.sub(lambda m: m.group(0) if m.group(3) in _PARTICLES else m.group(1) + m.group(3) + m.group(2),
+                           text)
+
+
 # "How many" of a unit: 几 and a measure word.
 HOW_MANY = re.compile(r"几[个种次年月日天号点位名岁人条项遍回家台所座倍级周分秒页张件块届部本]")
 _ONE_CJK = re.compile(r"[\u4e00-\u9fff]")

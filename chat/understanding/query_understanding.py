@@ -16,6 +16,7 @@ from chat.understanding.signals import DeterministicSignals
 from docmind.bilingual import Lexicon
 from docmind.language import to_simplified
 from docmind.llm.base import ChatModel, LlmError
+from docmind.text import joined_separable
 
 logger = logging.getLogger(__name__)
 
@@ -58,8 +59,9 @@ class QueryUnderstanding:
     def run(self, *, message: str, history: Sequence[dict] = (),
             context: ConversationContext | None = None) -> QueryClassification:
         # The question is understood, searched and answered in Simplified characters whatever the reader
-        # writes (`to_simplified`); the message itself is stored and shown as written.
-        text = to_simplified(message.strip())
+        # writes (`to_simplified`), with a verb-object word split by its count whole again as documents write it
+        # (`joined_separable`: 请几天假 → 请假几天); the message itself is stored and shown as written.
+        text = joined_separable(to_simplified(message.strip()))
         if not text:
             raise ValueError("message is empty")
         meta = self._meta.run(message=text)

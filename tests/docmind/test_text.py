@@ -12,6 +12,7 @@ from docmind.text import (
     char_bigrams,
     contains,
     coverage,
+    joined_separable,
     keywords,
     names_in,
     plain_headings,
@@ -223,3 +224,29 @@ def test_a_passage_of_one_heading_like_line_is_a_title_alone(text, alone):
 ])
 def test_a_calendar_word_is_contained_in_the_days_it_stands_for(text, word, said):
     assert contains(text, word) is said
+
+
+@pytest.mark.parametrize("question,joined", [
+    ("一个月能补几次卡？", "一个月能补卡几次？"),
+    ("家里老人去世了能请几天假？", "家里老人去世了能请假几天？"),
+    ("能请几天假吗？", "能请假几天吗？"),
+    ("一年出几次差", "一年出差几次"),
+    ("加几个小时班？", "加班几个小时？"),
+    ("每月能打多少次卡？", "每月能打卡多少次？"),
+])
+def test_a_verb_object_word_split_by_its_count_is_joined_again(question, joined):
+    assert joined_separable(question) == joined
+    assert "补卡" in words("一个月能补卡几次？")
+
+
+@pytest.mark.parametrize("question", [
+    "公司有几个人？",         # a count of things, not of the action
+    "买几个苹果？",
+    "等几天再说",            # the character after the count begins the next words
+    "要等几个月呢？",         # a particle, not an object
+    "这个月迟到几次了？",
+    "婚假可以请几天？",
+    "How many days of leave?",
+])
+def test_a_count_that_splits_no_word_is_left_in_place(question):
+    assert joined_separable(question) == question

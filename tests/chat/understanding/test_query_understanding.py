@@ -193,5 +193,10 @@ def test_a_question_in_traditional_characters_is_understood_as_its_simplified_fo
     assert (traditional.scope, traditional.intent) == (simplified.scope, simplified.intent)
 
 
+def test_a_verb_object_word_split_by_its_count_is_searched_whole():
+    understanding = QueryUnderstanding(None, "")
+    assert understanding.run(message="一個月能補幾次卡？").rewritten == "一个月能补卡几次？"
+
+
 def test_a_traditional_meta_question_gets_the_meta_answer():
     assert QueryUnderstanding(None, "").run(message="你有哪些文件？").scope is Scope.KB_META
