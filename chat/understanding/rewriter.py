@@ -169,12 +169,23 @@ def _verb_as_topic(cut: Sequence, i: int) -> bool:
         and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[1:])
 
 
+# The unit of a count ("几个小时", "多少公里"): what is counted in, not a thing the question names.
+_UNIT = re.compile(r"^(?:小时|分钟|秒钟|钟头|星期|礼拜|工作日|公里|公斤|千克|平方米|平米|厘米|毫米)$")
+
+
+def _opening_word(run: str, lexicon: Lexicon) -> str:
+    """The longest word of the dictionary, two characters or more, that `run` (the question's opening characters)
+    starts with; "" for none."""
+    return next((run[:k] for k in range(len(run), 1, -1) if lexicon.english_for(run[:k])), "")
+
+
 def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
     """The words of `text` that name a thing: nouns of two or more characters, Latin content words of three letters
     or more, and the run of single characters the question opens with when jieba could not join them and one is a
     noun's (餐补 cut into 餐 / 补: a shortened word jieba does not know, as the topic), else the longest word of
-    the dictionary (`lexicon`) the run opens with (年假 of 年 / 假 / 有, none tagged a noun). Elsewhere such a run
-    is as often a verb (它 / 史 / 称), and a pronoun never starts one."""
+    the dictionary (`lexicon`) the run opens with (年假 of 年 / 假 / 有, none tagged a noun) — also when jieba glued
+    the word's last character to the next one (年 / 假能: 年假). Elsewhere such a run is as often a verb (它 / 史 / 称),
+    and a pronoun never starts one. A count's unit (几个小时) names nothing."""
     # heavy: imported on first use, as loading the part-of-speech tables costs every process that imports the chat
     # pipeline (a server, each `manage.py` command, each test worker) about half a second of CPU.
     import jieba.posseg
@@ -192,11 +203,17 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
             if any(_naming(flag) for _, flag in run):
                 found.append(joined)
             elif lexicon is not None:  # the longest word the run opens with: 年假 of 年 / 假 / 有
-                found.extend(next(([joined[:k]] for k in range(len(joined), 1, -1)
-                                   if lexicon.english_for(joined[:k])), []))
+                found.extend([w for w in [_opening_word(joined, lexicon)] if w])
+        elif len(run) == 1 and lexicon is not None and token is not None and _CJK.match(word):
+            # the question's first character alone, the next word glued to it: 年 / 假能
+            opening = _opening_word(run[0][0] + word, lexicon)
+            if len(opening) > 1 and opening not in _NOT_CONTENT and opening != word[:len(opening)] \
+                    and is_content_word(opening):
+                found.append(opening)
         run = []
         if token is None or len(word) < 2 or word in _NOT_CONTENT \
-                or not (_naming(token.flag, first=i == 0) or _verb_as_topic(cut, i)):
+                or not (_naming(token.flag, first=i == 0) or _verb_as_topic(cut, i)) \
+                or _UNIT.match(word) and i > 0 and cut[i - 1].flag == "m":
             continue
         if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
             continue
@@ -343,10 +360,12 @@ class ConversationRewriter:
             rewritten = f"{asked} {text}"
             resolved.append(f"context → {asked}")
         new_focus = bool(ellipsis) and not item
-        # A short question leans on the last subject unless it names a new one: then it starts afresh. The subject is
-        # the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"): the first
-        # document the answer cited may be only one of several that mention it.
-        short_follow_up = _size(text) <= SHORT_FOLLOW_UP and not names_new_subject(text, previous, self.lexicon)
+        # A short question leans on the last subject unless it names a new one: then it starts afresh; so does one of
+        # any length that names no thing at all ("一次最多订几个小时？" after a question about booking rooms). The
+        # subject is the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"):
+        # the first document the answer cited may be only one of several that mention it.
+        short_follow_up = (_size(text) <= SHORT_FOLLOW_UP or not _nouns(text, self.lexicon)) \
+            and not names_new_subject(text, previous, self.lexicon)
         if resolved and subject and subject not in rewritten and not new_focus and not named:
             rewritten = f"{subject} {rewritten}"
         elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:

@@ -137,6 +137,23 @@ def test_a_short_question_opening_with_a_dictionary_word_jieba_cuts_into_charact
     assert result.text == "年假有几天？" and not result.resolved
 
 
+def test_a_question_opening_with_a_dictionary_word_jieba_glues_to_the_next_character_starts_afresh():
+    # jieba cuts 年假能 into 年 and 假能: the dictionary still finds 年假 at the start.
+    context = _context(question="租金多少一平？", answer="月租金为每平方米180元。[1]",
+                       sources=(SourceRef(4, "租赁合同"),), sections=())
+    result = ConversationRewriter(lexicon=_Dictionary("年假")).run(message="年假能留到明年吗？", context=context)
+    assert result.text == "年假能留到明年吗？" and not result.resolved
+
+
+def test_a_question_of_any_length_that_names_nothing_leans_on_the_last_subject():
+    # 小时 is the unit of the count asked, not a thing the question names
+    context = _context(question="会议室能提前多久订？", answer="会议室最多可提前14天预订，单次预订不超过4小时。[1]",
+                       sources=(SourceRef(5, "行政常见问题"),), sections=())
+    assert rewrite("一次最多订几个小时？", context).text == "行政常见问题 一次最多订几个小时？"
+    # one that names something the last turn never mentioned starts afresh, however long
+    assert rewrite("一次最多能订几个停车位？", context).text == "一次最多能订几个停车位？"
+
+
 def test_a_short_question_opening_with_characters_the_dictionary_lacks_still_leans_back():
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
