@@ -52,7 +52,7 @@ _SELF_QUESTION = re.compile(
     r"(?:请问|那|那么|你知道|你记得)?\s*"
     r"(?:我(?:现在|目前)?(?:在哪(?:里|儿)?(?:工作|上班|办公|住)?|住(?:在)?哪(?:里|儿)?|叫什么(?:名字)?|是谁|"
     r"是哪(?:里|儿)人|来自哪(?:里|儿)?|在(?:哪个|哪家|什么)(?:部门|团队|城市|公司)(?:工作|上班)?|"
-    r"是(?:哪个|什么)(?:部门|团队|职位|岗位)的?|(?:做|干)什么工作(?:的)?)|"
+    r"是(?:哪个|什么)(?:部门|团队|职位|岗位)的?|(?:是)?(?:做|干)什么(?:工作)?(?:的)?)|"
     r"(?:do you know )?(?:where do i (?:work|live)|where am i (?:based|from)|who am i|"
     r"what(?:'s| is) my (?:name|job|role|team|department)|"
     r"which (?:team|department|city|company) (?:am i (?:in|on|with)|do i work (?:in|on|for|at))))"
