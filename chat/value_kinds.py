@@ -1,5 +1,5 @@
-"""The kind of value a question asks for (a duration, a date, a time of day, an amount of money, a weight, a size, a
-count of things, a phone number) and whether a text states a value of that kind.
+"""The kind of value a question asks for (a duration, a date, a time of day, an amount of money, an address, a weight,
+a size, a count of things, a phone number) and whether a text states a value of that kind.
 
 A passage on the question's topic that states no value of the kind asked ("年终奖什么时候发？" over the bonus
 coefficients, "试用期多长？" over a rule about probationers, "How heavy is the AC-500?" over its features) does not
@@ -78,6 +78,16 @@ KINDS: tuple[ValueKind, ...] = (
                          r"\b(?:before|after|within|by|until|from|during|each|every|end|start|beginning|once|"
                          r"today|tomorrow|weekly|monthly|yearly|annually|quarterly|daily|day|week|month|quarter|year)\b",
                          re.I)),
+    # Where something is: a web or network address (a link, a host, an IP), an e-mail address or a street address.
+    # After the date: "When do share links expire?" asks when.
+    ValueKind("address",
+              re.compile(r"网址|链接|地址|\bip\b|\b(?:web |e-?mail |ip |server |admin |street )?address(?:es)?\b|"
+                         r"\burls?\b|\bwebsites?\b|\blinks?\b", re.I),
+              re.compile(r"\bhttps?://|\bwww\.|\b[\w-]+(?:\.[\w-]+)*\.(?:com|cn|net|org|io|edu|gov|example|local|"
+                         r"internal|corp)\b|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|"
+                         r"[\u4e00-\u9fff]{2,}(?:路|街|大道)\d*号?|\d+\s*号(?:楼|院)?|[\u4e00-\u9fff]{2,}(?:大厦|广场|园区)|"
+                         r"\d+\s*(?:楼|层)|\b\d+\s+[a-z]+(?:\s[a-z]+)?\s(?:road|street|avenue|rd|st|ave)\b|"
+                         r"\b(?:floor|building|room|suite)\s+\d+|\b\d+(?:st|nd|rd|th) floor\b", re.I)),
     ValueKind("weight",
               re.compile(r"多重|重量|几斤|几公斤|\bhow heavy\b|\bweigh(?:s|t)?\b", re.I),
               re.compile(_NUMBER + r"[\s-]*(?:公斤|千克|克|斤|吨|kg|g|t|lbs?|pounds?|grams?|kilo(?:gram)?s?|"
@@ -98,9 +108,9 @@ KINDS: tuple[ValueKind, ...] = (
 )
 
 
-# A question answered by yes or no ("价格包含运费吗？", "Does the price include VAT?") asks for no value, whatever
-# kind of thing it names.
-_YES_NO = re.compile(r"[吗么][\s？?。!！]*$|是否|能否|可否|有没有|是不是|能不能|可不可以|会不会|"
+# A question answered by yes or no ("价格包含运费吗？", "能退么？", "Does the price include VAT?") asks for no value,
+# whatever kind of thing it names; one ending in 什么 asks for one ("回调地址是什么？").
+_YES_NO = re.compile(r"(?:吗|(?<![什怎那这多])么)[\s？?。!！]*$|是否|能否|可否|有没有|是不是|能不能|可不可以|会不会|"
                      r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|should|shall|may|has|have|had|must)\b",
                      re.I)
 

@@ -19,6 +19,12 @@ from chat.value_kinds import asked_kind, states
     ("这台机器多高？", "size"),
     ("三季度卖了多少台？", "count"),
     ("售后客服电话是多少？", "phone number"),
+    ("router admin address", "address"),
+    ("回调地址是什么？", "address"),
+    ("Which email address handles privacy questions?", "address"),
+    ("下载链接在哪里？", "address"),
+    ("When do external share links expire?", "date"),
+    ("截止日期是什么？", "date"),
 ])
 def test_a_question_that_says_which_kind_of_value_it_wants_asks_for_that_kind(question, kind):
     found = asked_kind(question)
@@ -29,7 +35,8 @@ def test_a_question_that_says_which_kind_of_value_it_wants_asks_for_that_kind(qu
 @pytest.mark.parametrize("question", ["VPN支持Linux吗？", "S级的系数是多少？", "How many employees do we have?",
                                       "谁负责预售推广？", "What does error E2 mean?",
                                       "What should I do when the filter light turns red?",
-                                      "价格包含运费吗？", "Does the price include VAT?", "年假是否可以跨年使用？"])
+                                      "价格包含运费吗？", "Does the price include VAT?", "年假是否可以跨年使用？",
+                                      "能退么？", "What should I do with a suspicious email?"])
 def test_a_question_that_does_not_say_which_kind_asks_for_none(question):
     assert asked_kind(question) is None
 
@@ -53,6 +60,11 @@ def test_a_question_that_does_not_say_which_kind_asks_for_none(question):
     # A unit that labels its field or column.
     ("验收款是多少钱？", "付款节点：第二期验收款；比例：50%；金额（元）：432,000。"),
     ("What is the unit price?", "Item: CADR test chamber; Unit price (CNY): 268,000."),
+    ("router admin address", "Open 192.168.5.1 in a browser."),
+    ("Which address do I connect the VPN client to?", "Server: vpn.qinghe.example"),
+    ("Which email address handles privacy questions?", "Write to privacy@qinghe.example."),
+    ("公司地址在哪？", "公司位于上海市浦东新区张江路88号。"),
+    ("新办公室地址在哪？", "新办公室在金桥大厦7楼。"),
 ])
 def test_a_value_of_the_kind_asked_is_stated_in_either_language_and_numeral(question, text):
     assert states(asked_kind(question), text)
@@ -65,6 +77,8 @@ def test_a_value_of_the_kind_asked_is_stated_in_either_language_and_numeral(ques
     ("三季度卖了多少台？", "三季度退货率为2.3%。"),
     ("售后客服电话是多少？", "邮件在1个工作日内回复。"),
     ("What is the AC-500 price?", "Its price will be announced at launch."),
+    ("router admin address", "The first sign-in asks you to set an admin password."),
+    ("公司地址在哪？", "地址见公司官网的联系我们页面。"),
 ])
 def test_a_text_on_the_topic_without_a_value_of_the_kind_states_none(question, text):
     assert not states(asked_kind(question), text)
