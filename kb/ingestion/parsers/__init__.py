@@ -18,6 +18,7 @@ from kb.ingestion.parsers.base import (
 )
 from kb.ingestion.parsers.html_text import html_to_text
 from kb.ingestion.parsers.sheets import csv_parse, xlsx_parse
+from kb.ingestion.parsers.tables import aligned_tables
 from kb.ingestion.parsers.text import decode_text, normalise_text
 
 __all__ = ["SUPPORTED_TYPES", "ParseError", "ParseInterrupted", "ParseLimits", "ParsedText", "decode_text",
@@ -37,7 +38,10 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
         raise ParseError(f"unsupported file type {file_type!r}; supported: {', '.join(SUPPORTED_TYPES)}")
     if not data:
         raise ParseError("the file is empty")
-    if kind in ("txt", "md"):
+    if kind == "txt":
+        # Plain text's tables are columns aligned by spaces: written as Markdown tables (Markdown has its own).
+        parsed = _plain(aligned_tables(decode_text(data)), limits)
+    elif kind == "md":
         parsed = _plain(decode_text(data), limits)
     elif kind in ("html", "htm"):
         parsed = _plain(html_to_text(check_chars(decode_text(data), limits)), limits)

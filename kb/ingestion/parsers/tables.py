@@ -2,6 +2,8 @@
 table retrieved on its own still says what its columns are."""
 from __future__ import annotations
 
+import re
+
 # A table is rendered in Markdown blocks of at most about this many characters.
 TABLE_BLOCK_CHARS = 400
 
@@ -41,3 +43,44 @@ def square(rows: list[list[str]]) -> list[list[str]]:
     while width > 1 and not any(r[width - 1] for r in rows):
         width -= 1
     return [r[:width] for r in rows]
+
+
+# Plain text lays a table out in columns aligned by spaces or tabs ("华东  7420  108%"): a gap of two spaces or more,
+# or a tab, separates its cells.
+_GAP = re.compile(r"\t+|\s{2,}")
+# A cell of such a table is short and is no sentence: prose typed with two spaces after a full stop splits into
+# pieces ending in one, and a long piece is a line of text, not a cell.
+ALIGNED_CELL_CHARS = 40
+_SENTENCE_END = re.compile(r"[。！？；.!?;]$")
+# Lines that make a table at least: a header and two rows, so that two lines that happen to share a gap are not one.
+ALIGNED_MIN_LINES = 3
+
+
+def _aligned_cells(line: str) -> list[str] | None:
+    cells = _GAP.split(line.strip())
+    if len(cells) < 2 or any(not c or len(c) > ALIGNED_CELL_CHARS or _SENTENCE_END.search(c) for c in cells):
+        return None
+    return cells
+
+
+def aligned_tables(text: str) -> str:
+    """`text` with each run of at least ALIGNED_MIN_LINES consecutive lines laid out in the same number of columns
+    (cells apart by two spaces or more, or a tab) written as a Markdown table, its first line the header: the reader
+    and the answers then see rows with their columns' names instead of the lines run together."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        first = _aligned_cells(lines[i])
+        j = i + 1
+        while first is not None and j < len(lines) and (row := _aligned_cells(lines[j])) is not None \
+                and len(row) == len(first):
+            j += 1
+        if first is None or j - i < ALIGNED_MIN_LINES:
+            out.append(lines[i])
+            i += 1
+            continue
+        rows = [_aligned_cells(line) or [] for line in lines[i:j]]
+        out.extend([markdown_row(rows[0]), separator(len(rows[0])), *(markdown_row(r) for r in rows[1:])])
+        i = j
+    return "\n".join(out)
