@@ -682,6 +682,19 @@ def _said_in_own_language(wanted: dict[str, float], chunks: Sequence[tuple[int, 
                if is_chinese(c.searchable_text) == zh)
 
 
+# What a how-to question asks to be done: the words after its interrogative ("路由器怎么恢复出厂设置？" → 恢复出厂设置,
+# "How do I reset the router?" → reset the router).
+_HOW_TO = re.compile(r"(?:怎么|怎样|如何)(?!办|样|回事)(.+)|\bhow (?:do|can|should|would|to) (?:i |we |you )?(.+)",
+                     re.IGNORECASE)
+
+
+def _action(question: str) -> dict[str, float]:
+    """The terms of what a how-to question asks to be done ({} for any other question, or when that part names
+    nothing: "笔记本丢了怎么办？")."""
+    found = _HOW_TO.search(question)
+    return terms(next(g for g in found.groups() if g is not None)) if found else {}
+
+
 class ExtractiveAnswerer:
     """Never writes a claim of its own: every sentence is copied from the evidence and cited."""
 
@@ -774,8 +787,11 @@ class ExtractiveAnswerer:
         """The numbered steps of the relevant chunk whose list (with the line that leads it and its section) says
         most of the question; "" when some other sentence, item or row of the evidence says more of it: a how-to
         question ("考评结果不满意怎么申诉？") is answered by the clause it asks about, not by a numbered list that
-        happens to stand nearby ("结果应用: 1. 年终奖系数…")."""
+        happens to stand nearby ("结果应用: 1. 年终奖系数…"). Nor is a list that never says what is to be done (the
+        words after the question's 怎么 or "how do I"): "路由器怎么恢复出厂设置？" is not answered by a list of the
+        router's sales figures."""
         wanted = terms(question)
+        action = _action(question)
         relevant = self._relevant(chunks, question)
         if _words_cannot_choose(question, wanted, relevant):
             return ""  # the quote is chosen by meaning across the languages (`_across_languages`)
@@ -791,7 +807,10 @@ class ExtractiveAnswerer:
                 continue
             lead = next((line for line in reversed(lines[:numbered[0][0]]) if line.strip()), "")
             section = chunk.context.split("›")[-1] if "›" in chunk.context else ""
-            fit = overlap(wanted, " ".join([section, lead, *(text for _, text in steps)])) + 0.01 / index
+            said = " ".join([section, lead, *(text for _, text in steps)])
+            if action and overlap(action, said) == 0:
+                continue
+            fit = overlap(wanted, said) + 0.01 / index
             if best is None or fit > best[0]:
                 best = (fit, index, steps)
         if best is None or best[0] < elsewhere:
