@@ -171,21 +171,28 @@ def _unsaid_names(question: str, text: str) -> list[str]:
     """The question's Latin names (`latin_names`) that `text` never writes, compared without case, hyphens or dots
     ("wifi" is "Wi-Fi"), a plural's ending left out ("iPads")."""
     written = {_latin_key(w) for w in _LATIN.findall(text)}
-    missing = []
+
+    def said(key: str) -> bool:
+        return any(w == key or _plural(w, key) or len(w) > 2 and _plural(key, w) for w in written)
+
+    missing: list[str] = []
     for name in latin_names(question):
-        key = _latin_key(name)
-        if not any(w == key or w.startswith(key) and len(w) - len(key) <= 2 or key.startswith(w) and len(key) - len(w)
-                   <= 2 and len(w) > 2 for w in written) and name not in missing:
+        if not said(_latin_key(name)) and name not in missing:
             missing.append(name)
     return missing
+
+
+def _plural(longer: str, shorter: str) -> bool:
+    """`longer` is `shorter` with an ending of one or two letters ("ipads", "macoses")."""
+    return longer.startswith(shorter) and 0 < len(longer) - len(shorter) <= 2
 
 
 def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
     """The words of the question that name something and that none of the top chunks says (title, section or
     text): the Latin names of a Chinese question (`latin_names`), in evidence of either language; and its Chinese
-    content words
-    (`is_content_word`), whole, shortened as `docmind.text.contains` reads it, or each of its characters somewhere,
-    unless the best evidence is in another language than the question, whose words it cannot share."""
+    content words (`is_content_word`), whole, shortened as `docmind.text.contains` reads it, or each of its
+    characters somewhere, unless the best evidence is in another language than the question, whose words it cannot
+    share."""
     top = list(chunks[:TOP_N])
     if not top:
         return ()
