@@ -78,29 +78,29 @@ def test_how_to_quotes_the_clause_it_asks_about_rather_than_a_numbered_list_stan
     assert [line[:2] for line in body_lines(listed)] == ["1.", "2."]
 
 
+# A numbered list that names the router in every item, about something else than resetting it.
+SALES = chunk("s", "三季度销售\n1. R5路由器三季度销量4.1万台。\n2. 双十一期间R5路由器降价100元。", title="销售例会纪要",
+              rerank=0.7, document_id=4)
+RESET = "路由器怎么恢复出厂设置？"
+
+
 def test_how_to_over_evidence_led_by_the_other_language_is_not_answered_by_a_list_its_words_happen_to_match():
     router = chunk("r", "To restore the factory settings, hold the Reset button for 10 seconds.",
                    title="R5 Router Guide", rerank=0.8, document_id=3)
-    sales = chunk("s", "三季度销售\n1. R5路由器三季度销量4.1万台。\n2. 双十一期间R5路由器降价100元。",
-                  title="销售例会纪要", rerank=0.7, document_id=4)
-    question = "路由器怎么恢复出厂设置？"
-    steps = ExtractiveAnswerer().run(question=question, chunks=[router, sales], shape=AnswerShape.STEPS)
+    steps = ExtractiveAnswerer().run(question=RESET, chunks=[router, SALES], shape=AnswerShape.STEPS)
     # The words cannot tell across the languages which text answers: the answer is chosen as any other question's.
-    assert steps == ExtractiveAnswerer().run(question=question, chunks=[router, sales])
+    assert steps == ExtractiveAnswerer().run(question=RESET, chunks=[router, SALES])
     assert not body_lines(steps)[0].startswith("1.")
 
 
 def test_how_to_is_not_answered_by_a_list_that_never_says_what_is_to_be_done():
     warranty = chunk("w", "产品：R5 Mesh 路由器；整机保修：2年。", title="售后政策", rerank=0.8, document_id=5)
-    sales = chunk("s", "三季度销售\n1. R5路由器三季度销量4.1万台。\n2. 双十一期间R5路由器降价100元。",
-                  title="销售例会纪要", rerank=0.7, document_id=4)
-    question = "路由器怎么恢复出厂设置？"
-    answer = ExtractiveAnswerer().run(question=question, chunks=[warranty, sales], shape=AnswerShape.STEPS)
+    answer = ExtractiveAnswerer().run(question=RESET, chunks=[warranty, SALES], shape=AnswerShape.STEPS)
     # answered as any other question is, not as the list's numbered steps
-    assert answer == ExtractiveAnswerer().run(question=question, chunks=[warranty, sales])
+    assert answer == ExtractiveAnswerer().run(question=RESET, chunks=[warranty, SALES])
     assert not body_lines(answer)[0].startswith("1.")
     # a list that says the action asked is the answer
-    listed = ExtractiveAnswerer().run(question="路由器怎么降价？", chunks=[warranty, sales], shape=AnswerShape.STEPS)
+    listed = ExtractiveAnswerer().run(question="路由器怎么降价？", chunks=[warranty, SALES], shape=AnswerShape.STEPS)
     assert [line[:2] for line in body_lines(listed)] == ["1.", "2."]
 
 
