@@ -207,8 +207,7 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
         elif len(run) == 1 and lexicon is not None and token is not None and _CJK.match(word):
             # the question's first character alone, the next word glued to it: 年 / 假能
             opening = _opening_word(run[0][0] + word, lexicon)
-            if len(opening) > 1 and opening not in _NOT_CONTENT and opening != word[:len(opening)] \
-                    and is_content_word(opening):
+            if opening and opening not in _NOT_CONTENT and is_content_word(opening):
                 found.append(opening)
         run = []
         if token is None or len(word) < 2 or word in _NOT_CONTENT \

@@ -40,7 +40,7 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
         raise ParseError("the file is empty")
     if kind == "txt":
         # Plain text's tables are columns aligned by spaces: written as Markdown tables (Markdown has its own).
-        parsed = _plain(aligned_tables(decode_text(data)), limits)
+        parsed = _plain(aligned_tables(check_chars(decode_text(data), limits)), limits)
     elif kind == "md":
         parsed = _plain(decode_text(data), limits)
     elif kind in ("html", "htm"):
