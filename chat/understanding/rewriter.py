@@ -145,13 +145,14 @@ def resolve_ordinal(n: int, previous: PreviousTurn) -> str:
 _NOT_CONTENT = ANSWER_STOP_WORDS | STOP_WORDS
 
 
-def names_new_subject(text: str, previous: PreviousTurn, lexicon: Lexicon | None = None) -> bool:
-    """Does the question name a thing (a noun of two or more characters, or a content word in Latin script) that
-    the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the company?" after a VPN
-    answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name nothing new."""
+def names_new_subject(nouns: Sequence[str], previous: PreviousTurn) -> bool:
+    """Does the question name a thing (`nouns`: its nouns of two or more characters and content words in Latin
+    script, see `_nouns`) that the last turn never mentioned? Then it opens a new topic: "Who is the CEO of the
+    company?" after a VPN answer, "公司有健身房吗？" after a leave question. "多久要换一次？" or "And error 691?" name
+    nothing new."""
     seen = " ".join((previous.question, previous.rewritten, previous.answer, *(s.title for s in previous.sources),
                      *previous.sections)).lower()
-    return any(word not in seen for word in _nouns(text, lexicon))
+    return any(word not in seen for word in nouns)
 
 
 # jieba's part-of-speech tags of words that name a thing: nouns (n, nr, ns, nt, nz, ng…), abbreviations (j: 社保, 医保,
@@ -363,8 +364,8 @@ class ConversationRewriter:
         # any length that names no thing at all ("一次最多订几个小时？" after a question about booking rooms). The
         # subject is the code the last question named, when it named one ("定价多少？" after "AC-300什么时候发布？"):
         # the first document the answer cited may be only one of several that mention it.
-        short_follow_up = (_size(text) <= SHORT_FOLLOW_UP or not _nouns(text, self.lexicon)) \
-            and not names_new_subject(text, previous, self.lexicon)
+        nouns = _nouns(text, self.lexicon)
+        short_follow_up = (_size(text) <= SHORT_FOLLOW_UP or not nouns) and not names_new_subject(nouns, previous)
         if resolved and subject and subject not in rewritten and not new_focus and not named:
             rewritten = f"{subject} {rewritten}"
         elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:

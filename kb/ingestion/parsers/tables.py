@@ -68,19 +68,18 @@ def aligned_tables(text: str) -> str:
     (cells apart by two spaces or more, or a tab) written as a Markdown table, its first line the header: the reader
     and the answers then see rows with their columns' names instead of the lines run together."""
     lines = text.split("\n")
+    cells = [_aligned_cells(line) for line in lines]
     out: list[str] = []
     i = 0
     while i < len(lines):
-        first = _aligned_cells(lines[i])
+        first = cells[i]
         j = i + 1
-        while first is not None and j < len(lines) and (row := _aligned_cells(lines[j])) is not None \
-                and len(row) == len(first):
+        while first is not None and j < len(lines) and cells[j] is not None and len(cells[j]) == len(first):
             j += 1
         if first is None or j - i < ALIGNED_MIN_LINES:
             out.append(lines[i])
             i += 1
             continue
-        rows = [_aligned_cells(line) or [] for line in lines[i:j]]
-        out.extend([markdown_row(rows[0]), separator(len(rows[0])), *(markdown_row(r) for r in rows[1:])])
+        out.extend([markdown_row(first), separator(len(first)), *(markdown_row(row) for row in cells[i + 1:j])])
         i = j
     return "\n".join(out)
