@@ -91,6 +91,12 @@ def bench_user(username: str, role: str | None = "member", *, password: str | No
     return user
 
 
+def cpu_seconds(process) -> float:
+    """User and system CPU seconds a process (a `psutil.Process`) has spent so far."""
+    times = process.cpu_times()
+    return times.user + times.system
+
+
 def percentile(values: Sequence[float], q: float) -> float:
     """Nearest-rank percentile (the value at rank round(q·(n−1)) of the sorted values); NaN when empty."""
     if not values:

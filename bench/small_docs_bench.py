@@ -49,7 +49,7 @@ import psutil
 import requests
 
 from bench.articles import article
-from bench.common import arguments, percentile, setup_django, write_json
+from bench.common import arguments, cpu_seconds, percentile, setup_django, write_json
 from kb.ingestion.chunker import retrieval_text
 from tests.browser.live_server import LiveServer
 
@@ -175,14 +175,13 @@ class CpuClock:
         children: dict[str, float] = defaultdict(float)
         for child in self.process.children(recursive=True):
             try:
-                times, command = child.cpu_times(), " ".join(child.cmdline())
+                spent, command = cpu_seconds(child), " ".join(child.cmdline())
             except Exception:  # noqa: BLE001 - a child that ended meanwhile
                 continue
             kind = ("embedder" if "embedding_child" in command else "parser" if "parsers.child" in command
                     else "other")
-            children[kind] += times.user + times.system
-        times = self.process.cpu_times()
-        return times.user + times.system, by_group, children
+            children[kind] += spent
+        return cpu_seconds(self.process), by_group, children
 
     def report(self, seconds: float, documents: int) -> dict:
         total0, groups0, children0 = self.start
@@ -259,20 +258,22 @@ class Uploads:
     archive: ArchivePost
 
 
+def _answer(response) -> tuple[int, object]:
+    """(HTTP status, the JSON answer or the start of the error's body) of a Django test or `requests` response."""
+    return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
+
+
 def _client_uploads(client) -> Uploads:
     """Uploads through Django's test client, in this process."""
     # apps not ready: the project loads only after setup_django() has set up this run's Django
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    def answer(response) -> tuple[int, object]:
-        return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
-
     def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
-        return answer(client.post("/api/kb/documents/", {"file": SimpleUploadedFile(name, data, "text/plain"),
+        return _answer(client.post("/api/kb/documents/", {"file": SimpleUploadedFile(name, data, "text/plain"),
                                                          "title": title, "domain": domain}))
 
     def archive(data: bytes, domain: str) -> tuple[int, object]:
-        return answer(client.post("/api/kb/documents/archive/", {
+        return _answer(client.post("/api/kb/documents/archive/", {
             "file": SimpleUploadedFile("articles.zip", data, "application/zip"), "domain": domain}))
 
     return Uploads(file=post, archive=archive)
@@ -283,15 +284,12 @@ def _http_uploads(url: str, token: str) -> Uploads:
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
 
-    def answer(response) -> tuple[int, object]:
-        return response.status_code, response.json() if response.status_code in (200, 202) else response.content[:200]
-
     def post(name: str, title: str, data: bytes, domain: str) -> tuple[int, object]:
-        return answer(session.post(f"{url}/api/kb/documents/", files={"file": (name, data, "text/plain")},
+        return _answer(session.post(f"{url}/api/kb/documents/", files={"file": (name, data, "text/plain")},
                                    data={"title": title, "domain": domain}, timeout=120))
 
     def archive(data: bytes, domain: str) -> tuple[int, object]:
-        return answer(session.post(f"{url}/api/kb/documents/archive/", data={"domain": domain}, timeout=300,
+        return _answer(session.post(f"{url}/api/kb/documents/archive/", data={"domain": domain}, timeout=300,
                                    files={"file": ("articles.zip", data, "application/zip")}))
 
     return Uploads(file=post, archive=archive)
@@ -439,19 +437,15 @@ def embed_alone(texts: list[str]) -> dict:
 
     embedder = get_ingest_embedder()
     child = psutil.Process(embedder.status()["pid"]) if hasattr(embedder, "status") else None
-    cpu = _cpu_seconds(child) if child else 0.0
+    cpu = cpu_seconds(child) if child else 0.0
     start = time.perf_counter()
     for i in range(0, len(texts), BATCH_SIZE):
         embedder.embed_passages(texts[i:i + BATCH_SIZE])
     seconds = time.perf_counter() - start
-    spent = {"cpu_seconds": round(_cpu_seconds(child) - cpu, 2)} if child else {}
+    spent = {"cpu_seconds": round(cpu_seconds(child) - cpu, 2)} if child else {}
     return {"seconds": round(seconds, 2), "chunks_per_s": round(len(texts) / seconds, 2), "batch": BATCH_SIZE,
             **spent, "load_average": [round(x, 2) for x in os.getloadavg()]}
 
-
-def _cpu_seconds(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
 
 
 def parse_only(docs: int) -> dict:
@@ -620,9 +614,8 @@ def _rounds(args: argparse.Namespace, uploads: Uploads, server: psutil.Process |
         if "cpu_seconds" in alone and run["cpu_seconds"].get("embedder_process"):
             # The embedder's CPU for the same texts in the round and alone: above 1, the round's embedding calls
             # cost more work (smaller or emptier batches, caches shared with the server), not only fewer cores.
-            entry["embedder_cpu_round_over_alone"] = round(
-                run["cpu_seconds"]["embedder_process"] / ((before.get("cpu_seconds", 0) + after["cpu_seconds"])
-                                                          / (2 if same else 1)), 3)
+            alone_cpu = (before["cpu_seconds"] + after["cpu_seconds"]) / 2 if same else after["cpu_seconds"]
+            entry["embedder_cpu_round_over_alone"] = round(run["cpu_seconds"]["embedder_process"] / alone_cpu, 3)
         print(f"{name}: {run['documents']} documents, {run['child_chunks']} child chunks in {run['seconds']} s "
               f"= {run['chunks_per_s']} chunks/s; embedder alone {alone['chunks_per_s']} chunks/s "
               f"(before / after the round {before['seconds']} / {after['seconds']} s, drift {alone['drift']}); "

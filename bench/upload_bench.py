@@ -20,15 +20,10 @@ import psutil
 import requests
 
 from bench.articles import article
-from bench.common import arguments, write_json
+from bench.common import arguments, cpu_seconds, write_json
 from tests.browser.live_server import LiveServer
 
 STAFF = {"username": "bench-admin", "password": "bench-admin-pass-123"}
-
-
-def _cpu(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return times.user + times.system
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -62,18 +57,18 @@ def main(argv: list[str] | None = None) -> None:
         server = psutil.Process(live.process.pid)
         rounds = []
         for number in range(args.rounds):
-            before = _cpu(server)
+            before = cpu_seconds(server)
             for seed in range(10_000 * (number + 1), 10_000 * (number + 1) + args.articles):
                 title, text = article(seed)
                 upload(f"article-{seed}.txt", title, text.encode("utf-8"))
-            rounds.append(round(1000 * (_cpu(server) - before) / args.articles, 2))
+            rounds.append(round(1000 * (cpu_seconds(server) - before) / args.articles, 2))
         line = "员工每年享有十五天带薪年假，入职满一年后可申请。\n"
         large = []
         for number in range(3):
             data = (f"第{number}份文件。" + line * int(args.large_mb * 2**20 / len(line.encode()))).encode("utf-8")
-            before, start = _cpu(server), time.perf_counter()
+            before, start = cpu_seconds(server), time.perf_counter()
             upload(f"large-{number}.txt", f"large {number}", data)
-            large.append({"mb": round(len(data) / 2**20, 1), "cpu_s": round(_cpu(server) - before, 3),
+            large.append({"mb": round(len(data) / 2**20, 1), "cpu_s": round(cpu_seconds(server) - before, 3),
                           "wall_s": round(time.perf_counter() - start, 3)})
     finally:
         live.stop()
