@@ -19,7 +19,7 @@ from chat.citations import REF, split_sentences
 from chat.offline.amounts import amounts, holds
 from chat.types import AnswerShape
 from chat.value_kinds import asked_kind, states
-from docmind.bilingual import ENGLISH_STOP_WORDS, OWN_WORDS_FOUND
+from docmind.bilingual import OWN_WORDS_FOUND
 from docmind.crosslingual import LanguageMeans
 from docmind.embeddings import Embedder
 from docmind.language import is_chinese
@@ -903,9 +903,6 @@ class ExtractiveAnswerer:
                 bar = max(_rerank(c) for i, c in indexed if named[i] >= best)
                 unnamed = {i for i, c in indexed if named[i] < 0.5 * best and _rerank(c) >= bar
                            and not _could_write(entities, question, c, zh)}
-                if unnamed and _said_in_own_language(
-                        {t: w for t, w in terms(question).items() if t not in ENGLISH_STOP_WORDS}, indexed, zh):
-                    unnamed = set()
                 indexed = [(i, c) for i, c in indexed if named[i] >= 0.5 * best or i in unnamed]
         return indexed
 
@@ -995,16 +992,35 @@ class ExtractiveAnswerer:
         if not picked:
             # Retrieval chose these chunks although the words differ: quote the best-ranked chunk's opening.
             picked = [c for c in candidates if c.chunk_index == first][:2]
-        if all(c.chunk_index != first for c in picked):
-            # The best-ranked evidence is always heard: its best sentence joins the answer.
-            own = [c for c in ranked if c.chunk_index == first]
-            if own:
-                picked = [*picked[:limit - 1], own[0]]
+        picked = self._heard(question, picked, ranked, chunks, first, limit)
         picked = _with_range(question, _with_value(question, picked, candidates, chunks, limit), candidates, limit)
         picked = self._with_references(_with_alternatives(picked, candidates, limit), candidates, limit,
                                        SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
+
+    def _heard(self, question: str, picked: list[_Candidate], ranked: Sequence[_Candidate],
+               chunks: Sequence[tuple[int, ScoredChunk]], first: int, limit: int) -> list[_Candidate]:
+        """`picked` with the best sentence of the best-ranked chunk (`first`) when none of its sentences is picked:
+        the best-ranked evidence is always heard. When that chunk is in another language than the question, no word
+        of the question can say which of its sentences is best: the closest in meaning is, as when the question's
+        words choose nothing at all (`_across_languages`); and the best-ranked chunk in the question's own language
+        is heard too, by its words, since a chunk the embedding put first across languages may be about something
+        else."""
+        zh = is_chinese(question)
+        language = {i: is_chinese(c.searchable_text) for i, c in chunks}
+        heard = [first]
+        if language.get(first, zh) != zh:
+            heard += [i for i, _ in chunks if i > first and language[i] == zh][:1]
+        joined: list[_Candidate] = []
+        for index in heard:
+            if any(c.chunk_index == index for c in picked):
+                continue
+            own = [c for c in ranked if c.chunk_index == index]
+            if language.get(index, zh) != zh:
+                own = self._closest(question, own, [(i, c) for i, c in chunks if i == index]) or own
+            joined += own[:1]
+        return [*picked[:max(0, limit - len(joined))], *joined] if joined else picked
 
     def _across_languages(self, question: str, wanted: dict[str, float], chunks: Sequence[tuple[int, ScoredChunk]],
                           candidates: Sequence[_Candidate], limit: int) -> list[_Candidate]:

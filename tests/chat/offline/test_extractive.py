@@ -181,15 +181,32 @@ def test_other_language_evidence_ranked_first_is_kept_when_the_question_s_own_la
     assert _answer_sentences(answer)[0] == ("婚假：员工依法登记结婚的，享受婚假10天。丧假3天。", [1])
 
 
-def test_other_language_evidence_stays_out_when_text_in_the_question_s_language_says_most_of_it():
+def test_other_language_evidence_ranked_first_is_heard_beside_the_own_language_text_that_says_most_of_it():
     terms_zh = ScoredChunk(chunk_id="zh", content="验收合格后，标准账期为收到发票后60天。", score=0.9,
                            document_title="采购制度", context="采购制度 › 付款", stage_scores={"rerank": 0.9})
     probation = ScoredChunk(chunk_id="en", content="The probation period is six months.", score=0.7,
                             document_title="Onboarding", context="Onboarding › Probation", stage_scores={"rerank": 0.7})
     answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("账期")).run(question="probation how long?",
                                                                      chunks=[terms_zh, probation])
-    assert ("The probation period is six months.", [2]) in _answer_sentences(answer)
-    assert "账期" not in answer
+    quoted = _answer_sentences(answer)
+    # The question's own words choose the English sentence; the chunk ranked first is heard too, under it.
+    assert ("The probation period is six months.", [2]) in quoted
+    assert ("验收合格后，标准账期为收到发票后60天。", [1]) in quoted
+
+
+def test_the_sentence_heard_from_other_language_evidence_ranked_first_is_the_closest_in_meaning():
+    quick = ScoredChunk(chunk_id="zh", content=("滤网指示灯变红时须更换滤网。电源键长按三秒关机。"
+                                                "按住面板上的模式键和定时键3秒，即可开启或解除童锁功能。"),
+                        score=0.75, document_title="AC-300快速指南", context="AC-300快速指南 › 按键",
+                        stage_scores={"rerank": 0.75})
+    features = ScoredChunk(chunk_id="en", content="Child lock and a filter replacement indicator.", score=0.59,
+                           document_title="AC Series", context="AC Series › Features", stage_scores={"rerank": 0.59})
+    answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("童锁")).run(
+        question="How do I turn on the child lock?", chunks=[quick, features], low_confidence=True)
+    quoted = _answer_sentences(answer)
+    # Word order would quote the chunk's opening, which shares no word with the question either.
+    assert ("按住面板上的模式键和定时键3秒，即可开启或解除童锁功能。", [1]) in quoted
+    assert all("滤网" not in text and "电源键" not in text for text, _ in quoted)
 
 
 def test_a_quote_chosen_by_meaning_may_come_from_the_question_s_own_language():
