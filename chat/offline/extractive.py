@@ -745,19 +745,21 @@ class ExtractiveAnswerer:
             body = self._steps(question, chunks)
         if not body:
             # A short-answer preference is kept to the letter: a short quote is not completed by the next sentence.
-            body = self._facts(question, chunks, limit, complete=style is None or style.brevity != "short")
+            body = self._facts(question, chunks, limit, complete=style is None or style.brevity != "short",
+                               low=low_confidence)
         if not body:
             return (NO_EVIDENCE_ZH if zh else NO_EVIDENCE_EN) + memory_note(style, applied, zh)
         return lead + "\n\n" + body + memory_note(style, applied, zh)
 
     # ------------------------------------------------------------------ shapes
-    def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True) -> str:
+    def _facts(self, question: str, chunks: Sequence[ScoredChunk], limit: int, *, complete: bool = True,
+               low: bool = False) -> str:
         relevant = self._relevant(chunks, question)
         if _ASKS_LIST.search(question):
             listed = self._list(question, relevant) or self._parts(question, chunks, relevant)
             if listed:
                 return listed
-        picked = self._best(question, relevant, limit, complete=complete)
+        picked = self._best(question, relevant, limit, complete=complete, low=low)
         return "\n".join(f"- {_cited(_under_heading(text, chunks[index - 1]), index)}"
                          for text, index in _passages(picked))
 
@@ -907,7 +909,7 @@ class ExtractiveAnswerer:
         return indexed
 
     def _best(self, question: str, chunks: Sequence[tuple[int, ScoredChunk]], limit: int,
-              exclude: set[str] | None = None, *, complete: bool = True) -> list[_Candidate]:
+              exclude: set[str] | None = None, *, complete: bool = True, low: bool = False) -> list[_Candidate]:
         wanted = terms(question)
         # Sentences already quoted elsewhere in the answer count as seen.
         seen = set(exclude or ())
@@ -992,33 +994,42 @@ class ExtractiveAnswerer:
         if not picked:
             # Retrieval chose these chunks although the words differ: quote the best-ranked chunk's opening.
             picked = [c for c in candidates if c.chunk_index == first][:2]
-        picked = self._heard(question, picked, ranked, chunks, first, limit)
+        zh = is_chinese(question)
+        language = {i: is_chinese(c.searchable_text) for i, c in chunks}
+        # The best-ranked evidence is always heard. When it is in another language than the question, the best-ranked
+        # chunk in the question's own language is heard too, by its words: a chunk the embedding put first across
+        # languages may be about something else.
+        heard = [first]
+        if language.get(first, zh) != zh:
+            heard += [i for i, _ in chunks if i > first and language[i] == zh][:1]
+        picked = self._heard(question, picked, ranked, chunks, heard, limit)
         picked = _with_range(question, _with_value(question, picked, candidates, chunks, limit), candidates, limit)
+        if low and language.get(first, zh) == zh:
+            # The evidence in the question's language matches it only weakly: the best-ranked chunk in the other
+            # language, which its words cannot reach, may say what it lacks. Heard after the value asked is found,
+            # so that a value in the other language does not stand in for one the question's language states.
+            picked = self._heard(question, picked, ranked, chunks,
+                                 [i for i, _ in chunks if i > first and language[i] != zh][:1], limit)
         picked = self._with_references(_with_alternatives(picked, candidates, limit), candidates, limit,
                                        SHORT_QUOTE if complete else 0)
         picked.sort(key=lambda c: (c.chunk_index, c.position))  # document order reads naturally
         return picked
 
     def _heard(self, question: str, picked: list[_Candidate], ranked: Sequence[_Candidate],
-               chunks: Sequence[tuple[int, ScoredChunk]], first: int, limit: int) -> list[_Candidate]:
-        """`picked` with the best sentence of the best-ranked chunk (`first`) when none of its sentences is picked:
-        the best-ranked evidence is always heard. When that chunk is in another language than the question, no word
-        of the question can say which of its sentences is best: the closest in meaning is, as when the question's
-        words choose nothing at all (`_across_languages`); and the best-ranked chunk in the question's own language
-        is heard too, by its words, since a chunk the embedding put first across languages may be about something
-        else."""
+               chunks: Sequence[tuple[int, ScoredChunk]], heard: Sequence[int], limit: int) -> list[_Candidate]:
+        """`picked` with the best sentence of each chunk of `heard` (1-based indices) none of whose sentences is
+        picked, in place of the last picks when `limit` is reached. In another language than the question, no word
+        of the question can say which sentence of a chunk is best: the closest in meaning is, as when the question's
+        words choose nothing at all (`_across_languages`)."""
         zh = is_chinese(question)
-        language = {i: is_chinese(c.searchable_text) for i, c in chunks}
-        heard = [first]
-        if language.get(first, zh) != zh:
-            heard += [i for i, _ in chunks if i > first and language[i] == zh][:1]
         joined: list[_Candidate] = []
         for index in heard:
             if any(c.chunk_index == index for c in picked):
                 continue
             own = [c for c in ranked if c.chunk_index == index]
-            if language.get(index, zh) != zh:
-                own = self._closest(question, own, [(i, c) for i, c in chunks if i == index]) or own
+            chunk = [(i, c) for i, c in chunks if i == index]
+            if chunk and is_chinese(chunk[0][1].searchable_text) != zh:
+                own = self._closest(question, own, chunk) or own
             joined += own[:1]
         return [*picked[:max(0, limit - len(joined))], *joined] if joined else picked
 

@@ -209,6 +209,24 @@ def test_the_sentence_heard_from_other_language_evidence_ranked_first_is_the_clo
     assert all("滤网" not in text and "电源键" not in text for text, _ in quoted)
 
 
+def test_a_weak_answer_in_the_question_s_language_also_hears_the_other_language_evidence_ranked_below_it():
+    laptop = ScoredChunk(chunk_id="zh", content="电脑丢失的，须在24小时内报告IT服务台和行政部。", score=0.8,
+                         document_title="笔记本电脑管理规定", context="笔记本电脑管理规定 › 丢失",
+                         stage_scores={"rerank": 0.8})
+    remote = ScoredChunk(chunk_id="en", content=("Eligible employees may work remotely for up to two days per week. "
+                                                 "Report an injury while working from home to HR within 24 hours."),
+                         score=0.7, document_title="Remote Work Policy", context="Remote Work Policy › Safety",
+                         stage_scores={"rerank": 0.7})
+    answerer = ExtractiveAnswerer(embedder=_KeywordEmbedder("injury"))
+    question = "在家办公受伤了要多久内报告？"
+    weak = _answer_sentences(answerer.run(question=question, chunks=[laptop, remote], low_confidence=True))
+    sure = _answer_sentences(answerer.run(question=question, chunks=[laptop, remote]))
+    assert ("Report an injury while working from home to HR within 24 hours.", [2]) in weak
+    assert ("电脑丢失的，须在24小时内报告IT服务台和行政部。", [1]) in weak
+    # Evidence the question's words match well enough to answer is not padded with the other language.
+    assert all(refs == [1] for _, refs in sure)
+
+
 def test_a_quote_chosen_by_meaning_may_come_from_the_question_s_own_language():
     parking = ScoredChunk(chunk_id="zh", content="酒店停车位有限，建议乘坐班车。饮酒后请勿驾车。", score=0.6,
                           document_title="年会通知", context="年会通知", stage_scores={"rerank": 0.6})
