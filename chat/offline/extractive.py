@@ -897,8 +897,9 @@ class ExtractiveAnswerer:
             zh = is_chinese(question)
             # A chunk in the other language cannot write the question's words, only its codes and acronyms. With
             # none of those to look for it stays when it ranks at least as high as the best chunk that names the
-            # subject (the multilingual embedding, not its words, put it there) — unless text in the question's
-            # own language says most of what it asks, whose words then choose.
+            # subject (the multilingual embedding, not its words, put it there), even where text in the question's
+            # own language says most of what it asks: that text is often on the topic without answering, and the
+            # answer hears both (`_best`).
             named = {i: coverage(entities, c.searchable_text) for i, c in indexed}
             best = max(named.values(), default=0.0)
             if best > 0:
