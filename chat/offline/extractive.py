@@ -733,9 +733,6 @@ class ExtractiveAnswerer:
             limit = min(limit, SHORT_SENTENCES)
         elif style is not None and style.brevity == "detailed":
             limit = max(limit, DETAILED_SENTENCES)
-        lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
-        if low_confidence and unsaid:
-            lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named_words(unsaid, zh=zh))
         body = ""
         if shape is AnswerShape.SUMMARY:
             body = self._summary(self._summarised(chunks, question))
@@ -749,6 +746,13 @@ class ExtractiveAnswerer:
                                low=low_confidence)
         if not body:
             return (NO_EVIDENCE_ZH if zh else NO_EVIDENCE_EN) + memory_note(style, applied, zh)
+        if any(is_chinese(line) != is_chinese(question) for line in body.splitlines() if line.strip()):
+            # The Chinese words were looked for in the question's language only; a quote in the other language may
+            # say them in its own words. A Latin name was looked for in both, and stays named.
+            unsaid = [word for word in unsaid if not _CJK_RUN.search(word)]
+        lead = (LEAD_LOW_ZH if zh else LEAD_LOW_EN) if low_confidence else (LEAD_ZH if zh else LEAD_EN)
+        if low_confidence and unsaid:
+            lead = (LEAD_UNSAID_ZH if zh else LEAD_UNSAID_EN).format(words=named_words(unsaid, zh=zh))
         return lead + "\n\n" + body + memory_note(style, applied, zh)
 
     # ------------------------------------------------------------------ shapes

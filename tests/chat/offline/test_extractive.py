@@ -12,6 +12,7 @@ from chat.offline.extractive import (
     CROSS_LANGUAGE_QUOTES,
     LEAD_EN,
     LEAD_LOW_ZH,
+    LEAD_UNSAID_ZH,
     LEAD_ZH,
     NO_EVIDENCE_EN,
     NO_EVIDENCE_ZH,
@@ -225,6 +226,23 @@ def test_a_weak_answer_in_the_question_s_language_also_hears_the_other_language_
     assert ("电脑丢失的，须在24小时内报告IT服务台和行政部。", [1]) in weak
     # Evidence the question's words match well enough to answer is not padded with the other language.
     assert all(refs == [1] for _, refs in sure)
+
+
+def test_the_low_label_names_no_chinese_word_as_unsaid_when_a_quote_in_the_other_language_may_say_it():
+    laptop = ScoredChunk(chunk_id="zh", content="电脑丢失的，须在24小时内报告IT服务台和行政部。", score=0.8,
+                         document_title="笔记本电脑管理规定", context="笔记本电脑管理规定 › 丢失",
+                         stage_scores={"rerank": 0.8})
+    remote = ScoredChunk(chunk_id="en", content="Report an injury while working from home to HR within 24 hours.",
+                         score=0.7, document_title="Remote Work Policy", context="Remote Work Policy › Safety",
+                         stage_scores={"rerank": 0.7})
+    answerer = ExtractiveAnswerer(embedder=_KeywordEmbedder("injury"))
+    question = "在家办公用iPad受伤了要多久内报告？"
+    across = answerer.run(question=question, chunks=[laptop, remote], low_confidence=True,
+                          unsaid=("在家", "受伤", "iPad"))
+    alone = answerer.run(question=question, chunks=[laptop], low_confidence=True, unsaid=("在家", "受伤", "iPad"))
+    # The English quote may say 受伤 in its own words; a Latin name was looked for in both languages.
+    assert across.startswith(LEAD_UNSAID_ZH.format(words="“iPad”"))
+    assert alone.startswith(LEAD_UNSAID_ZH.format(words="“在家”、“受伤”、“iPad”"))
 
 
 def test_a_quote_chosen_by_meaning_may_come_from_the_question_s_own_language():
