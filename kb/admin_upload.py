@@ -98,7 +98,7 @@ def upload_files(*, files, domain: str, user, kb: KnowledgeBase, paths: list[str
         except services.IngestError as exc:
             outcome.refused.append((path, str(exc)))
             continue
-        (outcome.created if created else outcome.existing).append(document.title)
+        (outcome.created if created or document.requeued else outcome.existing).append(document.title)
     return outcome
 
 
@@ -124,7 +124,7 @@ def report_upload(request: HttpRequest, outcome: UploadOutcome) -> None:
                                           "is shown below; a file that cannot be indexed will show why.")
                          % {"count": len(outcome.created), "titles": ", ".join(outcome.created)})
     if outcome.existing:
-        messages.info(request, gettext("Already uploaded, not stored again (one that had failed is queued again): "
-                                       "%(titles)s.") % {"titles": ", ".join(outcome.existing)})
+        messages.info(request, gettext("Already uploaded, not stored again: %(titles)s.")
+                      % {"titles": ", ".join(outcome.existing)})
     for name, reason in outcome.refused:
         messages.error(request, gettext("%(name)s was not accepted: %(reason)s") % {"name": name, "reason": reason})

@@ -18,8 +18,9 @@ __all__ = ["ArchiveError", "BatchOutcome", "archive_limits", "documents_create_f
 
 @dataclass
 class BatchOutcome:
-    """What became of each file: queued (new) or refused with its reason; a file whose content is already in
-    this base is refused as a duplicate naming that document (one that had failed is queued again)."""
+    """What became of each file: queued (new, or a failed document of the same content queued again with this
+    file) or refused with its reason; a file whose content is already in this base otherwise is refused as a
+    duplicate naming that document."""
 
     accepted: list[tuple[str, Document]] = field(default_factory=list)
     refused: list[EntryRefusal] = field(default_factory=list)
@@ -81,7 +82,7 @@ def _create_one(outcome: BatchOutcome, *, path: str, upload: File, domain: str, 
     except services.IngestError as exc:
         outcome.refused.append(EntryRefusal(path, exc.code, str(exc)))
         return
-    if created:
+    if created or document.requeued:
         outcome.accepted.append((path, document))
     else:
         outcome.refused.append(EntryRefusal(path, "duplicate", f"the same content is already in this knowledge base "

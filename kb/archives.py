@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 import stat
 import zipfile
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from tempfile import SpooledTemporaryFile
@@ -21,6 +21,14 @@ _SPOOL_BYTES = 1024 * 1024
 
 class ArchiveError(ValueError):
     """The archive as a whole is refused (not a zip, damaged, too many entries, too large unpacked)."""
+
+
+def unsupported_type(suffix: str, supported: Iterable[str]) -> str:
+    """Why a file of this type (its name's extension, without the dot; "" when it has none) is not accepted."""
+    listed = ", ".join("." + t for t in supported)
+    if not suffix:
+        return f"the file name has no extension, so its type is unknown; supported: {listed}"
+    return f"unsupported file type .{suffix}; supported: {listed}"
 
 
 @dataclass(frozen=True)
@@ -159,9 +167,7 @@ class ZipArchiveReader:
         if suffix in NESTED_ARCHIVE_TYPES:
             return EntryRefusal(path, "nested_archive", "an archive inside the archive; upload it on its own")
         if suffix not in self.supported_types:
-            shown = f".{suffix}" if suffix else "files without an extension"
-            return EntryRefusal(path, "unsupported", f"unsupported file type {shown}; supported: "
-                                f"{', '.join('.' + t for t in sorted(self.supported_types))}")
+            return EntryRefusal(path, "unsupported", unsupported_type(suffix, sorted(self.supported_types)))
         if info.file_size == 0:
             return EntryRefusal(path, "empty", "the file is empty")
         if info.file_size > self.limits.max_entry_bytes:

@@ -134,6 +134,9 @@ class Document(models.Model):
                                     related_name="documents", verbose_name=_("uploaded by"))
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # Not stored: set on the row document_create returns when a failed document took the re-uploaded file and
+    # is queued again, so that a batch upload lists it as queued rather than as a duplicate.
+    requeued = False
 
     class Meta:
         ordering = ["-created_at", "-id"]

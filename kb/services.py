@@ -19,6 +19,7 @@ from django.utils import timezone
 from docmind.foreground import give_way
 from docmind.redact import without_paths
 from kb.access import kb_default, readable_kb_ids
+from kb.archives import unsupported_type
 from kb.domains import on_document_deleted
 from kb.domains.records import knowledge_domain_count_new, knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
@@ -66,9 +67,7 @@ def validate_domain(domain: str | None) -> str:
 def _file_type(name: str) -> str:
     suffix = Path(name).suffix.lower().lstrip(".")
     if suffix not in SUPPORTED_TYPES:
-        shown = f".{suffix}" if suffix else "files without an extension"
-        raise IngestError(f"unsupported file type {shown}; supported: {', '.join('.' + t for t in SUPPORTED_TYPES)}",
-                          code="unsupported")
+        raise IngestError(unsupported_type(suffix, SUPPORTED_TYPES), code="unsupported")
     return suffix
 
 
@@ -165,6 +164,7 @@ def _existing(document: Document, uploaded_file: File, name: str) -> Document:
         transaction.on_commit(lambda: storage.delete(old_name), robust=True)
     document.refresh_from_db()
     if requeued:
+        document.requeued = True
         transaction.on_commit(_after_change, robust=True)
     return document
 

@@ -89,6 +89,8 @@ def _finish_failed(document: Document, exc: Exception) -> None:
         return
     _observe(document, "failed")
     if isinstance(exc, ParseError):
+        # The file's own fault, said in full by its reason: a line for the operator, without a traceback.
+        log.warning("document %s could not be parsed: %s", document.pk, exc)
         document_mark_failed(document_id=document.pk, reason=str(exc))
         return
     if isinstance(exc, DocumentGone) or not Document.objects.filter(pk=document.pk).exists():

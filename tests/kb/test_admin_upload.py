@@ -4,7 +4,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from kb.models import Document
+from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip
 
 pytestmark = pytest.mark.django_db
@@ -38,6 +38,22 @@ def test_a_corrupt_zip_is_reported_and_the_other_files_still_upload(client, admi
     response = client.post(UPLOAD_URL, {"files": files, "domain": "team"}, follow=True)
     assert list(Document.objects.values_list("title", flat=True)) == ["a"]
     assert any(m.startswith("broken.zip was not accepted: the file is not a readable zip") for m in _messages(response))
+
+
+def test_a_failed_document_dropped_again_is_reported_as_accepted_and_a_stored_one_as_already_uploaded(
+        client, admin_user, kb_index):
+    client.force_login(admin_user)
+    texts = {"failed.txt": "报销：经理审批。".encode(), "stored.txt": "年假：十五天。".encode()}
+    client.post(UPLOAD_URL, {"files": [SimpleUploadedFile(n, t) for n, t in texts.items()], "domain": "team"})
+    Document.objects.filter(title="failed").update(status=DocumentStatus.FAILED, error="parse failed")
+
+    response = client.post(UPLOAD_URL, {"files": [SimpleUploadedFile(n, t) for n, t in texts.items()],
+                                        "domain": "team"}, follow=True)
+
+    assert Document.objects.get(title="failed").status == DocumentStatus.PENDING
+    messages = _messages(response)
+    assert "Accepted 1 file(s) for indexing: failed." in " ".join(messages)
+    assert "Already uploaded, not stored again: stored." in messages
 
 
 def test_a_folders_files_keep_their_paths_in_the_titles(client, admin_user, kb_index):

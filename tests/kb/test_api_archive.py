@@ -3,7 +3,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from kb import services
-from kb.models import Document
+from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip, with_raw_name
 
 pytestmark = pytest.mark.django_db
@@ -34,6 +34,21 @@ def test_a_mixed_archive_queues_its_documents_and_lists_each_refusal(editor_clie
     assert refused["copy.txt"]["document"] == accepted["faq.txt"]["id"]
     assert "unsupported file type .exe" in refused["tool.exe"]["reason"]
     assert Document.objects.count() == 2
+
+
+def test_a_failed_document_uploaded_again_in_an_archive_is_listed_as_queued(editor_client, kb_index):
+    archive = make_zip({"broken.txt": "报销：经理审批。".encode(), "ready.txt": "年假：十五天。".encode()})
+    first = post_zip(editor_client, archive).json()
+    ids = {item["path"]: item["document"]["id"] for item in first["accepted"]}
+    Document.objects.filter(pk=ids["broken.txt"]).update(status=DocumentStatus.FAILED, error="parse failed")
+    Document.objects.filter(pk=ids["ready.txt"]).update(status=DocumentStatus.READY)
+
+    body = post_zip(editor_client, archive).json()
+
+    assert [(item["path"], item["document"]["id"], item["document"]["status"]) for item in body["accepted"]] == [
+        ("broken.txt", ids["broken.txt"], "pending")]
+    assert [(item["path"], item["code"], item["document"]) for item in body["refused"]] == [
+        ("ready.txt", "duplicate", ids["ready.txt"])]
 
 
 def test_an_entry_over_the_upload_limit_is_refused_alone(editor_client, kb_index, settings):

@@ -30,7 +30,7 @@ def test_title_defaults_to_the_file_name(kb_index):
 @pytest.mark.parametrize(("name", "data", "message"), [
     ("empty.txt", b"", "empty"),
     ("virus.exe", b"MZ....", "unsupported"),
-    ("noext", b"abc", "unsupported"),
+    ("noext", b"abc", "the file name has no extension"),
 ])
 def test_bad_uploads_are_refused_and_change_nothing(kb_index, name, data, message):
     with pytest.raises(IngestError, match=message):

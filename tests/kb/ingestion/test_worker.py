@@ -39,13 +39,16 @@ def test_processing_reaches_ready_and_100_percent_with_vectors(kb_index):
     assert Chunk.objects.filter(document=document, level=0, parent__isnull=True).exists()
 
 
-def test_an_unparseable_file_fails_with_its_reason(kb_index):
+def test_an_unparseable_file_fails_with_its_reason_and_a_line_in_the_server_log(kb_index, caplog):
     document, _ = document_create(uploaded_file=ContentFile(bytes(range(256)) * 4, name="x.txt"), domain="general")
-    worker.process_pending_documents()
+    with caplog.at_level("WARNING", logger="kb.ingestion.worker"):
+        worker.process_pending_documents()
     document.refresh_from_db()
     assert document.status == DocumentStatus.FAILED
     assert "binary" in document.error
     assert not Chunk.objects.filter(document=document).exists()
+    assert any(f"document {document.pk} could not be parsed" in r.getMessage() and "binary" in r.getMessage()
+               for r in caplog.records)
 
 
 def test_an_interrupted_job_is_resumed(kb_index):
