@@ -16,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from types import MappingProxyType
 
+import cn2an
+
 from chat.citations import REF, split_sentences
 from chat.offline.extractive import ASKING, beyond_context, codes, overlap, quotable, terms
 from chat.types import Assessment, Verdict
@@ -182,6 +184,39 @@ def _unsaid_names(question: str, text: str) -> list[str]:
     return missing
 
 
+# A number that picks one of several things of a kind: "3号会议室", "57号货架", "room No. 5", "#12".
+_NUMBERED = re.compile(r"(\d+|[零〇一二两三四五六七八九十百]+)\s*号|(?:\bNo\.?|#|\bnumber)\s*(\d+)", re.IGNORECASE)
+
+
+def _unsaid_numbers(question: str, text: str) -> list[str]:
+    """The numbers the question picks a thing by (`_NUMBERED`) that `text` never writes, as digits standing alone or
+    as a Chinese numeral before 号: evidence about 37号货架 says nothing of 57号货架, however much else it shares. A
+    date's day ("5月3号") is one too, and evidence that gives that date writes its number."""
+    missing: list[str] = []
+    for match in _NUMBERED.finditer(question):
+        written = match.group(0).strip()
+        value = _number(match.group(1) or match.group(2))
+        if value is None or written in missing:
+            continue
+        if re.search(rf"(?<![\d.]){value}(?![\d])", text) or f"{_chinese_numeral(value)}号" in text:
+            continue
+        missing.append(written)
+    return missing
+
+
+def _number(numeral: str) -> int | None:
+    if numeral.isdigit():
+        return int(numeral)
+    try:
+        return int(cn2an.cn2an(numeral, "smart"))
+    except (ValueError, TypeError):  # not a numeral cn2an reads ("百")
+        return None
+
+
+def _chinese_numeral(value: int) -> str:
+    return cn2an.an2cn(value)
+
+
 def _plural(longer: str, shorter: str) -> bool:
     """`longer` is `shorter` with an ending of one or two letters ("ipads", "macoses")."""
     return longer.startswith(shorter) and 0 < len(longer) - len(shorter) <= 2
@@ -189,7 +224,8 @@ def _plural(longer: str, shorter: str) -> bool:
 
 def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
     """The words of the question that name something and that none of the top chunks says (title, section or
-    text): the Latin names of a Chinese question (`latin_names`), in evidence of either language; and its Chinese
+    text): the Latin names of a Chinese question (`latin_names`) and the numbers a question picks a thing by
+    (`_unsaid_numbers`), in evidence of either language; and its Chinese
     content words (`is_content_word`), whole, shortened as `docmind.text.contains` reads it, or each of its
     characters somewhere, unless the best evidence is in another language than the question, whose words it cannot
     share."""
@@ -197,7 +233,7 @@ def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...
     if not top:
         return ()
     text = " ".join(f"{c.document_title} {c.context} {c.content}" for c in top).lower()
-    found: list[str] = _unsaid_names(question, text)
+    found: list[str] = _unsaid_names(question, text) + _unsaid_numbers(question, text)
     if is_chinese(top[0].searchable_text) != is_chinese(question):
         return tuple(found)
     cut = [w.strip() for w in words(question.lower()) if w.strip()]

@@ -272,6 +272,31 @@ def test_a_latin_name_is_unsaid_in_evidence_of_the_other_language_too():
     assert unsaid_words("VPN支持macOS吗？", [english]) == ()
 
 
+SHELVES = ScoredChunk(chunk_id="6", score=0.9, document_title="仓库盘点", context="盘点安排",
+                      content="37号货架的盘点在每月5日执行；三号楼的货架由后勤部负责。Room 12 holds the spare parts.",
+                      stage_scores=MappingProxyType({"rerank": 0.9}))
+
+
+def test_a_number_that_picks_a_thing_the_evidence_never_writes_is_unsaid():
+    assert unsaid_words("57号货架每月几日盘点？", [SHELVES]) == ("57号",)
+    assert unsaid_words("Where is room No. 7?", [SHELVES]) == ("No. 7",)
+    # said: the same number, as digits standing alone or as a Chinese numeral before 号
+    assert unsaid_words("37号货架每月几日盘点？", [SHELVES]) == ()
+    assert unsaid_words("3号楼的货架由谁负责？", [SHELVES]) == ()
+    assert unsaid_words("What is kept in room #12?", [SHELVES]) == ()
+    # 7 inside 37 is not the number 7
+    assert unsaid_words("7号货架什么时候盘点？", [SHELVES]) == ("7号",)
+    strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
+    assessment = strong.run(question="57号货架每月几日盘点？", chunks=[SHELVES], grade=grade(0.95, 0.9))
+    assert assessment.verdict is Verdict.LOW
+
+
+def test_a_number_that_picks_a_thing_is_unsaid_in_evidence_of_the_other_language_too():
+    english = ScoredChunk(chunk_id="7", score=0.9, content="Shelf 37 is counted on the 5th of every month.")
+    assert unsaid_words("57号货架每月几日盘点？", [english]) == ("57号",)
+    assert unsaid_words("37号货架每月几日盘点？", [english]) == ()
+
+
 def test_strong_evidence_that_never_says_an_asked_word_is_labelled_low_not_answered():
     strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
     asked_beside = strong.run(question="公司有健身房吗？", chunks=[BENEFITS], grade=grade(0.95, 0.9))
