@@ -22,10 +22,10 @@ from simple_history.admin import SimpleHistoryAdmin
 from kb import access, maintenance, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
 from kb.admin_access import KbScopedAdmin, ReadableKbFilter, grant_holder_field
-from kb.admin_upload import MultiUploadForm, report_upload, upload_files
+from kb.admin_upload import MultiUploadForm, remember_upload, remembered_upload, report_upload, upload_files
 from kb.editing import ChunkEditError, chunk_edit
 from kb.ingestion.parsers import SUPPORTED_TYPES
-from kb.models import Chunk, ChunkLevel, Document, KbGrant, KnowledgeBase, KnowledgeDomain
+from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KbGrant, KnowledgeBase, KnowledgeDomain
 
 # How many documents one progress poll may ask about (a changelist page shows at most a few hundred).
 MAX_PROGRESS_IDS = 500
@@ -106,11 +106,37 @@ def ingestion_cell(document: Document) -> str:
         document.progress, document.error)
 
 
+class UploadFilter(admin.SimpleListFilter):
+    """The documents of one upload of this session (`?upload=<token>`, where the multi-file upload sends the
+    uploader): one view of a folder's or an archive's files, however many pages of other documents there are."""
+
+    title = _("upload")
+    parameter_name = "upload"
+
+    def lookups(self, request, model_admin):
+        # Offered only while one is shown, so that "All" leads back to every document. A filter without choices is
+        # not applied at all: an upload this session does not hold (another user's, or forgotten) lists nothing.
+        token = self.value()
+        return [(token, _("this upload"))] if token else []
+
+    def queryset(self, request, queryset):
+        token = self.value()
+        if not token:
+            return queryset
+        return queryset.filter(pk__in=remembered_upload(request, token) or [])
+
+
+def upload_summary(queryset) -> dict[str, int]:
+    """How many of these documents are in each ingestion status, and in all."""
+    counts = dict(queryset.order_by().values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    return {"total": sum(counts.values()), **{status: counts.get(status, 0) for status in DocumentStatus.values}}
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
     list_display = ["title", "kb", "domain", "ingestion", "chunk_count", "file_type", "size", "created_at"]
     # Only the bases of documents this user can see: a plain filter would list every base's name.
-    list_filter = [("kb", admin.RelatedOnlyFieldListFilter), "status", "domain", "file_type"]
+    list_filter = [UploadFilter, ("kb", admin.RelatedOnlyFieldListFilter), "status", "domain", "file_type"]
     search_fields = ["title", "checksum"]
     readonly_fields = ["title", "original_file", "file_type", "kb", "domain", "ingestion", "attempts", "checksum",
                        "size",
@@ -211,9 +237,12 @@ class DocumentAdmin(admin.ModelAdmin):
         changelist = reverse("admin:kb_document_changelist")
         form = MultiUploadForm(request.POST or None, request.FILES or None, user=request.user)
         if request.method == "POST" and form.is_valid():
-            report_upload(request, upload_files(files=form.cleaned_data["files"], domain=form.cleaned_data["domain"],
-                                                user=request.user, kb=form.cleaned_data["kb"],
-                                                paths=form.cleaned_data["paths"]))
+            outcome = upload_files(files=form.cleaned_data["files"], domain=form.cleaned_data["domain"],
+                                   user=request.user, kb=form.cleaned_data["kb"], paths=form.cleaned_data["paths"])
+            report_upload(request, outcome)
+            if outcome.document_ids:  # to this upload's own progress view
+                return HttpResponseRedirect(f"{changelist}?{UploadFilter.parameter_name}="
+                                            f"{remember_upload(request, outcome.document_ids)}")
             return HttpResponseRedirect(changelist)
         context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form,
                    "title": _("Upload documents"), "media": self.media, **_upload_context(form)}
@@ -225,13 +254,26 @@ class DocumentAdmin(admin.ModelAdmin):
             raise PermissionDenied
         ids = [int(i) for i in request.GET.get("ids", "").split(",") if i.strip().isdigit()][:MAX_PROGRESS_IDS]
         rows = self.get_queryset(request).filter(pk__in=ids)
-        return JsonResponse({"documents": [
+        answer: dict = {"documents": [
             {"id": d.pk, "status": d.status, "status_label": str(d.get_status_display()), "progress": d.progress,
-             "error": d.error, "chunk_count": d.child_count} for d in rows]})
+             "error": d.error, "chunk_count": d.child_count} for d in rows]}
+        if (summary := self._upload_summary(request)) is not None:
+            answer["upload"] = summary
+        return JsonResponse(answer)
+
+    def _upload_summary(self, request: HttpRequest) -> dict[str, int] | None:
+        """Counts per status of the session's upload named by `?upload=`, of the documents this user may read."""
+        token = request.GET.get(UploadFilter.parameter_name) or ""
+        ids = remembered_upload(request, token) if token else None
+        if ids is None:
+            return None
+        return upload_summary(Document.objects.filter(pk__in=ids, kb_id__in=readable_kb_ids(request.user)))
 
     def changelist_view(self, request, extra_context=None):
         extra = {**_upload_context(MultiUploadForm(user=request.user)), "can_upload": self.has_add_permission(request),
-                 "editable_kbs": KnowledgeBase.objects.filter(pk__in=editable_kb_ids(request.user)).order_by("name")}
+                 "editable_kbs": KnowledgeBase.objects.filter(pk__in=editable_kb_ids(request.user)).order_by("name"),
+                 "upload_summary": self._upload_summary(request),
+                 "upload_token": request.GET.get(UploadFilter.parameter_name, "")}
         return super().changelist_view(request, {**extra, **(extra_context or {})})
 
     # --- actions ------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ one bad file never stops the rest."""
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -79,6 +80,8 @@ class UploadOutcome:
     created: list[str] = field(default_factory=list)
     existing: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)
+    # Every document the upload queued or found already stored: what its progress view lists.
+    document_ids: list[int] = field(default_factory=list)
 
 
 def upload_files(*, files, domain: str, user, kb: KnowledgeBase, paths: list[str] | None = None) -> UploadOutcome:
@@ -99,6 +102,7 @@ def upload_files(*, files, domain: str, user, kb: KnowledgeBase, paths: list[str
             outcome.refused.append((path, str(exc)))
             continue
         (outcome.created if created or document.requeued else outcome.existing).append(document.title)
+        outcome.document_ids.append(document.pk)
     return outcome
 
 
@@ -110,21 +114,55 @@ def _upload_archive(outcome: UploadOutcome, *, archive, path: str, domain: str, 
         outcome.refused.append((path, str(exc)))
         return
     outcome.created.extend(document.title for _, document in batch.accepted)
+    outcome.document_ids.extend(document.pk for _, document in batch.accepted)
     for refusal in batch.refused:
         if refusal.code == "duplicate" and refusal.document_id is not None:
             outcome.existing.append(refusal.path)
+            outcome.document_ids.append(refusal.document_id)
         else:
             outcome.refused.append((f"{path}: {refusal.path}", refusal.reason))
 
 
 def report_upload(request: HttpRequest, outcome: UploadOutcome) -> None:
-    """One message per kind of result; never "added successfully": indexing has only just been queued."""
+    """One message per kind of result; never "added successfully": indexing has only just been queued. The titles
+    of a folder's hundreds of files are not all listed: the progress view below lists them."""
     if outcome.created:
         messages.success(request, gettext("Accepted %(count)d file(s) for indexing: %(titles)s. Their progress "
                                           "is shown below; a file that cannot be indexed will show why.")
-                         % {"count": len(outcome.created), "titles": ", ".join(outcome.created)})
+                         % {"count": len(outcome.created), "titles": _some(outcome.created)})
     if outcome.existing:
         messages.info(request, gettext("Already uploaded, not stored again: %(titles)s.")
-                      % {"titles": ", ".join(outcome.existing)})
+                      % {"titles": _some(outcome.existing)})
     for name, reason in outcome.refused:
         messages.error(request, gettext("%(name)s was not accepted: %(reason)s") % {"name": name, "reason": reason})
+
+
+# Titles named in one message; the rest are counted.
+NAMED_TITLES = 10
+# Uploads whose progress view a session keeps (the newest ones).
+KEPT_UPLOADS = 5
+_SESSION_KEY = "dm_uploads"
+
+
+def _some(titles: list[str]) -> str:
+    if len(titles) <= NAMED_TITLES:
+        return ", ".join(titles)
+    more = len(titles) - NAMED_TITLES
+    return gettext("%(titles)s and %(count)d more") % {"titles": ", ".join(titles[:NAMED_TITLES]), "count": more}
+
+
+def remember_upload(request: HttpRequest, document_ids: list[int]) -> str:
+    """Keep an upload's documents in the uploader's session under a new token, for its progress view; only the
+    newest KEPT_UPLOADS are kept. A session's tokens are its own: another user's token finds nothing here."""
+    token = secrets.token_urlsafe(6)
+    kept = [entry for entry in request.session.get(_SESSION_KEY, []) if isinstance(entry, list) and len(entry) == 2]
+    request.session[_SESSION_KEY] = [*kept[-(KEPT_UPLOADS - 1):], [token, sorted(set(document_ids))]]
+    return token
+
+
+def remembered_upload(request: HttpRequest, token: str) -> list[int] | None:
+    """The documents of this session's upload `token`; None when the session holds no such upload."""
+    for kept_token, ids in request.session.get(_SESSION_KEY, []):
+        if kept_token == token:
+            return [int(i) for i in ids]
+    return None

@@ -1,4 +1,5 @@
-/* Document admin: poll the progress of documents still pending or processing and update their rows in place. */
+/* Document admin: poll the progress of documents still pending or processing and update their rows in place, and
+   the counts of the upload the list is filtered to. */
 (function () {
   "use strict";
 
@@ -40,12 +41,36 @@
     });
   }
 
+  // The summary of one upload (the list filtered to it): its counts per status, across every page.
+  function summary() {
+    return document.getElementById("dm-upload-summary");
+  }
+
+  function summaryInFlight() {
+    var box = summary();
+    if (!box) return false;
+    return ["pending", "processing"].some(function (status) {
+      var el = box.querySelector('[data-count="' + status + '"]');
+      return el && el.textContent !== "0";
+    });
+  }
+
+  function updateSummary(counts) {
+    var box = summary();
+    if (!box || !counts) return;
+    Object.keys(counts).forEach(function (status) {
+      var el = box.querySelector('[data-count="' + status + '"]');
+      if (el) el.textContent = String(counts[status]);
+    });
+  }
+
   function poll() {
     timer = null;
     var ids = inFlightIds();
     var first = cells()[0];
-    if (!ids.length || !first) return;
+    if ((!ids.length && !summaryInFlight()) || !first) return;
     var url = first.getAttribute("data-progress-url") + "?ids=" + ids.join(",");
+    if (summary()) url += "&upload=" + encodeURIComponent(summary().getAttribute("data-upload"));
     fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status);
@@ -54,6 +79,7 @@
       .then(function (data) {
         var seen = {};
         data.documents.forEach(function (doc) { seen[doc.id] = true; update(doc); });
+        updateSummary(data.upload);
         ids.forEach(function (id) { if (!seen[id]) forget(id); });
         delay = BASE_DELAY;
       })
@@ -65,7 +91,7 @@
   }
 
   function schedule() {
-    if (timer === null && inFlightIds().length) timer = window.setTimeout(poll, delay);
+    if (timer === null && (inFlightIds().length || summaryInFlight())) timer = window.setTimeout(poll, delay);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", schedule);

@@ -88,6 +88,10 @@ def test_an_admin_creates_a_base_with_a_grant_uploads_and_deletes_documents(serv
         page.fill("#dm-upload-domain", domain)
         page.click("#dm-upload input[type=submit]")
         expect(page.locator(".messagelist")).to_contain_text("Accepted 1 file(s) for indexing")
+    # Each upload leads to its own view, whose counts follow the worker without a reload.
+    expect(page.locator("#result_list .dm-ingest")).to_have_count(1)
+    expect(page.locator('#dm-upload-summary [data-count="ready"]')).to_have_text("1", timeout=180_000)
+    page.goto(server.url + "/admin/kb/document/")
     expect(page.locator('.dm-ingest[data-status="ready"]')).to_have_count(4, timeout=180_000)
 
     token = _api(server, "/api/auth/token/", {"username": server.username, "password": server.password})["token"]

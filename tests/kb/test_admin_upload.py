@@ -4,6 +4,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from kb.access import kb_default
 from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip
 
@@ -78,3 +79,37 @@ def test_the_upload_zone_offers_a_folder_and_names_the_archive_bounds(client, ad
     page = client.get(UPLOAD_URL).content.decode()
     assert 'id="dm-upload-folder" webkitdirectory' in page and 'id="dm-upload-paths"' in page
     assert "at most 321 entries" in page
+
+
+def test_an_upload_leads_to_its_own_progress_view_with_counts_per_status(client, admin_user, kb_index):
+    client.force_login(admin_user)
+    Document.objects.create(title="older", checksum="c" * 64, kb=kb_default(), file_type="txt")
+    files = [SimpleUploadedFile(f"note-{i}.txt", f"第{i}条：说明。".encode()) for i in range(12)]
+
+    response = client.post(UPLOAD_URL, {"files": files, "domain": "team"})
+
+    assert response.status_code == 302 and "?upload=" in response["Location"]
+    page = client.get(response["Location"])
+    listed = {document.title for document in page.context["cl"].result_list}
+    assert listed == {f"note-{i}" for i in range(12)}  # not the older document
+    Document.objects.filter(title="note-0").update(status=DocumentStatus.FAILED, error="parse failed")
+    Document.objects.filter(title__in=["note-1", "note-2"]).update(status=DocumentStatus.READY)
+    token = response["Location"].split("upload=")[1]
+    progress = client.get("/admin/kb/document/progress/", {"ids": "", "upload": token}).json()
+    assert progress["upload"] == {"total": 12, "pending": 9, "processing": 0, "ready": 2, "failed": 1}
+    # the success message names ten titles and counts the rest
+    assert any("and 2 more" in m for m in _messages(page))
+
+
+def test_an_upload_token_of_another_session_shows_nothing_of_it(client, admin_user, kb_index, django_user_model):
+    client.force_login(admin_user)
+    response = client.post(UPLOAD_URL, {"files": [SimpleUploadedFile("a.txt", "正文。".encode())], "domain": "team"})
+    token = response["Location"].split("upload=")[1]
+    other = django_user_model.objects.create_superuser("other-admin", "o@example.com", "pass-12345-word")
+    client.force_login(other)  # a new session
+
+    page = client.get(f"/admin/kb/document/?upload={token}")
+
+    assert list(page.context["cl"].result_list) == []
+    assert page.context["upload_summary"] is None
+    assert "upload" not in client.get("/admin/kb/document/progress/", {"ids": "", "upload": token}).json()
