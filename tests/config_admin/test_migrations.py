@@ -43,8 +43,9 @@ def test_an_abstention_bar_an_administrator_set_is_kept_even_at_the_old_default(
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("step,before,after", [(raise_high_band.forwards, "0.7", "0.9"),
-                                               (raise_high_band.backwards, "0.9", "0.7")], ids=["forwards", "backwards"])
+@pytest.mark.parametrize("step,before,after", [
+    (raise_high_band.forwards, "0.7", "0.9"), (raise_high_band.backwards, "0.9", "0.7"),
+], ids=["forwards", "backwards"])
 def test_an_unedited_high_band_threshold_follows_the_default_both_ways(step, before, after):
     seed_rows(apps)
     SysAiConfig.objects.filter(key=raise_high_band.KEY).update(value=before)
