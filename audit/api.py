@@ -6,7 +6,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,6 +14,7 @@ from rest_framework.views import APIView
 from audit import selectors
 from docmind.errors import error_response
 from docmind.fields import query_moment
+from docmind.pagination import Pagination, page_parameters
 from kb.permissions import IsAdministrator
 
 
@@ -36,7 +36,7 @@ _PAGE = inline_serializer("PaginatedAuditEntryList", {
     "previous": serializers.URLField(allow_null=True), "results": AuditEntrySerializer(many=True)})
 
 
-class AuditPagination(PageNumberPagination):
+class AuditPagination(Pagination):
     page_size = 100
 
 
@@ -51,7 +51,7 @@ class AuditListView(APIView):
                                OpenApiParameter("model", str, description="kind of object, `app_label.model`"),
                                OpenApiParameter("since", OpenApiTypes.DATETIME, description="at or after"),
                                OpenApiParameter("until", OpenApiTypes.DATETIME, description="before"),
-                               OpenApiParameter("page", int, description="page number, from 1")])
+                               *page_parameters(AuditPagination.page_size)])
     def get(self, request: Request) -> Response:
         params = request.query_params
         action = params.get("action") or None

@@ -5,11 +5,11 @@ read answers 404, like an unknown id.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -20,6 +20,7 @@ from curation import selectors, services
 from curation.models import QaPair
 from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, IdField, NotBlankTextField, query_id
+from docmind.pagination import Pagination, page_parameters
 from kb import editing
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.models import Chunk
@@ -74,7 +75,7 @@ class QaPairListView(APIView):
     @extend_schema(operation_id="kb_qa_pairs_list",
                    responses={200: _PAGE, 404: error_response("a `kb` the caller does not edit, or no such page")},
                    parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
-                               OpenApiParameter("page", int, description="page number, from 1")])
+                               *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
     def get(self, request: Request) -> Response:
         editable = editor_kb_ids(request.user, _EDITORS_ONLY)
         raw = request.query_params.get("kb")
@@ -84,7 +85,7 @@ class QaPairListView(APIView):
             if kb not in editable:
                 raise Http404("no such knowledge base")
 
-        paginator = PageNumberPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(selectors.qa_pair_list(kb_ids=editable, kb=kb), request, view=self)
         return paginator.get_paginated_response(QaPairSerializer(page, many=True).data)
 

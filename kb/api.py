@@ -1,6 +1,7 @@
 """Document API: list, upload of a file or a zip archive (202, ingested in the background), detail, move, delete."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -14,6 +15,7 @@ from rest_framework.response import Response
 
 from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, query_id
+from docmind.pagination import page_parameters
 from kb import archive_upload, maintenance, selectors, services
 from kb.access import editable_kb_ids, kb_default, readable_kb_ids
 from kb.models import DocumentStatus
@@ -56,7 +58,7 @@ class DocumentListView(GenericAPIView):
         parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                     OpenApiParameter("domain", str, description="only this knowledge domain"),
                     OpenApiParameter("status", str, enum=DocumentStatus.values, description="only this status"),
-                    OpenApiParameter("page", int, description="page number, from 1")])
+                    *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DocumentSerializer(page, many=True).data)

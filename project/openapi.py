@@ -11,6 +11,7 @@ from chat.serializers import ChatRequestSerializer
 from config_admin.conf import ai_config
 from config_admin.registry import spec
 from docmind.errors import error_response
+from docmind.pagination import PAGE_SIZE
 
 COMPONENTS = "#/components/schemas/"
 ERROR_REF = {"$ref": f"{COMPONENTS}Error"}
@@ -112,6 +113,8 @@ class DocMindAutoSchema(AutoSchema):
             if self.method in _UNSAFE or checks_roles:
                 errors.append(("403", "not allowed for this user (or a session request without its CSRF token)"))
         paginated = self.method == "GET" and self._is_list_view() and self._get_paginator() is not None
+        if paginated or any(getattr(p, "name", None) == PAGE_SIZE for p in self.get_override_parameters()):
+            errors.append(("400", "a bad `page_size`: `fields` names it"))
         if "{" in self.path or paginated:
             errors.append(("404", "not found, or not the caller's to see" if "{" in self.path else "no such page"))
         return errors

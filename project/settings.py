@@ -265,7 +265,7 @@ REST_FRAMEWORK = {
     # JSON only: an API client never gets the browsable API's HTML, errors included.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "project.api.JsonFallbackNegotiation",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "DEFAULT_PAGINATION_CLASS": "docmind.pagination.Pagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "project.api.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",

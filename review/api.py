@@ -1,12 +1,12 @@
 """/api/reviews/: the review queue of the bases the caller edits, and an editor's decision on an item."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from docmind.errors import error_response
 from docmind.fields import ID_SCHEMA, NOT_BLANK_TEXT, NotBlankTextField, query_id, query_moment
+from docmind.pagination import Pagination, page_parameters
 from evals import access as eval_access
 from evals.api import eval_error, import_failed
 from evals.importing import ImportFailed
@@ -75,7 +76,7 @@ class ReviewListView(APIView):
                                                 description="only this reason"),
                                OpenApiParameter("since", OpenApiTypes.DATETIME, description="created at or after"),
                                OpenApiParameter("until", OpenApiTypes.DATETIME, description="created before"),
-                               OpenApiParameter("page", int, description="page number, from 1")])
+                               *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
     def get(self, request: Request) -> Response:
         items = _queue(request)
         params = request.query_params
@@ -93,7 +94,7 @@ class ReviewListView(APIView):
             items = items.filter(created_at__gte=query_moment(params["since"], "since"))
         if "until" in params:
             items = items.filter(created_at__lt=query_moment(params["until"], "until"))
-        paginator = PageNumberPagination()
+        paginator = Pagination()
         page = paginator.paginate_queryset(items.order_by("-created_at", "-id"), request, view=self)
         return paginator.get_paginated_response(ReviewItemSerializer(page, many=True).data)
 

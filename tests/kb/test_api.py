@@ -2,6 +2,7 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from docmind.pagination import Pagination
 from kb.ingestion.worker import process_pending_documents
 from kb.models import Document
 
@@ -77,6 +78,19 @@ def test_list_filters_by_domain_and_status(editor_client, kb_index):
     # An unknown status is a mistake to name, not a filter that quietly matches nothing.
     bogus = editor_client.get(URL, {"status": "bogus"})
     assert bogus.status_code == 400 and "status" in bogus.json()["fields"]
+
+
+def test_a_list_page_holds_page_size_rows_within_its_bound(editor_client, kb_index, monkeypatch):
+    for i in range(3):
+        upload(editor_client, name=f"p{i}.txt", data=f"page size document {i}".encode())
+    first = editor_client.get(URL, {"page_size": 2}).json()
+    assert (first["count"], len(first["results"])) == (3, 2) and "page=2" in first["next"]
+    assert len(editor_client.get(first["next"]).json()["results"]) == 1
+    monkeypatch.setattr(Pagination, "max_page_size", 2)
+    assert len(editor_client.get(URL, {"page_size": 1000}).json()["results"]) == 2  # the bound, not an error
+    for bad in ("many", "0", "-1"):
+        refused = editor_client.get(URL, {"page_size": bad})
+        assert refused.status_code == 400 and "page_size" in refused.json()["fields"]
 
 
 def test_unknown_ids_get_404(editor_client, kb_index):
