@@ -134,7 +134,8 @@ def report_upload(request: HttpRequest, outcome: UploadOutcome) -> None:
         messages.info(request, gettext("Already uploaded, not stored again: %(titles)s.")
                       % {"titles": _some(outcome.existing)})
     for name, reason in outcome.refused:
-        messages.error(request, gettext("%(name)s was not accepted: %(reason)s") % {"name": name, "reason": reason})
+        # Quoted: the admin capitalises a message's first letter, which would rename "notes.rtf" to "Notes.rtf".
+        messages.error(request, gettext("“%(name)s” was not accepted: %(reason)s") % {"name": name, "reason": reason})
 
 
 # Titles named in one message; the rest are counted.

@@ -30,7 +30,7 @@ def test_a_zip_dropped_in_the_admin_becomes_its_documents_and_its_refusals_are_n
     assert list(Document.objects.values_list("title", "domain")) == [("政策/报销", "team")]
     messages = _messages(response)
     assert any("Accepted 1 file(s)" in m for m in messages)
-    assert any(m.startswith("policies.zip: tool.exe was not accepted: unsupported file type") for m in messages)
+    assert any(m.startswith("“policies.zip: tool.exe” was not accepted: unsupported file type") for m in messages)
 
 
 def test_a_corrupt_zip_is_reported_and_the_other_files_still_upload(client, admin_user, kb_index):
@@ -38,7 +38,8 @@ def test_a_corrupt_zip_is_reported_and_the_other_files_still_upload(client, admi
     files = [SimpleUploadedFile("broken.zip", b"PK\x03\x04 not a zip"), SimpleUploadedFile("a.txt", "正文。".encode())]
     response = client.post(UPLOAD_URL, {"files": files, "domain": "team"}, follow=True)
     assert list(Document.objects.values_list("title", flat=True)) == ["a"]
-    assert any(m.startswith("broken.zip was not accepted: the file is not a readable zip") for m in _messages(response))
+    refusal = "“broken.zip” was not accepted: the file is not a readable zip"
+    assert any(m.startswith(refusal) for m in _messages(response))
 
 
 def test_a_failed_document_dropped_again_is_reported_as_accepted_and_a_stored_one_as_already_uploaded(
