@@ -184,8 +184,9 @@ def _unsaid_names(question: str, text: str) -> list[str]:
     return missing
 
 
-# A number that picks one of several things of a kind: "3号会议室", "57号货架", "room No. 5", "#12".
-_NUMBERED = re.compile(r"(\d+|[零〇一二两三四五六七八九十百]+)\s*号|(?:\bNo\.?|#|\bnumber)\s*(\d+)", re.IGNORECASE)
+# A number that picks one of several things of a kind: "3号会议室", "57號貨架", "room No. 5", "#12".
+_NUMBERED = re.compile(r"(\d+|[零〇一二两兩三四五六七八九十百]+)\s*[号號]|(?:\bNo\.?|#|\bnumber)\s*(\d+)",
+                       re.IGNORECASE)
 
 
 def _unsaid_numbers(question: str, text: str) -> list[str]:
@@ -198,7 +199,8 @@ def _unsaid_numbers(question: str, text: str) -> list[str]:
         value = _number(match.group(1) or match.group(2))
         if value is None or written in missing:
             continue
-        if re.search(rf"(?<![\d.]){value}(?![\d])", text) or f"{_chinese_numeral(value)}号" in text:
+        numeral = _chinese_numeral(value)
+        if re.search(rf"(?<![\d.]){value}(?![\d])", text) or f"{numeral}号" in text or f"{numeral}號" in text:
             continue
         missing.append(written)
     return missing

@@ -286,6 +286,9 @@ def test_a_number_that_picks_a_thing_the_evidence_never_writes_is_unsaid():
     assert unsaid_words("What is kept in room #12?", [SHELVES]) == ()
     # 7 inside 37 is not the number 7
     assert unsaid_words("7号货架什么时候盘点？", [SHELVES]) == ("7号",)
+    # in Traditional characters too
+    assert unsaid_words("57號貨架每月幾日盤點？", [SHELVES]) == ("57號",)
+    assert unsaid_words("三號樓的貨架由誰負責？", [SHELVES]) == ()
     strong = calibrator(abstain_below=0.0, medium_from=0.0, high_from=0.0)
     assessment = strong.run(question="57号货架每月几日盘点？", chunks=[SHELVES], grade=grade(0.95, 0.9))
     assert assessment.verdict is Verdict.LOW
