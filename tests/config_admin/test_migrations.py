@@ -11,58 +11,34 @@ lower_bar = importlib.import_module("config_admin.migrations.0008_lower_abstenti
 lower_again = importlib.import_module("config_admin.migrations.0010_abstention_bar_to_three_hundredths")
 lower_once_more = importlib.import_module("config_admin.migrations.0011_abstention_bar_to_one_hundredth")
 raise_high_band = importlib.import_module("config_admin.migrations.0012_high_band_from_nine_tenths")
+# Each migration that moves a default: its old value, its new one.
+DEFAULT_MOVES = [(lower_bar, "0.3", "0.1"), (lower_again, "0.1", "0.03"), (lower_once_more, "0.03", "0.01"),
+                 (raise_high_band, "0.7", "0.9")]
+NAMES = ["abstention-0.1", "abstention-0.03", "abstention-0.01", "high-band-0.9"]
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("step,before,after", [
-    (lower_bar.forwards, "0.3", "0.1"), (lower_bar.backwards, "0.1", "0.3"),
-    (lower_again.forwards, "0.1", "0.03"), (lower_again.backwards, "0.03", "0.1"),
-    (lower_once_more.forwards, "0.03", "0.01"), (lower_once_more.backwards, "0.01", "0.03"),
-], ids=["forwards", "backwards", "again-forwards", "again-backwards", "third-forwards", "third-backwards"])
-def test_an_unedited_abstention_bar_follows_the_default_both_ways(step, before, after):
+@pytest.mark.parametrize("migration,old,new", DEFAULT_MOVES, ids=NAMES)
+@pytest.mark.parametrize("direction", ["forwards", "backwards"])
+def test_an_unedited_value_follows_the_default_both_ways(migration, old, new, direction):
+    before, after = (old, new) if direction == "forwards" else (new, old)
     seed_rows(apps)
-    SysAiConfig.objects.filter(key=lower_bar.KEY).update(value=before)
+    SysAiConfig.objects.filter(key=migration.KEY).update(value=before)
 
-    step(apps, None)
+    getattr(migration, direction)(apps, None)
 
-    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == after
+    assert SysAiConfig.objects.get(key=migration.KEY).value == after
 
 
 @pytest.mark.django_db
-def test_an_abstention_bar_an_administrator_set_is_kept_even_at_the_old_default():
+@pytest.mark.parametrize("migration,old,new", DEFAULT_MOVES, ids=NAMES)
+def test_a_value_an_administrator_set_is_kept_even_at_the_old_default(migration, old, new):
     seed_rows(apps)
-    row = SysAiConfig.objects.get(key=lower_bar.KEY)
-    row.value = "0.3"
+    row = SysAiConfig.objects.get(key=migration.KEY)
+    row.value = old
     row.save()
-    SysAiConfigChange.objects.create(config=row, old_value="0.2", new_value="0.3")
+    SysAiConfigChange.objects.create(config=row, old_value="0.5", new_value=old)
 
-    lower_bar.forwards(apps, None)
+    migration.forwards(apps, None)
 
-    assert SysAiConfig.objects.get(key=lower_bar.KEY).value == "0.3"
-
-
-
-@pytest.mark.django_db
-@pytest.mark.parametrize("step,before,after", [
-    (raise_high_band.forwards, "0.7", "0.9"), (raise_high_band.backwards, "0.9", "0.7"),
-], ids=["forwards", "backwards"])
-def test_an_unedited_high_band_threshold_follows_the_default_both_ways(step, before, after):
-    seed_rows(apps)
-    SysAiConfig.objects.filter(key=raise_high_band.KEY).update(value=before)
-
-    step(apps, None)
-
-    assert SysAiConfig.objects.get(key=raise_high_band.KEY).value == after
-
-
-@pytest.mark.django_db
-def test_a_high_band_threshold_an_administrator_set_is_kept_even_at_the_old_default():
-    seed_rows(apps)
-    row = SysAiConfig.objects.get(key=raise_high_band.KEY)
-    row.value = "0.7"
-    row.save()
-    SysAiConfigChange.objects.create(config=row, old_value="0.8", new_value="0.7")
-
-    raise_high_band.forwards(apps, None)
-
-    assert SysAiConfig.objects.get(key=raise_high_band.KEY).value == "0.7"
+    assert SysAiConfig.objects.get(key=migration.KEY).value == old
