@@ -156,14 +156,21 @@ def remember_upload(request: HttpRequest, document_ids: list[int]) -> str:
     """Keep an upload's documents in the uploader's session under a new token, for its progress view; only the
     newest KEPT_UPLOADS are kept. A session's tokens are its own: another user's token finds nothing here."""
     token = secrets.token_urlsafe(6)
-    kept = [entry for entry in request.session.get(_SESSION_KEY, []) if isinstance(entry, list) and len(entry) == 2]
-    request.session[_SESSION_KEY] = [*kept[-(KEPT_UPLOADS - 1):], [token, sorted(set(document_ids))]]
+    request.session[_SESSION_KEY] = [*_kept(request)[-(KEPT_UPLOADS - 1):], [token, sorted(set(document_ids))]]
     return token
 
 
 def remembered_upload(request: HttpRequest, token: str) -> list[int] | None:
     """The documents of this session's upload `token`; None when the session holds no such upload."""
-    for kept_token, ids in request.session.get(_SESSION_KEY, []):
+    for kept_token, ids in _kept(request):
         if kept_token == token:
             return [int(i) for i in ids]
     return None
+
+
+def _kept(request: HttpRequest) -> list[list]:
+    """The session's uploads as [token, ids] pairs; anything else stored under the key is passed over."""
+    stored = request.session.get(_SESSION_KEY)
+    if not isinstance(stored, list):
+        return []
+    return [entry for entry in stored if isinstance(entry, list) and len(entry) == 2]
