@@ -190,9 +190,9 @@ _NUMBERED = re.compile(r"(\d+|[零〇一二两兩三四五六七八九十百]+)\
 
 
 def _unsaid_numbers(question: str, text: str) -> list[str]:
-    """The numbers the question picks a thing by (`_NUMBERED`) that `text` never writes, as digits standing alone or
-    as a Chinese numeral before 号: evidence about 37号货架 says nothing of 57号货架, however much else it shares. A
-    date's day ("5月3号") is one too, and evidence that gives that date writes its number."""
+    """The numbers the question picks a thing by (`_NUMBERED`) that `text` never writes, as digits standing alone
+    or as a Chinese numeral before 号 or 號: evidence about 37号货架 says nothing of 57号货架, however much else it
+    shares. A date's day ("5月3号") is one too, and evidence that gives that date writes its number."""
     missing: list[str] = []
     for match in _NUMBERED.finditer(question):
         written = match.group(0).strip()
@@ -227,10 +227,9 @@ def _plural(longer: str, shorter: str) -> bool:
 def unsaid_words(question: str, chunks: Sequence[ScoredChunk]) -> tuple[str, ...]:
     """The words of the question that name something and that none of the top chunks says (title, section or
     text): the Latin names of a Chinese question (`latin_names`) and the numbers a question picks a thing by
-    (`_unsaid_numbers`), in evidence of either language; and its Chinese
-    content words (`is_content_word`), whole, shortened as `docmind.text.contains` reads it, or each of its
-    characters somewhere, unless the best evidence is in another language than the question, whose words it cannot
-    share."""
+    (`_unsaid_numbers`), in evidence of either language; and its Chinese content words (`is_content_word`), whole,
+    shortened as `docmind.text.contains` reads it, or each of its characters somewhere, unless the best evidence is
+    in another language than the question, whose words it cannot share."""
     top = list(chunks[:TOP_N])
     if not top:
         return ()
