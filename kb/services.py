@@ -82,7 +82,8 @@ def _checksum(uploaded_file: File) -> str:
 
 def document_create(*, uploaded_file: File, title: str | None = None, domain: str | None = DEFAULT_DOMAIN,
                     user=None, kb: KnowledgeBase | None = None) -> tuple[Document, bool]:
-    """Store an uploaded file as a pending document; the same content again returns the existing one.
+    """Store an uploaded file as a pending document; the same content again in this base returns the existing one
+    (in another base the user may read, it is refused, see below).
 
     Re-uploading a document whose ingestion failed stores the new file and queues it again (the
     failure may have been transient, e.g. the embedding service being down, or the old file lost).
