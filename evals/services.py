@@ -22,6 +22,7 @@ from evals.importing import MAX_ITEMS, ImportFailed, ItemData, RowError, validat
 from evals.models import EvalItem, EvalRun, EvalSet, RunStatus
 from evals.selectors import document_aliases
 from evals.tasks import run_evaluation
+from evals.wakeup import wake_worker
 from kb.access import editable_kb_ids, readable_kb_ids
 from kb.models import Document, KnowledgeBase
 
@@ -199,6 +200,7 @@ def run_start(*, eval_set: EvalSet, started_by: Any = None) -> EvalRun:
         def enqueue() -> None:
             result = run_evaluation.enqueue(run.pk)
             EvalRun.objects.filter(pk=run.pk).update(task_id=str(result.id))
+            wake_worker()
 
         transaction.on_commit(enqueue)
     return run

@@ -16,15 +16,24 @@ from django.db import close_old_connections
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 from django_tasks_db.management.commands.db_worker import Worker
+from django_tasks_db.models import DBTaskResult
 
 from docmind.indexes.vectorstore import is_lite_uri
 from evals.models import EvalRun, RunStatus
 from evals.tasks import run_evaluation
+from evals.wakeup import wait_for_work
 
 log = logging.getLogger(__name__)
 
 QUEUE = "eval"
+# While a run is being worked on: how often django-tasks-db's loop looks for the next (or waits out a locked
+# database).
 POLL_SECONDS = 1.0
+# With nothing to do: how often the queue is looked at without a wake-up. A run started in this process wakes the
+# worker at once; this only finds one queued by another process (a database server shared by several), or one a
+# wake-up missed. Before, the worker opened a connection and a write transaction every second, for ever: half of an
+# idle server's CPU.
+IDLE_CHECK_SECONDS = 30.0
 _started = threading.Lock()
 _thread: threading.Thread | None = None
 
@@ -60,17 +69,25 @@ def _loop() -> None:
         log.exception("evaluation: interrupted runs not recovered")
     finally:
         close_old_connections()
-    worker = Worker(queue_names=[QUEUE], interval=POLL_SECONDS, batch=False, backend_name="default",
+    # batch: the worker returns once the queue is empty, and this thread sleeps until a run is queued.
+    worker = Worker(queue_names=[QUEUE], interval=POLL_SECONDS, batch=True, backend_name="default",
                     startup_delay=False, max_tasks=None, worker_id=f"server-{os.getpid()}-{get_random_string(8)}",
                     excluded_queue_names=[])
     while True:
         try:
-            worker.run()
-            return
+            if run_waiting():
+                worker.run()
         except Exception:
             log.exception("evaluation worker failed; restarting it")
-            close_old_connections()
             time.sleep(POLL_SECONDS)
+        finally:
+            close_old_connections()
+        wait_for_work(IDLE_CHECK_SECONDS)
+
+
+def run_waiting() -> bool:
+    """Whether a run of this queue is waiting: one read, no write transaction (the worker's own look takes one)."""
+    return DBTaskResult.objects.ready().filter(backend_name="default", queue_name=QUEUE).exists()
 
 
 def start_background_worker() -> None:
