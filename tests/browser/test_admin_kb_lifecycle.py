@@ -66,9 +66,14 @@ def test_an_admin_creates_a_base_with_a_grant_uploads_and_deletes_documents(serv
     page.fill("#id_password", STAFF["password"])
     page.click("input[type=submit]")
 
-    # A base whose grant lets the member read it.
+    # A base whose grant lets the member read it. Filled once the page has loaded: the admin's autofocus on the
+    # first field, applied during loading, took the focus back from the description, whose text then went into
+    # the name ("人事库人事制度与行政事务").
+    page.wait_for_load_state("load")
     page.fill("#id_name", KB_NAME)
     page.fill("#id_description", "人事制度与行政事务")
+    expect(page.locator("#id_name")).to_have_value(KB_NAME)
+    expect(page.locator("#id_description")).to_have_value("人事制度与行政事务")
     page.select_option("#id_grants-0-user", label=server.username)
     page.select_option("#id_grants-0-access", "read")
     page.click("input[name=_save]")
