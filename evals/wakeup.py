@@ -1,17 +1,9 @@
-"""The signal that an evaluation run is queued: services raise it after the commit, the worker sleeps on it."""
+"""The signal that an evaluation run is queued: services raise it after the commit, so this process's worker starts
+the run at once; the worker sleeps on it between its looks at the queue."""
 from __future__ import annotations
 
-import threading
+from docmind.wakeup import WakeSignal
 
-_wake = threading.Event()
-
-
-def wake_worker() -> None:
-    """Called once a run is queued, so that this process's worker starts it at once."""
-    _wake.set()
-
-
-def wait_for_work(timeout: float) -> None:
-    """Sleep until woken or `timeout` seconds pass, then be ready for the next signal."""
-    _wake.wait(timeout)
-    _wake.clear()
+_signal = WakeSignal()
+wake_worker = _signal.wake
+wait_for_work = _signal.wait
