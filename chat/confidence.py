@@ -199,7 +199,7 @@ def _unsaid_numbers(question: str, text: str) -> list[str]:
         value = _number(match.group(1) or match.group(2))
         if value is None or written in missing:
             continue
-        numeral = _chinese_numeral(value)
+        numeral = cn2an.an2cn(value)
         if re.search(rf"(?<![\d.]){value}(?![\d])", text) or f"{numeral}号" in text or f"{numeral}號" in text:
             continue
         missing.append(written)
@@ -213,10 +213,6 @@ def _number(numeral: str) -> int | None:
         return int(cn2an.cn2an(numeral, "smart"))
     except (ValueError, TypeError):  # not a numeral cn2an reads ("百")
         return None
-
-
-def _chinese_numeral(value: int) -> str:
-    return cn2an.an2cn(value)
 
 
 def _plural(longer: str, shorter: str) -> bool:

@@ -5,7 +5,6 @@ read answers 404, like an unknown id.
 """
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
@@ -75,7 +74,7 @@ class QaPairListView(APIView):
     @extend_schema(operation_id="kb_qa_pairs_list",
                    responses={200: _PAGE, 404: error_response("a `kb` the caller does not edit, or no such page")},
                    parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
-                               *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
+                               *page_parameters()])
     def get(self, request: Request) -> Response:
         editable = editor_kb_ids(request.user, _EDITORS_ONLY)
         raw = request.query_params.get("kb")

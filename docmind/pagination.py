@@ -1,6 +1,7 @@
 """The API's page-numbered lists: `?page=N` and, within a bound, `?page_size=N`."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
@@ -34,8 +35,10 @@ class Pagination(PageNumberPagination):
         return super().get_page_size(request)
 
 
-def page_parameters(default_size: int) -> list[OpenApiParameter]:
-    """The two query parameters of a paginated list, for its schema."""
+def page_parameters(default_size: int | None = None) -> list[OpenApiParameter]:
+    """The two query parameters of a paginated list, for its schema; `default_size`: the list's own page size,
+    when it is not REST_FRAMEWORK["PAGE_SIZE"]."""
+    default_size = default_size or settings.REST_FRAMEWORK["PAGE_SIZE"]
     return [OpenApiParameter("page", int, description="page number, from 1"),
             OpenApiParameter(PAGE_SIZE, {"type": "integer", "minimum": 1},
                              description=f"rows a page (default {default_size}, at most {MAX_PAGE_SIZE})")]

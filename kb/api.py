@@ -1,7 +1,6 @@
 """Document API: list, upload of a file or a zip archive (202, ingested in the background), detail, move, delete."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -58,7 +57,7 @@ class DocumentListView(GenericAPIView):
         parameters=[OpenApiParameter("kb", ID_SCHEMA, description="only this knowledge base"),
                     OpenApiParameter("domain", str, description="only this knowledge domain"),
                     OpenApiParameter("status", str, enum=DocumentStatus.values, description="only this status"),
-                    *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
+                    *page_parameters()])
     def get(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
         return self.get_paginated_response(DocumentSerializer(page, many=True).data)

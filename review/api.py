@@ -1,7 +1,6 @@
 """/api/reviews/: the review queue of the bases the caller edits, and an editor's decision on an item."""
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -76,7 +75,7 @@ class ReviewListView(APIView):
                                                 description="only this reason"),
                                OpenApiParameter("since", OpenApiTypes.DATETIME, description="created at or after"),
                                OpenApiParameter("until", OpenApiTypes.DATETIME, description="created before"),
-                               *page_parameters(settings.REST_FRAMEWORK["PAGE_SIZE"])])
+                               *page_parameters()])
     def get(self, request: Request) -> Response:
         items = _queue(request)
         params = request.query_params
