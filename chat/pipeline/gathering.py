@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import queue
 from collections.abc import Generator
+from dataclasses import replace
 from typing import Any
 
 from django.db import connections
@@ -12,6 +13,7 @@ from chat.agentic import factory
 from chat.agentic.types import AgenticCancelled
 from chat.events import ChatEvent
 from chat.pipeline.interrupt import StageGuard
+from chat.pipeline.other_language import own_language_gap
 from chat.pipeline.record import AgenticRecord
 from chat.pipeline.stages import TurnStages
 from chat.pipeline.turn import ChatTurn
@@ -50,8 +52,20 @@ def retrieve(stages: TurnStages, turn: ChatTurn, classification: QueryClassifica
 def one_shot(stages: TurnStages, turn: ChatTurn, classification: QueryClassification) -> Evidence:
     # A selected document that the question does not ask to read still narrows the search to it.
     ids = [turn.document_id] if turn.document_id is not None else None
+    query = classification.rewritten or turn.question
     with span("retrieval.one_shot"):
-        return stages.retriever.run(query=classification.rewritten or turn.question, document_ids=ids)
+        evidence = stages.retriever.run(query=query, document_ids=ids)
+        gap = own_language_gap(query, evidence.chunks)
+        if gap is None:
+            return evidence
+        again = stages.retriever.run_across(query=query, document_ids=ids)
+        if again is None:
+            return evidence
+        if not gap.closed_by(query, again.chunks):
+            return replace(evidence, trace=(*evidence.trace, "searched the other language too; it did not state "
+                                                             "what the question's own language left unsaid"))
+        return replace(again, trace=(*again.trace, "searched the other language too: it states what the question's "
+                                                   "own language left unsaid"))
 
 
 def direct_read(stages: TurnStages, document_id: int, kb_ids: frozenset[int]) -> Evidence:

@@ -20,6 +20,10 @@ from kb.retrieval.rrf import RrfFuser
 from kb.retrieval.translate import TRANSLATED_SHARE, QueryTranslator, TranslatedQuery
 from kb.retrieval.types import ScoredChunk
 
+# The stages whose hits are passages in the other language than the question's.
+TRANSLATED_STAGE = "bm25_translated"
+OTHER_LANGUAGE_STAGES = frozenset({CENTRED_VECTOR_STAGE, TRANSLATED_STAGE})
+
 
 @dataclass(frozen=True)
 class HybridResult:
@@ -29,6 +33,11 @@ class HybridResult:
     query_vector: np.ndarray | None
     timings_ms: Mapping[str, float] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+
+    @property
+    def searched_other_language(self) -> bool:
+        """Whether a search for passages in the other language than the question's added any."""
+        return any(OTHER_LANGUAGE_STAGES & set(c.stage_scores) for c in self.chunks)
 
 
 class HybridSearch:
@@ -52,30 +61,44 @@ class HybridSearch:
         self._candidate_k = candidate_k
         self._executor = executor
         self._on_worker_thread = on_worker_thread
+        # The last search's own-language lists: asked again across languages (`run`, `across`), the same question
+        # needs only the other language's searches. One search per instance: a retriever lives for one turn.
+        self._last: tuple[tuple, GatherResult] | None = None
         # The centred vector's list weighs as the vector list: it is the same question's embedding, less the part
         # that only says which language it is in.
         self._fuser = RrfFuser(weights={"vector": vector_weight, "bm25": bm25_weight,
                                         CENTRED_VECTOR_STAGE: vector_weight,
-                                        "bm25_translated": bm25_weight * TRANSLATED_SHARE}, rrf_k=rrf_k)
+                                        TRANSLATED_STAGE: bm25_weight * TRANSLATED_SHARE}, rrf_k=rrf_k)
 
     def run(self, *, query: str, candidate_k: int | None = None, domains: Sequence[str] | None = None,
-            document_ids: Sequence[int] | None = None) -> HybridResult:
-        """`candidate_k` (per retriever) defaults to the constructor's; a caller asking for more passes more."""
+            document_ids: Sequence[int] | None = None, across: bool = False) -> HybridResult:
+        """`candidate_k` (per retriever) defaults to the constructor's; a caller asking for more passes more.
+
+        `across`: search the other language than the question's however much of the question its own words find
+        in its own language. A caller that has read the first search's evidence and found it does not answer
+        (the asked value is stated nowhere) asks again with it: the words being there said the topic is, not
+        that the answer is."""
         with foreground():  # background threads of this process wait meanwhile (docmind.foreground)
-            return self._run(query=query, candidate_k=candidate_k, domains=domains, document_ids=document_ids)
+            return self._run(query=query, candidate_k=candidate_k, domains=domains, document_ids=document_ids,
+                             across=across)
 
     def _run(self, *, query: str, candidate_k: int | None, domains: Sequence[str] | None,
-             document_ids: Sequence[int] | None) -> HybridResult:
-        gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
-                                  candidate_k=candidate_k or self._candidate_k, executor=self._executor,
-                                  on_worker_thread=self._on_worker_thread)
-        gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
+             document_ids: Sequence[int] | None, across: bool) -> HybridResult:
+        key = (query, candidate_k or self._candidate_k, tuple(domains or ()), tuple(document_ids or ()))
+        if self._last is not None and self._last[0] == key:
+            gathered = self._last[1]
+        else:
+            gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
+                                      candidate_k=candidate_k or self._candidate_k, executor=self._executor,
+                                      on_worker_thread=self._on_worker_thread)
+            gathered = gatherer.run(query=query, domains=domains, document_ids=document_ids)
+            self._last = (key, gathered)
         lists = {"vector": gathered.vector, "bm25": gathered.lexical}
         notes = list(gathered.notes)
         timings = dict(gathered.timings_ms)
         if self._translator is not None:
             self._other_language(query, gathered, lists, timings, notes, candidate_k or self._candidate_k, domains,
-                                 document_ids)
+                                 document_ids, across)
         start = time.perf_counter()
         fused = self._fuser.run(lists=lists)
         record_span("retrieval.rrf", start)
@@ -86,16 +109,17 @@ class HybridSearch:
 
     def _other_language(self, query: str, gathered: GatherResult, lists: dict[str, Sequence[ScoredChunk]],
                         timings: dict[str, float], notes: list[str], k: int, domains: Sequence[str] | None,
-                        document_ids: Sequence[int] | None) -> None:
+                        document_ids: Sequence[int] | None, across: bool) -> None:
         """Adds the lists of the two searches for passages in the other language than the question's: its centred
         vector, its dictionary translation. The question is translated once, and how much of it its own words find
-        in its own language gates both."""
+        in its own language gates both, unless `across` opens them."""
         try:
             terms = self._translator.translate(query)
         except Exception as exc:  # the translation only adds candidates; without it the search still stands
             notes.append(f"translated bm25 failed: {exc.__class__.__name__}: {exc}")
             return
-        own_best = max((source_coverage(terms, c.searchable_text) for c in gathered.lexical), default=0.0)
+        own_best = 0.0 if across else max((source_coverage(terms, c.searchable_text) for c in gathered.lexical),
+                                          default=0.0)
 
         def add(stage: str, started: float, found: tuple[ScoredChunk, ...]) -> None:
             if found:
@@ -108,7 +132,7 @@ class HybridSearch:
             add(CENTRED_VECTOR_STAGE, started,
                 self._centred(query, gathered.query_vector, own_best, k, domains, document_ids, notes))
         started = time.perf_counter()
-        add("bm25_translated", started, self._translated(query, terms, own_best, k, domains, document_ids, notes))
+        add(TRANSLATED_STAGE, started, self._translated(query, terms, own_best, k, domains, document_ids, notes))
 
     def _centred(self, query: str, query_vector: np.ndarray, own_best: float, k: int,
                  domains: Sequence[str] | None, document_ids: Sequence[int] | None,
@@ -180,5 +204,5 @@ class HybridSearch:
         if not kept or max(translated_coverage(translation.terms, c.searchable_text) for c in kept) <= own_best:
             return ()
         notes.append(f"bm25 also searched the translation: {translation.text}")
-        return tuple(replace(c, stage_scores=MappingProxyType({})).with_score("bm25_translated", c.score)
+        return tuple(replace(c, stage_scores=MappingProxyType({})).with_score(TRANSLATED_STAGE, c.score)
                      for c in kept)

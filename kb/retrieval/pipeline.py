@@ -13,7 +13,7 @@ from docmind.rerank import Reranker
 from kb.retrieval.compress import ContextCompressor
 from kb.retrieval.finisher import EvidenceFinisher
 from kb.retrieval.grader import RetrievalGrader
-from kb.retrieval.hybrid import HybridSearch
+from kb.retrieval.hybrid import HybridResult, HybridSearch
 from kb.retrieval.hyde import HydeExpander
 from kb.retrieval.mmr import MmrSelector
 from kb.retrieval.params import RetrievalParams
@@ -71,16 +71,30 @@ class OneShotRetriever:
             document_ids: Sequence[int] | None = None) -> Evidence:
         # one span for both stages: background threads resuming between them would hold up the second
         with foreground():
-            return self._run(query=query, top_k=top_k, domains=domains, document_ids=document_ids)
+            begin = time.perf_counter()
+            k = self._k(top_k)
+            found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
+                                     document_ids=document_ids)
+            return self._finish(query, found, k, begin)
 
-    def _run(self, *, query: str, top_k: int | None, domains: Sequence[str] | None,
-             document_ids: Sequence[int] | None) -> Evidence:
+    def run_across(self, *, query: str, top_k: int | None = None, domains: Sequence[str] | None = None,
+                   document_ids: Sequence[int] | None = None) -> Evidence | None:
+        """The search again with the other language than the question's searched however much of the question its
+        own language says (`HybridSearch.run`, `across`); None when that adds no passage in the other language:
+        its evidence would be `run`'s, and ranking it again would cost the reranker's time for nothing."""
+        with foreground():
+            begin = time.perf_counter()
+            k = self._k(top_k)
+            found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
+                                     document_ids=document_ids, across=True)
+            return self._finish(query, found, k, begin) if found.searched_other_language else None
+
+    def _k(self, top_k: int | None) -> int:
         if top_k is not None and top_k <= 0:
             raise ValueError("top_k must be positive")
-        begin = time.perf_counter()
-        k = top_k or self._params.top_k
-        found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
-                                 document_ids=document_ids)
+        return top_k or self._params.top_k
+
+    def _finish(self, query: str, found: HybridResult, k: int, begin: float) -> Evidence:
         timings = dict(found.timings_ms)
         trace = [*found.notes, f"candidates: vector {found.vector_count}, bm25 {found.lexical_count}, "
                                f"fused {len(found.chunks)}"]

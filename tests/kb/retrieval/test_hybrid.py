@@ -187,6 +187,38 @@ def test_a_question_its_own_language_answers_word_for_word_gets_no_centred_searc
     assert all("vector_translated" not in c.stage_scores for c in result.chunks)
 
 
+def test_asked_across_a_question_its_language_names_word_for_word_still_searches_the_other_language():
+    # 年假 is all there is to the question's words, and a Chinese passage holds it: only `across` opens the search.
+    s = _crowded_base()
+    s.add("zh-topic", "年假须提前申请", unit(1, 0, 0))
+    s.add("en-leave", "Annual leave is 10 days.", unit(0, 0.2, 0.98))
+    means = _Means(unit(0, 0, 1))
+    search = HybridSearch(searcher=s, embed_query=FakeEmbedder({"年假": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=_translator(means=means))
+    gated = search.run(query="年假")
+    assert not {"en", "en-leave"} & {c.chunk_id for c in gated.chunks}
+    opened = search.run(query="年假", across=True)
+    found = {c.chunk_id: set(c.stage_scores) for c in opened.chunks}
+    assert "vector_translated" in found["en"]
+    assert "bm25_translated" in found["en-leave"]
+    assert all(stages <= {"vector", "bm25", "rrf"} for cid, stages in found.items() if cid.startswith("zh"))
+
+
+def test_asked_again_across_the_same_question_searches_only_the_other_language(monkeypatch):
+    s = _crowded_base()
+    s.add("zh-topic", "年假须提前申请", unit(1, 0, 0))
+    searched: list[str] = []
+    own = s.lexical_search
+    monkeypatch.setattr(s, "lexical_search", lambda query, **kw: searched.append(query) or own(query, **kw))
+    search = HybridSearch(searcher=s, embed_query=FakeEmbedder({"年假": unit(1, 0, 0)}).embed_query,
+                          candidate_k=2, translator=_translator(means=_Means(unit(0, 0, 1))))
+    search.run(query="年假")
+    search.run(query="年假", across=True)
+    assert searched.count("年假") == 1
+    search.run(query="年假", candidate_k=3)
+    assert searched.count("年假") == 2
+
+
 def test_a_base_in_the_questions_language_gets_nothing_from_the_centred_vector():
     s = FakeSearcher()
     s.add("a", "工位与门禁", unit(1, 0, 0))

@@ -136,3 +136,21 @@ def test_searching_and_finishing_run_in_the_foreground(searcher):
     searcher.parents_of = lambda *a, **k: seen.append(("parents", foreground.busy())) or parents(*a, **k)
     _retriever(searcher).run(query=QUERY)
     assert ("search", True) in seen and ("parents", True) in seen and not foreground.busy()
+
+
+def _translator():
+    from docmind.bilingual import BilingualLexicon
+    from kb.retrieval.translate import QueryTranslator
+
+    return QueryTranslator(lexicon=BilingualLexicon([("海拔", ("altitude",)), ("珠穆朗玛峰", ("everest",))]))
+
+
+def test_asked_across_a_base_in_the_questions_language_gives_nothing_to_rank_again(searcher):
+    assert _retriever(searcher, translator=_translator()).run_across(query=QUERY) is None
+
+
+def test_asked_across_the_other_languages_passage_its_words_name_joins_the_evidence(searcher):
+    searcher.add("en", "Everest: altitude 8,849 m.", unit(0, 0, 1), document_id=4)
+    evidence = _retriever(searcher, translator=_translator()).run_across(query=QUERY)
+    assert evidence is not None
+    assert "en" in {c.chunk_id for c in evidence.chunks}
