@@ -10,6 +10,8 @@ from pathlib import PurePosixPath
 from tempfile import SpooledTemporaryFile
 from typing import IO
 
+from django.utils.translation import gettext
+
 # Archives inside the archive are not unpacked again: each level would multiply what the bounds allow.
 NESTED_ARCHIVE_TYPES = frozenset({"zip", "7z", "rar", "tar", "gz", "tgz", "bz2", "xz", "zst", "jar"})
 _UTF8_FLAG = 0x800
@@ -27,8 +29,15 @@ def unsupported_type(suffix: str, supported: Iterable[str]) -> str:
     """Why a file of this type (its name's extension, without the dot; "" when it has none) is not accepted."""
     listed = ", ".join("." + t for t in supported)
     if not suffix:
-        return f"the file name has no extension, so its type is unknown; supported: {listed}"
-    return f"unsupported file type .{suffix}; supported: {listed}"
+        return gettext("the file name has no extension, so its type is unknown; supported: %(listed)s") \
+            % {"listed": listed}
+    return gettext("unsupported file type .%(suffix)s; supported: %(listed)s") % {"suffix": suffix, "listed": listed}
+
+
+def too_large(size: int, limit: int) -> str:
+    """Why a file of `size` bytes is not accepted under a limit of `limit` bytes."""
+    return gettext("the file is %(size).1f MB; the limit is %(limit).0f MB") % {"size": size / 2**20,
+                                                                              "limit": limit / 2**20}
 
 
 @dataclass(frozen=True)
@@ -119,7 +128,7 @@ class ZipArchiveReader:
         try:
             zip_file = zipfile.ZipFile(archive)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
-            raise ArchiveError("the file is not a readable zip archive") from exc
+            raise ArchiveError(gettext("the file is not a readable zip archive")) from exc
         with zip_file:
             infos = zip_file.infolist()
             self._check_bounds(infos)
@@ -144,35 +153,35 @@ class ZipArchiveReader:
     def _check_bounds(self, infos: list[zipfile.ZipInfo]) -> None:
         limits = self.limits
         if len(infos) > limits.max_entries:
-            raise ArchiveError(f"the archive holds {len(infos)} entries; the limit is {limits.max_entries}")
+            raise ArchiveError(gettext("the archive holds %(count)d entries; the limit is %(limit)d")
+                               % {"count": len(infos), "limit": limits.max_entries})
         # zipfile stops every entry at its declared size (and then checks the CRC), so the declared
         # sizes bound what reading can produce, whatever the compression ratio.
         unpacked = sum(info.file_size for info in infos)
         if unpacked > limits.max_unpacked_bytes:
-            raise ArchiveError(f"the archive unpacks to {unpacked / 2**20:.1f} MB; the limit is "
-                               f"{limits.max_unpacked_bytes / 2**20:.0f} MB")
+            raise ArchiveError(gettext("the archive unpacks to %(size).1f MB; the limit is %(limit).0f MB")
+                               % {"size": unpacked / 2**20, "limit": limits.max_unpacked_bytes / 2**20})
 
     def _refusal(self, info: zipfile.ZipInfo, path: str) -> EntryRefusal | None:
         parts = PurePosixPath(path).parts
         name = parts[-1] if parts else ""
         suffix = PurePosixPath(name).suffix.lower().lstrip(".")
         if path.startswith("/") or _DRIVE.match(path) or ".." in parts or "\x00" in path:
-            return EntryRefusal(path, "unsafe_path", "the name points outside the archive")
+            return EntryRefusal(path, "unsafe_path", gettext("the name points outside the archive"))
         if _is_symlink(info):
-            return EntryRefusal(path, "symlink", "a symbolic link, not a file")
+            return EntryRefusal(path, "symlink", gettext("a symbolic link, not a file"))
         if "__MACOSX" in parts or name.startswith("._") or name in {".DS_Store", "Thumbs.db", "desktop.ini"}:
-            return EntryRefusal(path, "system_file", "operating-system metadata, not a document")
+            return EntryRefusal(path, "system_file", gettext("operating-system metadata, not a document"))
         if info.flag_bits & _ENCRYPTED_FLAG:
-            return EntryRefusal(path, "encrypted", "the entry is encrypted")
+            return EntryRefusal(path, "encrypted", gettext("the entry is encrypted"))
         if suffix in NESTED_ARCHIVE_TYPES:
-            return EntryRefusal(path, "nested_archive", "an archive inside the archive; upload it on its own")
+            return EntryRefusal(path, "nested_archive", gettext("an archive inside the archive; upload it on its own"))
         if suffix not in self.supported_types:
             return EntryRefusal(path, "unsupported", unsupported_type(suffix, sorted(self.supported_types)))
         if info.file_size == 0:
-            return EntryRefusal(path, "empty", "the file is empty")
+            return EntryRefusal(path, "empty", gettext("the file is empty"))
         if info.file_size > self.limits.max_entry_bytes:
-            return EntryRefusal(path, "too_large", f"the file is {info.file_size / 2**20:.1f} MB; the limit is "
-                                f"{self.limits.max_entry_bytes / 2**20:.0f} MB")
+            return EntryRefusal(path, "too_large", too_large(info.file_size, self.limits.max_entry_bytes))
         return None
 
     def _read(self, zip_file: zipfile.ZipFile, info: zipfile.ZipInfo, path: str) -> ArchiveMember | EntryRefusal:
@@ -187,9 +196,11 @@ class ZipArchiveReader:
                     spool.write(block)
         except NotImplementedError:  # a compression method this Python lacks: the others are still fine
             spool.close()
-            return EntryRefusal(path, "unsupported_compression", "compressed with a method that cannot be read")
+            return EntryRefusal(path, "unsupported_compression",
+                                gettext("compressed with a method that cannot be read"))
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError) as exc:
             spool.close()
-            raise ArchiveError(f"the archive is damaged at “{path}”; nothing was stored") from exc
+            raise ArchiveError(gettext("the archive is damaged at “%(path)s”; nothing was stored") % {"path": path}) \
+                from exc
         spool.seek(0)
         return ArchiveMember(path=path, file=spool, size=size)

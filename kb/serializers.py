@@ -78,7 +78,8 @@ class ArchiveRefusedSerializer(serializers.Serializer):
     code = serializers.ChoiceField(choices=["unsupported", "empty", "too_large", "duplicate", "unsafe_path",
                                             "symlink", "encrypted", "nested_archive", "system_file",
                                             "unsupported_compression", "invalid"])
-    reason = serializers.CharField()
+    reason = serializers.CharField(help_text="why, in the request's language (Accept-Language; Chinese by "
+                                             "default); `code` names the kind for a program")
     document = serializers.IntegerField(source="document_id", allow_null=True,
                                         help_text="a duplicate: the document already holding this content")
 

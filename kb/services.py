@@ -15,11 +15,12 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from docmind.foreground import give_way
 from docmind.redact import without_paths
 from kb.access import kb_default, readable_kb_ids
-from kb.archives import unsupported_type
+from kb.archives import too_large, unsupported_type
 from kb.domains import on_document_deleted
 from kb.domains.records import knowledge_domain_count_new, knowledge_domain_refresh
 from kb.ingestion.parsers import SUPPORTED_TYPES
@@ -103,10 +104,9 @@ def document_create(*, uploaded_file: File, title: str | None = None, domain: st
     domain = validate_domain(domain)
     size = uploaded_file.size or 0
     if size == 0:
-        raise IngestError("the file is empty", code="empty")
+        raise IngestError(gettext("the file is empty"), code="empty")
     if size > settings.MAX_UPLOAD_BYTES:
-        raise IngestError(f"the file is {size / 2**20:.1f} MB; the limit is {settings.MAX_UPLOAD_BYTES / 2**20:.0f} MB",
-                          code="too_large")
+        raise IngestError(too_large(size, settings.MAX_UPLOAD_BYTES), code="too_large")
     title = (title or "").strip()[:255] or Path(name).stem[:255] or "untitled"
     checksum = _checksum(uploaded_file)
 
@@ -145,8 +145,8 @@ def _refuse_if_stored_where_readable(*, checksum: str, kb: KnowledgeBase, user) 
         others = others.filter(kb_id__in=readable_kb_ids(user))
     other = others.select_related("kb").order_by("id").first()
     if other is not None:
-        raise IngestError(f"this file is already stored in the knowledge base “{other.kb.name}” "
-                          f"as “{other.title}”", code="duplicate")
+        raise IngestError(gettext("this file is already stored in the knowledge base “%(kb)s” as “%(title)s”")
+                          % {"kb": other.kb.name, "title": other.title}, code="duplicate")
 
 
 def _existing(document: Document, uploaded_file: File, name: str) -> Document:

@@ -75,6 +75,17 @@ def each_test_starts_in_the_default_language():
     translation.deactivate()
 
 
+@pytest.fixture
+def english(settings):
+    """Messages in English: asked of a service directly, and of a request that names no language (the project's
+    default is Chinese)."""
+    from django.utils import translation
+
+    settings.LANGUAGE_CODE = "en"
+    with translation.override("en"):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def content_types_exist(request):
     """A transactional test starts with the content types present and the in-process cache of them fresh.

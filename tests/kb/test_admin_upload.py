@@ -114,3 +114,14 @@ def test_an_upload_token_of_another_session_shows_nothing_of_it(client, admin_us
     assert list(page.context["cl"].result_list) == []
     assert page.context["upload_summary"] is None
     assert "upload" not in client.get("/admin/kb/document/progress/", {"ids": "", "upload": token}).json()
+
+
+def test_under_the_chinese_admin_a_refusal_says_why_in_chinese(client, admin_user, kb_index):
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "zh-hans"
+    client.force_login(admin_user)
+    files = [SimpleUploadedFile("notes.rtf", b"{\\rtf1}"), SimpleUploadedFile("blank.txt", b""),
+             SimpleUploadedFile("broken.zip", b"PK\x03\x04 not a zip")]
+    messages = _messages(client.post(UPLOAD_URL, {"files": files, "domain": "team"}, follow=True))
+    assert "“notes.rtf”未被接收：不支持 .rtf 类型的文件；支持的类型：.txt" in " ".join(messages)
+    assert "“blank.txt”未被接收：文件为空" in messages
+    assert "“broken.zip”未被接收：该文件不是可读取的 zip 压缩包" in messages

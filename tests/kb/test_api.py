@@ -6,7 +6,8 @@ from docmind.pagination import Pagination
 from kb.ingestion.worker import process_pending_documents
 from kb.models import Document
 
-pytestmark = pytest.mark.django_db
+# Their refusals are asserted in English.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 URL = "/api/kb/documents/"
 TEXT = "报销流程：员工提交发票，经理审批，财务付款。".encode()

@@ -6,7 +6,8 @@ from kb import services
 from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip, with_raw_name
 
-pytestmark = pytest.mark.django_db
+# Their refusals are asserted in English.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 URL = "/api/kb/documents/archive/"
 
@@ -99,3 +100,13 @@ def test_uploading_an_archive_needs_edit_access_to_the_base(member_client, edito
     hidden = services.kb_create(name="hidden")
     assert post_zip(editor_client, archive, kb=hidden.pk).status_code == 404
     assert not Document.objects.exists()
+
+
+def test_a_client_asking_for_chinese_reads_each_refusal_in_chinese_under_the_same_code(editor_client, kb_index):
+    archive = make_zip({"tool.exe": b"MZ", "blank.txt": b"", "inner.zip": make_zip({"a.txt": b"a"})})
+    response = editor_client.post(URL, {"file": SimpleUploadedFile("docs.zip", archive)}, format="multipart",
+                                  HTTP_ACCEPT_LANGUAGE="zh-hans")
+    refused = {item["path"]: (item["code"], item["reason"]) for item in response.json()["refused"]}
+    assert refused["tool.exe"][0] == "unsupported" and refused["tool.exe"][1].startswith("不支持 .exe 类型的文件")
+    assert refused["blank.txt"] == ("empty", "文件为空")
+    assert refused["inner.zip"] == ("nested_archive", "压缩包内嵌套的压缩包，请单独上传")

@@ -7,6 +7,9 @@ import pytest
 from kb.archives import ArchiveError, ArchiveLimits, ZipArchiveReader
 from tests.kb.zips import make_zip, with_encrypted_flag, with_raw_name
 
+# Their refusals are asserted in English.
+pytestmark = pytest.mark.usefixtures("english")
+
 LIMITS = ArchiveLimits(max_entries=20, max_unpacked_bytes=100_000, max_entry_bytes=10_000)
 
 

@@ -8,7 +8,8 @@ from kb.models import Chunk, Document, DocumentStatus, KnowledgeDomain
 from kb.selectors import kb_version
 from kb.services import IngestError, document_create, document_delete, document_ingest_text
 
-pytestmark = pytest.mark.django_db
+# Their refusals are asserted in English.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 TEXT = "公司的年假制度规定员工每年享有十五天带薪年假。年假需要提前一周申请。"
 
