@@ -6,6 +6,7 @@ from pathlib import PurePosixPath
 
 from django.conf import settings
 from django.core.files import File
+from django.utils.translation import gettext
 
 from kb import services
 from kb.archives import ArchiveError, ArchiveLimits, EntryRefusal, ZipArchiveReader
@@ -85,6 +86,7 @@ def _create_one(outcome: BatchOutcome, *, path: str, upload: File, domain: str, 
     if created or document.requeued:
         outcome.accepted.append((path, document))
     else:
-        outcome.refused.append(EntryRefusal(path, "duplicate", f"the same content is already in this knowledge base "
-                                            f"as “{document.title}”", document_id=document.pk))
+        reason = gettext("the same content is already in this knowledge base as “%(title)s”") \
+            % {"title": document.title}
+        outcome.refused.append(EntryRefusal(path, "duplicate", reason, document_id=document.pk))
 

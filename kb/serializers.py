@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from docmind.fields import IdField, NameField
@@ -9,6 +10,9 @@ from docmind.redact import without_paths
 from kb.models import Document
 from kb.selectors import child_chunk_count
 from kb.services import DOMAIN_PATTERN
+
+# In the request's language, like the refusals of the file itself.
+FILE_ERRORS = {"required": gettext_lazy("a file is required"), "invalid": gettext_lazy("file must be an uploaded file")}
 
 
 class DocumentSerializer(serializers.ModelSerializer):
@@ -35,8 +39,7 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class DocumentUploadSerializer(serializers.Serializer):
-    file = serializers.FileField(allow_empty_file=True, error_messages={"required": "a file is required",
-                                                                        "invalid": "file must be an uploaded file"})
+    file = serializers.FileField(allow_empty_file=True, error_messages=FILE_ERRORS)
     domain = NameField(required=False, allow_blank=True, max_length=64, pattern=DOMAIN_PATTERN)
     kb = serializers.IntegerField(required=False, min_value=1,
                                   help_text="knowledge-base id; the default one when absent")
@@ -60,8 +63,7 @@ class DocumentMoveSerializer(serializers.Serializer):
 
 class ArchiveUploadSerializer(serializers.Serializer):
     file = serializers.FileField(allow_empty_file=True, help_text="a zip archive of documents",
-                                 error_messages={"required": "a file is required",
-                                                 "invalid": "file must be an uploaded file"})
+                                 error_messages=FILE_ERRORS)
     domain = NameField(required=False, allow_blank=True, max_length=64, pattern=DOMAIN_PATTERN,
                        help_text="knowledge domain of every document in the archive")
     kb = serializers.IntegerField(required=False, min_value=1,

@@ -103,10 +103,19 @@ def test_uploading_an_archive_needs_edit_access_to_the_base(member_client, edito
 
 
 def test_a_client_asking_for_chinese_reads_each_refusal_in_chinese_under_the_same_code(editor_client, kb_index):
-    archive = make_zip({"tool.exe": b"MZ", "blank.txt": b"", "inner.zip": make_zip({"a.txt": b"a"})})
+    archive = make_zip({"tool.exe": b"MZ", "blank.txt": b"", "inner.zip": make_zip({"a.txt": b"a"}),
+                        "a.txt": "报销：经理审批。".encode(), "copy.txt": "报销：经理审批。".encode()})
     response = editor_client.post(URL, {"file": SimpleUploadedFile("docs.zip", archive)}, format="multipart",
                                   HTTP_ACCEPT_LANGUAGE="zh-hans")
     refused = {item["path"]: (item["code"], item["reason"]) for item in response.json()["refused"]}
+    assert refused["copy.txt"] == ("duplicate", "相同内容已以“a”存入本知识库")
     assert refused["tool.exe"][0] == "unsupported" and refused["tool.exe"][1].startswith("不支持 .exe 类型的文件")
     assert refused["blank.txt"] == ("empty", "文件为空")
     assert refused["inner.zip"] == ("nested_archive", "压缩包内嵌套的压缩包，请单独上传")
+
+
+def test_a_request_without_a_file_is_told_so_in_its_language(editor_client):
+    chinese = editor_client.post(URL, {}, format="multipart", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    english = editor_client.post(URL, {}, format="multipart", HTTP_ACCEPT_LANGUAGE="en")
+    assert chinese.status_code == english.status_code == 400
+    assert "请提供文件" in str(chinese.json()) and "a file is required" in str(english.json())
