@@ -19,7 +19,9 @@
       list.textContent = "";
       selected.forEach(function (entry) {
         var item = document.createElement("li");
-        item.textContent = entry.path + " (" + Math.max(1, Math.round(entry.file.size / 1024)) + " KB)";
+        // A small file reads as 1 KB rather than 0; only an empty one, which will be refused, reads 0 KB.
+        var size = entry.file.size ? Math.max(1, Math.round(entry.file.size / 1024)) : 0;
+        item.textContent = entry.path + " (" + size + " KB)";
         list.appendChild(item);
       });
     }
