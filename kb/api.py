@@ -65,6 +65,9 @@ class DocumentListView(GenericAPIView):
     @extend_schema(request={"multipart/form-data": DocumentUploadSerializer},
                    responses={202: OpenApiResponse(DocumentSerializer, "queued for ingestion"),
                               200: OpenApiResponse(DocumentSerializer, "the same file was already uploaded here"),
+                              400: error_response("an invalid request (`fields` names each problem), or the file is "
+                                                  "refused: `code` is unsupported, empty, too_large or duplicate "
+                                                  "(stored in another knowledge base the caller reads)"),
                               404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
         form = DocumentUploadSerializer(data=request.data)
@@ -79,7 +82,7 @@ class DocumentListView(GenericAPIView):
                 uploaded_file=form.validated_data["file"], title=form.validated_data.get("title") or None,
                 domain=form.validated_data.get("domain") or None, user=request.user, kb=kb)
         except services.IngestError as exc:
-            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({"error": str(exc), "code": exc.code}, status=status.HTTP_400_BAD_REQUEST)
         if created:
             document.chunk_count = 0  # queued just now: the worker has stored none of its chunks yet
         else:
@@ -98,8 +101,9 @@ class DocumentArchiveView(GenericAPIView):
     @extend_schema(operation_id="kb_documents_archive_create", request={"multipart/form-data": ArchiveUploadSerializer},
                    responses={202: OpenApiResponse(ArchiveResultSerializer, "the archive was read: the files queued "
                                                    "for ingestion, and each entry refused with its reason"),
-                              400: error_response("not a readable zip, damaged, or past a bound (size, unpacked size, "
-                                                  "entry count); nothing was stored"),
+                              400: error_response("an invalid request (`fields`), or the archive is refused and "
+                                                  "nothing was stored: `code` is unreadable (not a zip), damaged, "
+                                                  "too_many_entries or too_large (unpacked)"),
                               403: error_response("the caller may read but not edit the knowledge base"),
                               404: error_response("a `kb` the caller cannot read")})
     def post(self, request: Request) -> Response:
@@ -108,13 +112,13 @@ class DocumentArchiveView(GenericAPIView):
         kb_id = form.validated_data.get("kb")
         kb = visible_kb(request.user, kb_id) if kb_id is not None else kb_default()
         if kb.pk not in editable_kb_ids(request.user):
-            raise PermissionDenied("uploading into this knowledge base needs edit access")
+            raise PermissionDenied(_("Uploading into this knowledge base needs edit access."))
         try:
             outcome = archive_upload.documents_create_from_archive(
                 archive=form.validated_data["file"], domain=form.validated_data.get("domain") or None,
                 user=request.user, kb=kb)
         except (archive_upload.ArchiveError, services.IngestError) as exc:
-            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({"error": str(exc), "code": exc.code}, status=status.HTTP_400_BAD_REQUEST)
         documents = selectors.document_list(kb_ids=[kb.pk]).in_bulk([d.pk for _, d in outcome.accepted])
         body = {"accepted": [{"path": path, "document": documents[d.pk]} for path, d in outcome.accepted],
                 "refused": outcome.refused}
@@ -152,7 +156,7 @@ class DocumentDetailView(GenericAPIView):
             if target_kb is not None:
                 maintenance.document_move_to_kb(document=document, kb=target_kb)
         except services.IngestError as exc:
-            return Response({"error": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+            return Response({"error": str(exc), "code": exc.code}, status=status.HTTP_400_BAD_REQUEST)
         return Response(DocumentSerializer(self.get_queryset().get(pk=document.pk)).data)
 
     def delete(self, request: Request, pk: int) -> Response:

@@ -51,8 +51,9 @@ def documents_create_from_archive(*, archive: File, domain: str | None, user, kb
     domain = services.validate_domain(domain)
     size = archive.size or 0
     if size > settings.MAX_UPLOAD_BYTES:
-        raise services.IngestError(f"the archive is {size / 2**20:.1f} MB; the limit is "
-                                   f"{settings.MAX_UPLOAD_BYTES / 2**20:.0f} MB")
+        raise services.IngestError(gettext("the archive is %(size).1f MB; the limit is %(limit).0f MB")
+                                   % {"size": size / 2**20, "limit": settings.MAX_UPLOAD_BYTES / 2**20},
+                                   code="too_large")
     archive.seek(0)
     contents = ZipArchiveReader(limits=archive_limits(), supported_types=SUPPORTED_TYPES).run(archive=archive)
     try:

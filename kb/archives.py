@@ -22,7 +22,12 @@ _SPOOL_BYTES = 1024 * 1024
 
 
 class ArchiveError(ValueError):
-    """The archive as a whole is refused (not a zip, damaged, too many entries, too large unpacked)."""
+    """The archive as a whole is refused; `code` names why for a program: unreadable (not a zip), damaged,
+    too_many_entries, too_large (unpacked)."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def unsupported_type(suffix: str, supported: Iterable[str]) -> str:
@@ -128,7 +133,7 @@ class ZipArchiveReader:
         try:
             zip_file = zipfile.ZipFile(archive)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError) as exc:
-            raise ArchiveError(gettext("the file is not a readable zip archive")) from exc
+            raise ArchiveError(gettext("the file is not a readable zip archive"), code="unreadable") from exc
         with zip_file:
             infos = zip_file.infolist()
             self._check_bounds(infos)
@@ -154,13 +159,14 @@ class ZipArchiveReader:
         limits = self.limits
         if len(infos) > limits.max_entries:
             raise ArchiveError(gettext("the archive holds %(count)d entries; the limit is %(limit)d")
-                               % {"count": len(infos), "limit": limits.max_entries})
+                               % {"count": len(infos), "limit": limits.max_entries}, code="too_many_entries")
         # zipfile stops every entry at its declared size (and then checks the CRC), so the declared
         # sizes bound what reading can produce, whatever the compression ratio.
         unpacked = sum(info.file_size for info in infos)
         if unpacked > limits.max_unpacked_bytes:
             raise ArchiveError(gettext("the archive unpacks to %(size).1f MB; the limit is %(limit).0f MB")
-                               % {"size": unpacked / 2**20, "limit": limits.max_unpacked_bytes / 2**20})
+                               % {"size": unpacked / 2**20, "limit": limits.max_unpacked_bytes / 2**20},
+                               code="too_large")
 
     def _refusal(self, info: zipfile.ZipInfo, path: str) -> EntryRefusal | None:
         parts = PurePosixPath(path).parts
@@ -200,7 +206,7 @@ class ZipArchiveReader:
                                 gettext("compressed with a method that cannot be read"))
         except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError) as exc:
             spool.close()
-            raise ArchiveError(gettext("the archive is damaged at “%(path)s”; nothing was stored") % {"path": path}) \
-                from exc
+            raise ArchiveError(gettext("the archive is damaged at “%(path)s”; nothing was stored") % {"path": path},
+                               code="damaged") from exc
         spool.seek(0)
         return ArchiveMember(path=path, file=spool, size=size)

@@ -56,14 +56,14 @@ def test_members_read_but_cannot_upload(member_client, editor_client, kb_index):
     assert listing.json()["count"] == 1
 
 
-@pytest.mark.parametrize(("name", "data", "message"), [
-    ("empty.txt", b"", "empty"),
-    ("tool.exe", b"MZ\x90\x00", "unsupported"),
+@pytest.mark.parametrize(("name", "data", "message", "code"), [
+    ("empty.txt", b"", "empty", "empty"),
+    ("tool.exe", b"MZ\x90\x00", "unsupported", "unsupported"),
 ])
-def test_bad_files_get_400_with_a_message(editor_client, kb_index, name, data, message):
+def test_bad_files_get_400_with_a_message_and_a_code(editor_client, kb_index, name, data, message, code):
     response = upload(editor_client, name=name, data=data)
     assert response.status_code == 400
-    assert message in response.json()["error"]
+    assert message in response.json()["error"] and response.json()["code"] == code
     assert not Document.objects.exists()
 
 

@@ -67,20 +67,21 @@ def test_gbk_names_from_chinese_windows_become_readable_titles(editor_client, kb
     assert [item["document"]["title"] for item in body["accepted"]] == ["报销制度"]
 
 
-@pytest.mark.parametrize(("limits", "archive", "message"), [
-    ({"MAX_ARCHIVE_ENTRIES": 2}, make_zip({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"}), "3 entries"),
+@pytest.mark.parametrize(("limits", "archive", "message", "code"), [
+    ({"MAX_ARCHIVE_ENTRIES": 2}, make_zip({"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"}), "3 entries",
+     "too_many_entries"),
     ({"MAX_ARCHIVE_UNPACKED_BYTES": 50_000}, make_zip({"a.txt": b"0" * 30_000, "b.txt": b"1" * 30_000}),
-     "unpacks to"),
-    ({"MAX_UPLOAD_BYTES": 100}, make_zip({"a.txt": b"some text " * 40}, ), "the archive is"),
-    ({}, b"PK\x03\x04 this is not really a zip", "not a readable zip"),
+     "unpacks to", "too_large"),
+    ({"MAX_UPLOAD_BYTES": 100}, make_zip({"a.txt": b"some text " * 40}, ), "the archive is", "too_large"),
+    ({}, b"PK\x03\x04 this is not really a zip", "not a readable zip", "unreadable"),
 ])
 def test_an_archive_past_a_bound_or_corrupt_is_a_400_and_stores_nothing(editor_client, kb_index, settings,
-                                                                          tmp_path, limits, archive, message):
+                                                                          tmp_path, limits, archive, message, code):
     for name, value in limits.items():
         setattr(settings, name, value)
     response = post_zip(editor_client, archive)
     assert response.status_code == 400
-    assert message in response.json()["error"]
+    assert message in response.json()["error"] and response.json()["code"] == code
     assert not Document.objects.exists()
     assert not any(path.is_file() for path in (tmp_path / "media").rglob("*"))
 
@@ -91,6 +92,7 @@ def test_a_damaged_entry_after_good_ones_stores_nothing(editor_client, kb_index)
     archive[second + 30 + len("b.txt") + 5] ^= 0xFF
     response = post_zip(editor_client, bytes(archive))
     assert response.status_code == 400 and "damaged" in response.json()["error"]
+    assert response.json()["code"] == "damaged"
     assert not Document.objects.exists()
 
 
