@@ -127,7 +127,8 @@ class ZipArchiveReader:
         if not supported_types:
             raise ValueError("supported_types must not be empty")
         self.limits = limits
-        self.supported_types = frozenset(supported_types)
+        # Listed in the caller's order in a refusal, as a single file's refusal lists them.
+        self.supported_types = tuple(dict.fromkeys(supported_types))
 
     def run(self, *, archive: IO[bytes]) -> ArchiveContents:
         try:
@@ -183,7 +184,7 @@ class ZipArchiveReader:
         if suffix in NESTED_ARCHIVE_TYPES:
             return EntryRefusal(path, "nested_archive", gettext("an archive inside the archive; upload it on its own"))
         if suffix not in self.supported_types:
-            return EntryRefusal(path, "unsupported", unsupported_type(suffix, sorted(self.supported_types)))
+            return EntryRefusal(path, "unsupported", unsupported_type(suffix, self.supported_types))
         if info.file_size == 0:
             return EntryRefusal(path, "empty", gettext("the file is empty"))
         if info.file_size > self.limits.max_entry_bytes:

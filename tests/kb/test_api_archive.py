@@ -3,6 +3,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from kb import services
+from kb.archives import unsupported_type
+from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip, with_raw_name
 
@@ -34,6 +36,8 @@ def test_a_mixed_archive_queues_its_documents_and_lists_each_refusal(editor_clie
         "inner.zip": "nested_archive"}
     assert refused["copy.txt"]["document"] == accepted["faq.txt"]["id"]
     assert "unsupported file type .exe" in refused["tool.exe"]["reason"]
+    # The types are listed as a single file's refusal lists them.
+    assert refused["tool.exe"]["reason"] == unsupported_type("exe", SUPPORTED_TYPES)
     assert Document.objects.count() == 2
 
 
