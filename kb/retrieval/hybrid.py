@@ -85,8 +85,9 @@ class HybridSearch:
     def _run(self, *, query: str, candidate_k: int | None, domains: Sequence[str] | None,
              document_ids: Sequence[int] | None, across: bool) -> HybridResult:
         key = (query, candidate_k or self._candidate_k, tuple(domains or ()), tuple(document_ids or ()))
-        if self._last is not None and self._last[0] == key:
-            gathered = self._last[1]
+        last = self._last  # read once: a search on another thread may replace it meanwhile
+        if last is not None and last[0] == key:
+            gathered = last[1]
         else:
             gatherer = HybridGatherer(searcher=self._searcher, embed_query=self._embed_query,
                                       candidate_k=candidate_k or self._candidate_k, executor=self._executor,
