@@ -72,9 +72,7 @@ class OneShotRetriever:
         # one span for both stages: background threads resuming between them would hold up the second
         with foreground():
             begin = time.perf_counter()
-            k = self._k(top_k)
-            found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
-                                     document_ids=document_ids)
+            found, k = self._search(query, top_k, domains, document_ids, across=False)
             return self._finish(query, found, k, begin)
 
     def run_across(self, *, query: str, top_k: int | None = None, domains: Sequence[str] | None = None,
@@ -84,15 +82,18 @@ class OneShotRetriever:
         its evidence would be `run`'s, and ranking it again would cost the reranker's time for nothing."""
         with foreground():
             begin = time.perf_counter()
-            k = self._k(top_k)
-            found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
-                                     document_ids=document_ids, across=True)
+            found, k = self._search(query, top_k, domains, document_ids, across=True)
             return self._finish(query, found, k, begin) if found.searched_other_language else None
 
-    def _k(self, top_k: int | None) -> int:
+    def _search(self, query: str, top_k: int | None, domains: Sequence[str] | None,
+                document_ids: Sequence[int] | None, *, across: bool) -> tuple[HybridResult, int]:
+        """The fused candidates, and how many chunks the evidence keeps (`top_k`, else the configured one)."""
         if top_k is not None and top_k <= 0:
             raise ValueError("top_k must be positive")
-        return top_k or self._params.top_k
+        k = top_k or self._params.top_k
+        found = self._hybrid.run(query=query, candidate_k=max(self._params.candidate_k, k), domains=domains,
+                                 document_ids=document_ids, across=across)
+        return found, k
 
     def _finish(self, query: str, found: HybridResult, k: int, begin: float) -> Evidence:
         timings = dict(found.timings_ms)
