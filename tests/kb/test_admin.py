@@ -4,15 +4,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from kb.models import Document, DocumentStatus
 
-pytestmark = pytest.mark.django_db
+# The messages are asserted in English: the default language is Chinese (zh-hans has its own test).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 ADD_URL = "/admin/kb/document/add/"
-
-
-@pytest.fixture(autouse=True)
-def english(client):
-    """The messages are asserted in English: the default language is Chinese (zh-hans has its own test)."""
-    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
 
 
 def _upload(client, name: str, content: bytes, **fields):

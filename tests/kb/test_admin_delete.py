@@ -8,17 +8,13 @@ from kb.ingestion.worker import process_pending_documents
 from kb.models import Chunk, ChunkLevel, Document, KnowledgeDomain
 from kb.services import document_ingest_text, kb_create, kb_grant
 
-pytestmark = pytest.mark.django_db
+# The messages are asserted in English: the default language is Chinese (zh-hans has its own test).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 CHANGELIST = "/admin/kb/document/"
 TEXTS = {"年假": "公司的年假制度规定员工每年享有十五天带薪年假。年假需要提前一周申请。",
          "报销": "差旅报销需要在出差结束后十个工作日内提交发票。报销单由部门经理审批。",
          "门禁": "访客进入办公区需要前台登记并领取临时门禁卡。门禁卡当天归还。"}
-
-
-@pytest.fixture(autouse=True)
-def english(client):
-    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
 
 
 def _indexed(*titles: str, kb=None) -> list[Document]:

@@ -8,14 +8,10 @@ from kb.access import kb_default
 from kb.models import Document, DocumentStatus
 from tests.kb.zips import make_zip
 
-pytestmark = pytest.mark.django_db
+# The messages are asserted in English: the default language is Chinese (zh-hans has its own test).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 UPLOAD_URL = "/admin/kb/document/upload/"
-
-
-@pytest.fixture(autouse=True)
-def english(client):
-    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
 
 
 def _messages(response) -> list[str]:
