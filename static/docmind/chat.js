@@ -368,6 +368,7 @@
   function renderSources(turn, sources) {
     turn.sources = sources || [];
     turn.sourcesBox.replaceChildren();
+    if (turn.moreSources) { turn.moreSources.remove(); turn.moreSources = null; }
     turn.sourcesWrap.hidden = !turn.sources.length;
     const related = turn.sources.length > 0 && turn.sources.every((s) => s.related);
     turn.sourcesSummary.textContent = (related ? _("Related, but not an answer") : _("Sources")) + " · " + turn.sources.length;
@@ -440,11 +441,26 @@
       .trim();
   }
 
+  // Once the answer is written, the passages it cites are its sources; the others retrieved with them are
+  // folded away below (still one click from view), so that a card in plain sight is one the answer relies on.
   function markCited(turn, citations) {
     const used = new Set((citations || []).map((c) => String(c.index)));
-    turn.sourcesBox.querySelectorAll(".source-card").forEach((card) => {
-      card.classList.toggle("cited", used.has(card.dataset.index));
-    });
+    const cards = Array.from(turn.sourcesWrap.querySelectorAll(".source-card"));
+    cards.forEach((card) => card.classList.toggle("cited", used.has(card.dataset.index)));
+    if (turn.moreSources) { turn.moreSources.remove(); turn.moreSources = null; }
+    const uncited = cards.filter((card) => !used.has(card.dataset.index));
+    if (!used.size || !uncited.length || uncited.length === cards.length) {
+      cards.forEach((card) => turn.sourcesBox.appendChild(card));
+      return;
+    }
+    const more = el("details", "sources-more");
+    more.appendChild(el("summary", null, _("Also retrieved, not cited") + " · " + uncited.length));
+    const grid = el("div", "source-grid");
+    uncited.forEach((card) => grid.appendChild(card));
+    more.appendChild(grid);
+    turn.sourcesWrap.appendChild(more);
+    turn.moreSources = more;
+    turn.sourcesSummary.textContent = _("Sources") + " · " + (cards.length - uncited.length);
   }
 
   function traceRow(turn, label, value) {

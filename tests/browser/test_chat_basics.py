@@ -1,6 +1,8 @@
 """Chat page basics in headless Chromium: scroll, over-long paste, copy, regenerate, feedback, edit, the reader."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.chromium import require_chromium
@@ -10,6 +12,7 @@ from tests.chat.chat_helpers import BEARS, BEARS_TITLE, HANDBOOK, HANDBOOK_TITLE
 pytestmark = pytest.mark.browser
 
 STAFF = {"username": "boss", "password": "boss-pass-123"}
+CITED = re.compile(r"\bcited\b")
 
 
 @pytest.fixture(scope="module")
@@ -214,3 +217,28 @@ def test_a_view_grant_sees_the_cited_passage_without_a_link_to_the_document(serv
     expect(card.locator("a")).to_have_count(0)
     expect(card.locator(".source-note")).to_have_text("仅限片段")
     assert "openable" not in (card.get_attribute("class") or "")
+
+
+def test_the_sources_in_view_are_the_cited_ones_and_the_others_are_folded_below(server, browser):
+    from playwright.sync_api import expect
+
+    page = _sign_in(browser.new_context(locale="en-US"), server, server.username, server.password)
+    answer = _ask(page)
+    shown = answer.locator(".sources > .source-grid > .source-card")
+    folded = answer.locator(".sources-more")
+    expect(shown).to_have_count(1)
+    expect(shown.first).to_have_class(CITED)
+    expect(shown.first).to_contain_text(HANDBOOK_TITLE)
+    expect(answer.locator(".sources > summary")).to_have_text("Sources · 1")
+    # The passage retrieved but not cited is one click away, not in plain sight.
+    expect(folded.locator("summary")).to_have_text("Also retrieved, not cited · 1")
+    expect(folded.locator(".source-card")).to_contain_text(BEARS_TITLE)
+    expect(folded.locator(".source-card")).not_to_be_visible()
+    folded.locator("summary").click()
+    expect(folded.locator(".source-card")).to_be_visible()
+    expect(folded.locator(".source-card")).not_to_have_class(CITED)
+    # Reloaded from the saved conversation, the sources are drawn the same way.
+    page.reload()
+    again = page.locator(".msg-assistant").last
+    expect(again.locator(".sources > .source-grid > .source-card")).to_have_count(1)
+    expect(again.locator(".sources-more summary")).to_have_text("Also retrieved, not cited · 1")
