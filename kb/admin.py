@@ -24,6 +24,7 @@ from kb.access import editable_kb_ids, kb_default, readable_kb_ids
 from kb.admin_access import KbScopedAdmin, ReadableKbFilter, grant_holder_field
 from kb.admin_upload import MultiUploadForm, remember_upload, remembered_upload, report_upload, upload_files
 from kb.editing import ChunkEditError, chunk_edit
+from kb.ingestion import reasons
 from kb.ingestion.parsers import SUPPORTED_TYPES
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KbGrant, KnowledgeBase, KnowledgeDomain
 
@@ -94,7 +95,8 @@ class ChunkInline(admin.TabularInline):
 
 
 def ingestion_cell(document: Document) -> str:
-    """Progress bar, status and failure reason; admin-progress.js keeps in-flight rows up to date."""
+    """Progress bar, status and failure reason (in the reader's language); admin-progress.js keeps in-flight rows up
+    to date."""
     return format_html(
         '<div class="dm-ingest" data-document-id="{}" data-status="{}" data-progress-url="{}">'
         # A <progress> element, not a div sized by a style attribute: the CSP allows no inline styles.
@@ -103,7 +105,7 @@ def ingestion_cell(document: Document) -> str:
         '<div class="dm-error">{}</div></div>',
         document.pk, document.status, reverse("admin:kb_document_progress"), document.progress,
         document.get_status_display(),
-        document.progress, document.error)
+        document.progress, reasons.in_language(document.error))
 
 
 class UploadFilter(admin.SimpleListFilter):
@@ -256,7 +258,7 @@ class DocumentAdmin(admin.ModelAdmin):
         rows = self.get_queryset(request).filter(pk__in=ids)
         answer: dict = {"documents": [
             {"id": d.pk, "status": d.status, "status_label": str(d.get_status_display()), "progress": d.progress,
-             "error": d.error, "chunk_count": d.child_count} for d in rows]}
+             "error": reasons.in_language(d.error), "chunk_count": d.child_count} for d in rows]}
         if (summary := self._upload_summary(request)) is not None:
             answer["upload"] = summary
         return JsonResponse(answer)

@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from docmind.fields import IdField, NameField
 from docmind.redact import without_paths
+from kb.ingestion import reasons
 from kb.models import Document
 from kb.selectors import child_chunk_count
 from kb.services import DOMAIN_PATTERN
@@ -18,7 +19,8 @@ FILE_ERRORS = {"required": gettext_lazy("a file is required"), "invalid": gettex
 class DocumentSerializer(serializers.ModelSerializer):
     chunk_count = serializers.SerializerMethodField()
     uploaded_by = serializers.CharField(source="uploaded_by.username", default=None, read_only=True)
-    error = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField(
+        help_text="Why the document could not be indexed (status failed), in the request's language; else empty.")
 
     class Meta:
         model = Document
@@ -27,8 +29,9 @@ class DocumentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_error(self, document: Document) -> str:
-        # Rows failed before reasons were cleaned may still hold a server path.
-        return without_paths(document.error)
+        # Rows failed before reasons were cleaned may still hold a server path; stored in English, shown in the
+        # request's language.
+        return reasons.in_language(without_paths(document.error))
 
     def get_chunk_count(self, document: Document) -> int:
         annotated = getattr(document, "chunk_count", None)

@@ -18,6 +18,7 @@ from docmind.indexes.stores import get_lexical_index, get_vector_store
 from docmind.indexes.vectorstore import VectorStoreError, is_lite_uri
 from docmind.telemetry import metrics
 from kb.domains import BackgroundDomainUpdates, DomainUpdates
+from kb.ingestion import reasons
 from kb.ingestion.chunker import TextChunker
 from kb.ingestion.conveyor import IngestionConveyor
 from kb.ingestion.parsers import ParseError, ParseInterrupted
@@ -127,14 +128,14 @@ def failure_reason(exc: Exception) -> str:
     The exception itself (file paths, service URLs, backend messages) goes to the server log.
     """
     if isinstance(exc, EmbeddingError):
-        what = "the embedding service failed"
+        template = reasons.EMBEDDING_FAILED
     elif isinstance(exc, VectorStoreError):
-        what = "the vector store failed"
+        template = reasons.VECTOR_STORE_FAILED
     elif isinstance(exc, OSError):
-        what = "the stored file could not be read"
+        template = reasons.STORED_FILE_UNREADABLE
     else:
-        what = "an internal error stopped indexing"
-    return f"{what} ({type(exc).__name__}); upload the file again to retry (details are in the server log)"
+        template = reasons.INTERNAL_ERROR
+    return template % {"error": type(exc).__name__}
 
 
 def claim_next() -> int | None:
@@ -178,8 +179,7 @@ def process_pending_documents(*, limit: int | None = None, stop: threading.Event
 def _requeue_or_fail(document_id: int, attempts: int) -> None:
     """An interrupted job goes back to the queue, unless it was interrupted so often that it never will finish."""
     if attempts >= MAX_ATTEMPTS:
-        document_mark_failed(document_id=document_id,
-                             reason=f"ingestion was interrupted {attempts} times (server restarts or crashes)")
+        document_mark_failed(document_id=document_id, reason=reasons.INTERRUPTED % {"attempts": attempts})
     else:
         document_requeue_interrupted(document_id=document_id)
 

@@ -6,6 +6,7 @@ and images (.png/.jpg, by text recognition), bounded, with encoding detection an
 """
 from __future__ import annotations
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import (
     SUPPORTED_TYPES,
     ParsedText,
@@ -35,9 +36,10 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
     limits = limits or ParseLimits()
     kind = file_type.lower().lstrip(".")
     if kind not in SUPPORTED_TYPES:
-        raise ParseError(f"unsupported file type {file_type!r}; supported: {', '.join(SUPPORTED_TYPES)}")
+        raise ParseError(reasons.UNSUPPORTED_TYPE % {"file_type": repr(file_type),
+                                                     "supported": ", ".join(SUPPORTED_TYPES)})
     if not data:
-        raise ParseError("the file is empty")
+        raise ParseError(reasons.EMPTY)
     if kind == "txt":
         # Plain text's tables are columns aligned by spaces: written as Markdown tables (Markdown has its own).
         parsed = _plain(aligned_tables(check_chars(decode_text(data), limits)), limits)
@@ -68,7 +70,7 @@ def parse_located(data: bytes, file_type: str, *, limits: ParseLimits | None = N
 
         parsed = docx_parse(data, limits=limits)
     if not parsed.text.strip():
-        raise ParseError("the file contains no text")
+        raise ParseError(reasons.NO_TEXT)
     return parsed
 
 

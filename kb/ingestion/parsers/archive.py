@@ -4,10 +4,11 @@ from __future__ import annotations
 import io
 import zipfile
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import MIB, ParseError, ParseLimits
 
 
-def open_zip(data: bytes, *, limits: ParseLimits, kind: str) -> zipfile.ZipFile:
+def open_zip(data: bytes, *, limits: ParseLimits, kind: reasons.Container) -> zipfile.ZipFile:
     """The archive, once its central directory shows nothing that would unpack into a memory bomb.
 
     zipfile never yields more bytes for a member than its declared size (a member that inflates
@@ -17,18 +18,17 @@ def open_zip(data: bytes, *, limits: ParseLimits, kind: str) -> zipfile.ZipFile:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = archive.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError):
-        raise ParseError(f"the {kind} could not be read (it is not a valid zip container)") from None
+        raise ParseError(kind.not_a_zip) from None
     if len(members) > limits.max_zip_members:
-        raise ParseError(f"the {kind} holds {len(members):,} parts; the limit is {limits.max_zip_members:,}")
+        raise ParseError(kind.too_many_parts % {"parts": f"{len(members):,}", "limit": f"{limits.max_zip_members:,}"})
     unpacked = sum(member.file_size for member in members)
     if unpacked > limits.max_unzipped_bytes:
-        raise ParseError(f"the {kind} would unpack to {unpacked / MIB:,.0f} MB; "
-                         f"the limit is {limits.max_unzipped_bytes / MIB:,.0f} MB")
+        raise ParseError(kind.too_large % {"size": f"{unpacked / MIB:,.0f}",
+                                           "limit": f"{limits.max_unzipped_bytes / MIB:,.0f}"})
     for member in members:
         if member.file_size < limits.zip_ratio_min_bytes:
             continue
         ratio = member.file_size / max(member.compress_size, 1)
         if ratio > limits.max_zip_ratio:
-            raise ParseError(f"the {kind} is compressed {ratio:,.0f}:1 (limit {limits.max_zip_ratio:,.0f}:1), "
-                             "which real documents never are; it looks like a zip bomb")
+            raise ParseError(kind.zip_bomb % {"ratio": f"{ratio:,.0f}", "limit": f"{limits.max_zip_ratio:,.0f}"})
     return archive

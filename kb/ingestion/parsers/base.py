@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from kb.ingestion import reasons
+
 SUPPORTED_TYPES = ("txt", "md", "html", "htm", "pdf", "docx", "xlsx", "csv", "pptx", "png", "jpg", "jpeg")
 MIB = 1024 * 1024
 # Where a piece of text is in the original: {"page": 3, "boxes": [[x0, top, x1, bottom], …]} (PDF points from
@@ -137,7 +139,7 @@ def normalise_block(text: str) -> str:
 
 
 def too_many_chars(limits: ParseLimits) -> str:
-    return f"the document has more than {limits.max_chars:,} characters of text; split it into smaller files"
+    return reasons.TOO_MANY_CHARS % {"limit": f"{limits.max_chars:,}"}
 
 
 def check_chars(text: str, limits: ParseLimits) -> str:

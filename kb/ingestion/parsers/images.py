@@ -7,6 +7,7 @@ import warnings
 
 from PIL import Image, UnidentifiedImageError
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.ocr import OcrBudget, OcrLine, recognise
 from kb.ingestion.parsers.pdf_layout import Piece, blocks, reading_order
@@ -22,21 +23,21 @@ def image_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
             image = Image.open(io.BytesIO(data))  # reads the header only
         width, height = image.size
     except (UnidentifiedImageError, OSError, ValueError):
-        raise ParseError("the image could not be read (it is damaged or not a PNG/JPEG)") from None
+        raise ParseError(reasons.IMAGE_UNREADABLE) from None
     if width * height > limits.max_image_pixels:
-        raise ParseError(f"the image has {width * height / 1e6:,.0f} megapixels; "
-                         f"the limit is {limits.max_image_pixels / 1e6:,.0f}")
+        raise ParseError(reasons.IMAGE_TOO_LARGE % {"megapixels": f"{width * height / 1e6:,.0f}",
+                                                    "limit": f"{limits.max_image_pixels / 1e6:,.0f}"})
     try:
         image.load()
     except (OSError, ValueError, Image.DecompressionBombError):
-        raise ParseError("the image could not be read (it is damaged)") from None
+        raise ParseError(reasons.IMAGE_DAMAGED) from None
     scale = 1.0
     if max(width, height) > _MAX_SIDE:
         scale = _MAX_SIDE / max(width, height)
         image = image.resize((round(width * scale), round(height * scale)))
     lines = recognise(image, scale=scale, budget=OcrBudget(limits.ocr_seconds))
     if not lines:
-        raise ParseError("no text could be recognised in the image")
+        raise ParseError(reasons.IMAGE_NO_TEXT)
     return located_lines(lines, page=1, limits=limits)
 
 

@@ -18,6 +18,7 @@ import weakref
 from concurrent.futures import Future
 from pathlib import Path
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import MIB, ParsedText, ParseError, ParseInterrupted, ParseLimits
 
 log = logging.getLogger(__name__)
@@ -136,21 +137,20 @@ class IsolatedParser:
             if status == OUT_OF_MEMORY:
                 raise ParseError(self._too_big())
             log.warning("parser child failed on a .%s file: %s", file_type, payload.decode("utf-8", errors="replace"))
-            raise ParseError("the file could not be parsed (the parser stopped unexpectedly)")
+            raise ParseError(reasons.PARSER_STOPPED)
         returncode, stderr = worker.finish()
         log.warning("parser child for a .%s file exited with %s: %s", file_type, returncode, stderr)
         if returncode in _STOPPED_FROM_OUTSIDE:
             raise ParseInterrupted(f"the parser was stopped by signal {-returncode}")
         if returncode in (-signal.SIGXCPU, -signal.SIGKILL):
             raise ParseError(self._too_slow())
-        raise ParseError("the file could not be parsed (the parser stopped unexpectedly)")
+        raise ParseError(reasons.PARSER_STOPPED)
 
     def _too_slow(self) -> str:
-        return f"parsing took longer than {self.timeout_seconds:g} s; the file is too large or too complex"
+        return reasons.PARSE_TOO_SLOW % {"seconds": f"{self.timeout_seconds:g}"}
 
     def _too_big(self) -> str:
-        return (f"parsing needed more than {self.memory_bytes / MIB:,.0f} MB of memory; "
-                "the file is too large or too complex")
+        return reasons.PARSE_OUT_OF_MEMORY % {"size": f"{self.memory_bytes / MIB:,.0f}"}
 
 
 class _Deadline(Exception):
@@ -174,7 +174,7 @@ class _Worker:
         if not worker._started():
             returncode, text = worker.finish()
             log.warning("a parser child did not start (exit code %s): %s", returncode, text)
-            raise ParseError("the file could not be parsed (the parser could not start)")
+            raise ParseError(reasons.PARSER_NOT_STARTED)
         return worker
 
     def _started(self) -> bool:

@@ -17,6 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import ParseError
 from kb.ingestion.parsers.pdf_layout import is_cjk
 
@@ -62,8 +63,7 @@ def recognise(image, *, scale: float, budget: OcrBudget) -> list[OcrLine]:
     a photographed sign) has none to it, so an empty result is read once more as sparse text."""
     binary = tesseract_path()
     if binary is None:
-        raise OcrUnavailable("text recognition (OCR) is not installed on this server "
-                             "(Debian: apt-get install tesseract-ocr tesseract-ocr-chi-sim)")
+        raise OcrUnavailable(reasons.OCR_NOT_INSTALLED)
     png = io.BytesIO()
     image.convert("L").save(png, format="PNG")
     lines = _lines(_tesseract(binary, png.getvalue(), budget, mode=PAGE_OF_BLOCKS), scale)
@@ -79,19 +79,19 @@ PAGE_OF_BLOCKS, SPARSE_TEXT = "3", "11"
 def _tesseract(binary: str, png: bytes, budget: OcrBudget, *, mode: str) -> str:
     seconds = budget.left()
     if seconds <= 1:
-        raise ParseError("the time for text recognition ran out")
+        raise ParseError(reasons.OCR_OUT_OF_TIME)
     try:
         done = subprocess.run([binary, "stdin", "stdout", "-l", LANGUAGES, "--psm", mode, "tsv"],
                               input=png, capture_output=True, timeout=seconds, check=False,
                               env={"PATH": os.defpath, "OMP_THREAD_LIMIT": "1", "LANG": "C.UTF-8"},
                               preexec_fn=_die_with_parent)
     except subprocess.TimeoutExpired:
-        raise ParseError("the time for text recognition ran out") from None
+        raise ParseError(reasons.OCR_OUT_OF_TIME) from None
     if done.returncode != 0:
         # The reason stays in the log: tesseract's messages name paths and settings of the server.
         logger.warning("tesseract exited with %s: %s", done.returncode,
                        done.stderr.decode("utf-8", errors="replace").strip()[-300:])
-        raise ParseError("text recognition failed on this page")
+        raise ParseError(reasons.OCR_FAILED)
     return done.stdout.decode("utf-8", errors="replace")
 
 

@@ -18,6 +18,7 @@ import pdfplumber
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.images import ocr_pieces
 from kb.ingestion.parsers.ocr import RENDER_DPI, OcrBudget, recognise
@@ -83,7 +84,7 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
         raise
     except Exception as exc:  # PDFium and pdfminer raise many types for damaged files
         log.info("a PDF could not be read: %s: %s", type(exc).__name__, exc)
-        raise ParseError(f"the PDF could not be read ({type(exc).__name__})") from None
+        raise ParseError(reasons.PDF_UNREADABLE % {"error": type(exc).__name__}) from None
     finally:
         if plumber is not None:
             plumber.close()
@@ -103,7 +104,7 @@ class _Recogniser:
 
     def read(self, page, result: _Page) -> None:
         if self.attempts >= self.limits.max_ocr_pages:
-            self.unread[result.number] = f"only {self.limits.max_ocr_pages} scanned pages are read per document"
+            self.unread[result.number] = reasons.OCR_PAGE_LIMIT % {"limit": self.limits.max_ocr_pages}
             return
         self.attempts += 1
         if self.budget is None:
@@ -120,7 +121,7 @@ class _Recogniser:
             self.unread[result.number] = str(exc)
             return
         if not lines:
-            self.unread[result.number] = "no text could be recognised"
+            self.unread[result.number] = reasons.OCR_NOTHING_ON_PAGE
             return
         result.pieces = ocr_pieces(lines)
         result.sizes = [(p.size, len(p.text)) for p in result.pieces]
@@ -134,14 +135,14 @@ def _open(data: bytes, limits: ParseLimits):
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            raise ParseError("the PDF is encrypted with a password; upload an unprotected copy") from None
-        raise ParseError("the PDF could not be read (it is damaged or not a PDF)") from None
+            raise ParseError(reasons.PDF_ENCRYPTED) from None
+        raise ParseError(reasons.PDF_DAMAGED) from None
     pages = len(document)
     if pages > limits.max_pages or pages == 0:
         document.close()
         if pages == 0:
-            raise ParseError("the PDF has no pages")
-        raise ParseError(f"the PDF has {pages:,} pages; the limit is {limits.max_pages:,}")
+            raise ParseError(reasons.PDF_NO_PAGES)
+        raise ParseError(reasons.PDF_TOO_MANY_PAGES % {"pages": f"{pages:,}", "limit": f"{limits.max_pages:,}"})
     return document
 
 
@@ -273,16 +274,15 @@ def _assemble(pages: list[_Page], limits: ParseLimits, ocr: _Recogniser) -> Pars
     builder.block(pending)
     parsed = builder.build()
     if ocr.read_pages:
-        parsed.warnings.append(f"{_page_list(ocr.read_pages)} had no text layer and "
+        parsed.warnings.append(f"{reasons.page_list(ocr.read_pages)} had no text layer and "
                                f"{'were' if len(ocr.read_pages) > 1 else 'was'} read by text recognition (OCR)")
     if ocr.unread:
-        reasons = sorted(set(ocr.unread.values()))
+        scanned = reasons.page_list(sorted(ocr.unread))
+        unread = reasons.REASON_SEPARATOR.join(sorted(set(ocr.unread.values())))
         verb = "has" if len(ocr.unread) == 1 else "have"
-        parsed.warnings.append(f"{_page_list(sorted(ocr.unread))} of {len(pages)} {verb} no text layer and could "
-                               f"not be read ({'; '.join(reasons)})")
+        parsed.warnings.append(f"{scanned} of {len(pages)} {verb} no text layer and could not be read ({unread})")
         if not parsed.text.strip():
-            raise ParseError(f"the PDF has no text layer (it looks scanned: {_page_list(sorted(ocr.unread))}) "
-                             f"and could not be read: {'; '.join(reasons)}")
+            raise ParseError(reasons.PDF_SCANNED_UNREAD % {"pages": scanned, "reasons": unread})
     return parsed
 
 
@@ -329,8 +329,3 @@ def _margin_noise(page: _Page, running: set[str]) -> set[int]:
     """ids of the page's running header, footer and page-number pieces."""
     return {id(p) for p in _edge_pieces(page) if _margin_key(p) in running or _PAGE_NUMBER.match(p.text)}
 
-
-def _page_list(numbers: list[int]) -> str:
-    shown = ", ".join(str(n) for n in numbers[:10])
-    more = f" and {len(numbers) - 10} more" if len(numbers) > 10 else ""
-    return f"page{'s' if len(numbers) > 1 else ''} {shown}{more}"

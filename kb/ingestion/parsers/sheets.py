@@ -6,11 +6,12 @@ import csv
 import datetime as dt
 import io
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.text import decode_text
 
-_KIND = "spreadsheet"
+_KIND = reasons.SPREADSHEET
 # Rows per block: a block is one run of "header: value" lines.
 _ROWS_PER_BLOCK = 20
 
@@ -22,13 +23,12 @@ class _Counter:
     def add(self, cells: int, sheet: str | None) -> None:
         self.rows += 1
         self.cells += cells
-        where = f" (sheet {sheet!r})" if sheet else ""
         if self.rows > self.limits.max_rows:
-            raise ParseError(f"the {_KIND} has more than {self.limits.max_rows:,} rows{where}; "
-                             "split it into smaller files or remove rows that are not needed")
+            raise ParseError((reasons.ROWS_TOO_MANY_IN_SHEET if sheet else reasons.ROWS_TOO_MANY)
+                             % {"limit": f"{self.limits.max_rows:,}", "sheet": repr(sheet)})
         if self.cells > self.limits.max_cells:
-            raise ParseError(f"the {_KIND} has more than {self.limits.max_cells:,} cells{where}; "
-                             "split it into smaller files or remove columns that are not needed")
+            raise ParseError((reasons.CELLS_TOO_MANY_IN_SHEET if sheet else reasons.CELLS_TOO_MANY)
+                             % {"limit": f"{self.limits.max_cells:,}", "sheet": repr(sheet)})
 
 
 def xlsx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
@@ -41,15 +41,16 @@ def xlsx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # not a workbook, a missing part: openpyxl raises many types
-        raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
+        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
     builder = TextBuilder(limits)
     counter = _Counter(limits)
     try:
         for sheet in book.worksheets:
             declared = (sheet.max_row or 0) * (sheet.max_column or 0)
             if (sheet.max_row or 0) > limits.max_rows or declared > limits.max_cells:
-                raise ParseError(f"the sheet {sheet.title!r} has {sheet.max_row:,} rows × {sheet.max_column:,} "
-                                 f"columns; the limit is {limits.max_rows:,} rows and {limits.max_cells:,} cells")
+                raise ParseError(reasons.SHEET_TOO_LARGE % {
+                    "sheet": repr(sheet.title), "rows": f"{sheet.max_row:,}", "columns": f"{sheet.max_column:,}",
+                    "max_rows": f"{limits.max_rows:,}", "max_cells": f"{limits.max_cells:,}"})
             rows = ((number, [_cell(v) for v in values])
                     for number, values in enumerate(sheet.iter_rows(values_only=True), 1))
             _sheet(builder, counter, sheet.title, rows)
@@ -69,7 +70,7 @@ def csv_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
         reader = csv.reader(io.StringIO(text), dialect)
         _sheet(builder, _Counter(limits), None, ((reader.line_num, row) for row in reader))
     except csv.Error as exc:
-        raise ParseError(f"the CSV file could not be read ({exc})") from None
+        raise ParseError(reasons.CSV_UNREADABLE % {"error": exc}) from None
     return builder.build()
 
 

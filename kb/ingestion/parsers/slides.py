@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pptx
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, separator, square
 
-_KIND = "presentation"
+_KIND = reasons.PRESENTATION
 
 
 def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
@@ -19,9 +20,9 @@ def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # not a presentation, a missing part: python-pptx raises many types
-        raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
+        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
     if len(slides) > limits.max_slides:
-        raise ParseError(f"the {_KIND} has {len(slides):,} slides; the limit is {limits.max_slides:,}")
+        raise ParseError(reasons.SLIDES_TOO_MANY % {"slides": f"{len(slides):,}", "limit": f"{limits.max_slides:,}"})
     builder = TextBuilder(limits)
     for number, slide in enumerate(slides, 1):
         where = {"slide": number}

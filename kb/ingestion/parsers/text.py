@@ -5,12 +5,12 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.base import ParseError
 
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
 # Tried after strict UTF-8; GB18030 is a superset of GBK and GB2312.
 _ENCODINGS = ("utf-8", "gb18030", "big5")
-_EXPECTED = "UTF-8, UTF-16 with a BOM, GBK/GB18030 or Big5"
 # Judging plausibility on the first characters is enough: a wrong decode is wrong throughout.
 _SAMPLE_CHARS = 100_000
 # A reading is implausible when more than this share of its characters are ones no real text is
@@ -50,7 +50,7 @@ def decode_text(data: bytes) -> str:
                 return reading.text
             break
     if _looks_binary(body):
-        raise ParseError("the file looks binary, not text")
+        raise ParseError(reasons.LOOKS_BINARY)
     try:
         return body.decode("utf-8")  # strict UTF-8 success on non-UTF-8 bytes is vanishingly rare
     except UnicodeDecodeError:
@@ -60,8 +60,7 @@ def decode_text(data: bytes) -> str:
         best = max(readings, key=lambda r: (r.score, -r.errors))
         if _plausible(best.text):
             return best.text
-        raise ParseError(f"the text does not read plausibly in any supported encoding ({_EXPECTED}); "
-                         "it may be damaged or in another encoding")
+        raise ParseError(reasons.IMPLAUSIBLE_ENCODING)
     return _detected(body)
 
 
@@ -82,7 +81,7 @@ def _detected(data: bytes) -> str:
 
     best = from_bytes(data).best()
     if best is None or not _plausible(str(best)):
-        raise ParseError(f"the text encoding could not be determined (expected {_EXPECTED})")
+        raise ParseError(reasons.UNKNOWN_ENCODING)
     return str(best)
 
 

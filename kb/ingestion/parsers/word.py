@@ -9,11 +9,12 @@ import docx
 from docx.table import Table
 from lxml import etree
 
+from kb.ingestion import reasons
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, row_groups, separator, square
 
-_KIND = "Word file"
+_KIND = reasons.WORD
 _W_PARAGRAPH = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
 
 
@@ -27,7 +28,7 @@ def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # a missing part, not a docx at all: python-docx raises many types
-        raise ParseError(f"the {_KIND} could not be read ({type(exc).__name__})") from None
+        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
 
     builder = TextBuilder(limits)
     # python-docx resolves a paragraph's style by searching the style part each time (~2 ms):
@@ -185,13 +186,12 @@ def _check_paragraphs(archive: zipfile.ZipFile, limits: ParseLimits) -> None:
                 for _, element in events:
                     count += 1
                     if count > limits.max_paragraphs:
-                        raise ParseError(f"the {_KIND} has more than {limits.max_paragraphs:,} paragraphs; "
-                                         "split it into smaller files")
+                        raise ParseError(reasons.WORD_TOO_MANY_PARAGRAPHS % {"limit": f"{limits.max_paragraphs:,}"})
                     element.clear(keep_tail=True)
                     while element.getprevious() is not None:
                         del element.getparent()[0]
             except etree.XMLSyntaxError:
-                raise ParseError(f"the {_KIND} could not be read (damaged XML in {_part_name(member)})") from None
+                raise ParseError(reasons.WORD_DAMAGED_XML % {"part": _part_name(member)}) from None
 
 
 def _part_name(member: zipfile.ZipInfo) -> str:

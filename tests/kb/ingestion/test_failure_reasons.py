@@ -13,7 +13,8 @@ from kb.models import Document, DocumentStatus
 from kb.retrieval.types import Evidence, Grade, GradeResult
 from kb.services import document_create, document_mark_failed
 
-pytestmark = pytest.mark.django_db
+# The reasons are asserted as stored, in English: the API shows them in the request's language (Chinese by default).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("english")]
 
 
 def test_a_missing_stored_file_fails_with_a_reason_but_no_path(kb_index, member_client, caplog):
