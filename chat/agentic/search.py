@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from chat.other_language import own_language_gap
+from docmind.language import is_chinese
 from kb.retrieval.hybrid import HybridSearch
 from kb.retrieval.ports import ChunkSearcher
 from kb.retrieval.types import ScoredChunk
@@ -22,6 +24,11 @@ class DocSearch(Protocol):
     def lexical(self, query: str, *, k: int, domains: Sequence[str] | None = None) -> list[ScoredChunk]: ...
 
 
+# At most this many chunks of the other language join a search's results when they state what its own language's
+# results leave unsaid: a few passages the model reads beside the ones found, not a replacement for them.
+OTHER_LANGUAGE_CHUNKS = 2
+
+
 class KbDocSearch:
     """searchDocs runs the retrieval path's HybridSearch; keywordSearch runs BM25 alone."""
 
@@ -30,7 +37,22 @@ class KbDocSearch:
         self._searcher = searcher
 
     def hybrid(self, query: str, *, k: int, domains: Sequence[str] | None = None) -> list[ScoredChunk]:
-        return list(self._hybrid.run(query=query, domains=domains or None).chunks[:k])
+        """The best `k` chunks for `query`. As in the one-shot search (`chat.pipeline.gathering`), results in the
+        query's own language that name its topic without what it asks (`chat.other_language`) make it search the
+        other language too; up to OTHER_LANGUAGE_CHUNKS of that language's best chunks then take the last places,
+        when they state it all."""
+        found = list(self._hybrid.run(query=query, domains=domains or None).chunks[:k])
+        gap = own_language_gap(query, found)
+        if gap is None or k <= OTHER_LANGUAGE_CHUNKS:
+            return found
+        seen = {c.chunk_id for c in found}
+        zh = is_chinese(query)
+        other = [c for c in self._hybrid.run(query=query, domains=domains or None, across=True).chunks
+                 if c.chunk_id not in seen and is_chinese(c.searchable_text) != zh]
+        if not other or not gap.closed_by(query, other):
+            return found
+        extra = other[:OTHER_LANGUAGE_CHUNKS]
+        return [*found[:k - len(extra)], *extra]
 
     def lexical(self, query: str, *, k: int, domains: Sequence[str] | None = None) -> list[ScoredChunk]:
         hits = self._searcher.lexical_search(query, k=k, domains=domains or None)

@@ -12,8 +12,8 @@ from django.db import connections
 from chat.agentic import factory
 from chat.agentic.types import AgenticCancelled
 from chat.events import ChatEvent
+from chat.other_language import own_language_gap
 from chat.pipeline.interrupt import StageGuard
-from chat.pipeline.other_language import own_language_gap
 from chat.pipeline.record import AgenticRecord
 from chat.pipeline.stages import TurnStages
 from chat.pipeline.turn import ChatTurn

@@ -1,7 +1,7 @@
 """OwnLanguageGap: what the question's own language leaves unsaid, and whether the other language's evidence says it."""
 from __future__ import annotations
 
-from chat.pipeline.other_language import OwnLanguageGap, own_language_gap
+from chat.other_language import OwnLanguageGap, own_language_gap
 from chat.value_kinds import asked_kind
 from docmind.bilingual import BilingualLexicon
 from kb.retrieval.types import ScoredChunk
