@@ -371,7 +371,8 @@
     if (turn.moreSources) { turn.moreSources.remove(); turn.moreSources = null; }
     turn.sourcesWrap.hidden = !turn.sources.length;
     const related = turn.sources.length > 0 && turn.sources.every((s) => s.related);
-    turn.sourcesSummary.textContent = (related ? _("Related, but not an answer") : _("Sources")) + " · " + turn.sources.length;
+    turn.sourcesLabel = related ? _("Related, but not an answer") : _("Sources");
+    turn.sourcesSummary.textContent = turn.sourcesLabel + " · " + turn.sources.length;
     turn.sourcesWrap.classList.toggle("sources-related", related);
     for (const s of turn.sources) {
       const card = el("article", "source-card");
@@ -445,12 +446,14 @@
   // folded away below (still one click from view), so that a card in plain sight is one the answer relies on.
   function markCited(turn, citations) {
     const used = new Set((citations || []).map((c) => String(c.index)));
-    const cards = Array.from(turn.sourcesWrap.querySelectorAll(".source-card"));
+    const cards = Array.from(turn.sourcesWrap.querySelectorAll(".source-card"))
+      .sort((a, b) => Number(a.dataset.index) - Number(b.dataset.index));
     cards.forEach((card) => card.classList.toggle("cited", used.has(card.dataset.index)));
     if (turn.moreSources) { turn.moreSources.remove(); turn.moreSources = null; }
     const uncited = cards.filter((card) => !used.has(card.dataset.index));
     if (!used.size || !uncited.length || uncited.length === cards.length) {
       cards.forEach((card) => turn.sourcesBox.appendChild(card));
+      turn.sourcesSummary.textContent = (turn.sourcesLabel || _("Sources")) + " · " + cards.length;
       return;
     }
     const more = el("details", "sources-more");
