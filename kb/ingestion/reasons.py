@@ -37,7 +37,8 @@ IMPLAUSIBLE_ENCODING = N_("the text does not read plausibly in any supported enc
                           "GBK/GB18030 or Big5); it may be damaged or in another encoding")
 UNKNOWN_ENCODING = N_("the text encoding could not be determined (expected UTF-8, UTF-16 with a BOM, GBK/GB18030 "
                       "or Big5)")
-CSV_UNREADABLE = N_("the CSV file could not be read (%(error)s)")
+CSV_FIELD_TOO_LONG = N_("the CSV file has a field longer than %(limit)s characters (line %(line)s)")
+CSV_MALFORMED = N_("the CSV file could not be read at line %(line)s (it is not well-formed CSV)")
 
 # --- PDF -------------------------------------------------------------------------------------------------------------
 PDF_UNREADABLE = N_("the PDF could not be read (%(error)s)")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import logging
 
 from kb.ingestion import reasons
 from kb.ingestion.parsers.archive import open_zip
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.text import decode_text
 
+log = logging.getLogger(__name__)
 _KIND = reasons.SPREADSHEET
 # Rows per block: a block is one run of "header: value" lines.
 _ROWS_PER_BLOCK = 20
@@ -66,11 +68,16 @@ def csv_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except csv.Error:
         dialect = csv.excel
     builder = TextBuilder(limits)
+    reader = csv.reader(io.StringIO(text), dialect)
     try:
-        reader = csv.reader(io.StringIO(text), dialect)
         _sheet(builder, _Counter(limits), None, ((reader.line_num, row) for row in reader))
     except csv.Error as exc:
-        raise ParseError(reasons.CSV_UNREADABLE % {"error": exc}) from None
+        # The csv module's own message is English prose: the log keeps it, the reason says it in a template.
+        log.info("a CSV file could not be read at line %s: %s", reader.line_num, exc)
+        if str(exc).startswith("field larger than field limit"):
+            raise ParseError(reasons.CSV_FIELD_TOO_LONG % {"limit": f"{csv.field_size_limit():,}",
+                                                           "line": f"{reader.line_num:,}"}) from None
+        raise ParseError(reasons.CSV_MALFORMED % {"line": f"{reader.line_num:,}"}) from None
     return builder.build()
 
 

@@ -119,3 +119,11 @@ def test_a_failed_document_shows_its_reason_in_the_readers_language(kb_index, ad
     assert member_client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").json()["error"] == chinese
     assert member_client.get(url, HTTP_ACCEPT_LANGUAGE="en").json()["error"] == reasons.LOOKS_BINARY
     assert Document.objects.get(pk=document.pk).error == reasons.LOOKS_BINARY  # stored as it was
+
+
+def test_a_csv_field_past_the_limit_is_refused_with_the_limit_and_line_in_a_template():
+    with pytest.raises(ParseError) as refused:
+        parse_document(b'a,b\n1,2\n3,"' + b"y" * 140_000 + b'"\n', "csv")
+    assert re.fullmatch(r"the CSV file has a field longer than [\d,]+ characters \(line 3\)", str(refused.value))
+    with translation.override("zh-hans"):
+        assert reasons.in_language(str(refused.value)).startswith("CSV 文件中有字段超过")
