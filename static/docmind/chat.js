@@ -68,9 +68,11 @@
 
   function highlightSource(turn, n) {
     if (!turn) return;
-    const card = turn.sourcesBox.querySelector('[data-index="' + n + '"]');
+    // A card folded among the uncited ones (an answer whose text cites more than its citation list) is opened too.
+    const card = turn.sourcesWrap.querySelector('.source-card[data-index="' + n + '"]');
     if (!card) return;
     turn.sourcesWrap.open = true;
+    if (turn.moreSources && turn.moreSources.contains(card)) turn.moreSources.open = true;
     document.querySelectorAll(".source-card.highlight").forEach((c) => c.classList.remove("highlight"));
     // Restart the flash animation even when the same card is clicked twice.
     void card.offsetWidth;
