@@ -1,5 +1,6 @@
-"""When the one-shot search looks in the other language again: its evidence in the question's language names the
-topic without what the question asks, and the other language's evidence states it."""
+"""When a search looks in the other language again — the one-shot search (`chat.pipeline.gathering`) and the agentic
+loop's searchDocs (`chat.agentic.search`): its evidence in the question's language names the topic without what the
+question asks, and the other language's evidence states it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
