@@ -35,6 +35,9 @@ class ScoredChunk:
     # After parent expansion `content` is the parent's text; the child's own text is kept here
     # so that compression can centre its window on the passage that actually matched.
     child_content: str | None = None
+    # After parent expansion: the other children of the same parent that retrieval returned (a table cut into
+    # several children, a clause and its neighbour), so that compression keeps every passage that matched.
+    sibling_contents: tuple[str, ...] = ()
     url: str | None = None
     # Document title › section path of a KB child: what the text is about, searched with it, quoted never.
     context: str = ""

@@ -57,7 +57,9 @@ class ContextCompressor:
         return [chunk for chunk, _, _ in kept]
 
     def window(self, query: str, chunk: ScoredChunk) -> ScoredChunk:
-        """The chunk cut to ≤ window_chars around the hit (child text, else query terms, else the head)."""
+        """The chunk cut to ≤ window_chars around the hit (child text, else query terms, else the head). The hit
+        spans every child of the parent that retrieval returned (`sibling_contents`): each matched the question, so
+        the window never cuts one away; when together they are longer than the window, it is their span."""
         text = chunk.content
         if len(text) <= self._window:
             return chunk
@@ -66,7 +68,11 @@ class ContextCompressor:
             start, end = 0, self._window
             end = self._snap_end(text, end, floor=0)
             return replace(chunk, content=text[start:end])
-        hit_start, hit_end = hit
+        hits = [hit, *(found for sibling in chunk.sibling_contents
+                       if (found := self._locate_child(text, sibling)) is not None)]
+        hit_start, hit_end = min(start for start, _ in hits), max(end for _, end in hits)
+        if hit_end - hit_start >= self._window:
+            return replace(chunk, content=text[hit_start:hit_end])
         centre = (hit_start + hit_end) // 2
         start = max(0, min(centre - self._window // 2, len(text) - self._window))
         end = start + self._window
@@ -75,17 +81,25 @@ class ContextCompressor:
         return replace(chunk, content=text[start:end])
 
     @staticmethod
+    def _locate_child(text: str, child: str) -> tuple[int, int] | None:
+        """Where a child's text stands in its parent's `text`: whole, by its closing lines, or by its opening."""
+        at = text.find(child)
+        if at >= 0:
+            return at, at + len(child)
+        own = ContextCompressor._own_lines(text, child)
+        if own:
+            return own
+        at = text.find(child.strip()[:40])
+        if at >= 0:
+            return at, min(len(text), at + len(child))
+        return None
+
+    @staticmethod
     def _locate_hit(query: str, chunk: ScoredChunk) -> tuple[int, int] | None:
         if chunk.child_content:
-            at = chunk.content.find(chunk.child_content)
-            if at >= 0:
-                return at, at + len(chunk.child_content)
-            own = ContextCompressor._own_lines(chunk.content, chunk.child_content)
-            if own:
-                return own
-            at = chunk.content.find(chunk.child_content.strip()[:40])
-            if at >= 0:
-                return at, min(len(chunk.content), at + len(chunk.child_content))
+            found = ContextCompressor._locate_child(chunk.content, chunk.child_content)
+            if found is not None:
+                return found
         lowered = chunk.content.lower()
         # The heaviest query term that occurs: names and numbers locate the answer best.
         for term in sorted(salient_terms(query), key=lambda t: -t.weight):

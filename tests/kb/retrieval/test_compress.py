@@ -110,3 +110,21 @@ def test_a_child_whose_lines_all_repeat_in_the_parent_falls_back_to_its_opening(
     text = _long_text()
     out = _compressor().window("q", chunk("1", text, child_content="no line of this is in the parent"))
     assert text.startswith(out.content) and len(out.content) <= 200
+
+
+def test_the_window_keeps_every_child_of_the_parent_that_retrieval_returned():
+    header = "| 型号 | 功率 | 价格 |\n|---|---|---|\n"
+    rows = [f"| M-{n} | {n * 10} W | {n * 100} 元 |\n" for n in range(1, 41)]
+    text = header + "".join(rows)
+    best, sibling = header + "".join(rows[2:4]), header + "".join(rows[6:8])
+    out = _compressor().window("q", chunk("1", text, child_content=best, sibling_contents=(sibling,)))
+    assert "| M-3 | 30 W |" in out.content and "| M-8 | 80 W | 800 元 |" in out.content
+    assert len(out.content) <= 200
+
+
+def test_children_farther_apart_than_the_window_are_kept_with_what_lies_between():
+    text = _long_text()
+    first, last = "第005句是一些填充文字用来把段落撑长。", "答案在这里：珠穆朗玛峰高八千八百四十八米。"
+    out = _compressor().window("q", chunk("1", text, child_content=last, sibling_contents=(first,)))
+    assert out.content.startswith(first) and out.content.endswith(last)
+    assert out.content == text[text.index(first):text.index(last) + len(last)]

@@ -33,6 +33,17 @@ def test_two_children_of_one_parent_collapse_keeping_the_best_score():
     assert [(c.chunk_id, c.score) for c in out.chunks] == [("c3", 0.95), ("c2", 0.8)]
 
 
+def test_the_collapsed_parent_keeps_the_other_childrens_text_for_compression():
+    out = ParentExpander(parents=_searcher()).run(chunks=[chunk("c1", "child one", 0.5), chunk("c2", "child two", 0.8)])
+    (expanded,) = out.chunks
+    assert expanded.child_content == "child two" and expanded.sibling_contents == ("child one",)
+
+
+def test_a_lone_child_has_no_siblings():
+    (expanded,) = ParentExpander(parents=_searcher()).run(chunks=[chunk("c1", "child one", 0.9)]).chunks
+    assert expanded.sibling_contents == ()
+
+
 def test_chunks_without_parent_and_web_chunks_pass_unchanged():
     items = [chunk("c3", "orphan", 0.9), web_chunk("w", "web text")]
     assert ParentExpander(parents=_searcher()).run(chunks=items).chunks == tuple(items)
