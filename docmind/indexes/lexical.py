@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import nullcontext
+from functools import lru_cache
 from typing import Any, Protocol
 
 from docmind.indexes.bm25 import Bm25Index
@@ -168,10 +169,21 @@ def analyze(text: str) -> list[str]:
 
 def term_ids(text: str) -> list[int]:
     """The analyzer's tokens as the term ids Milvus Lite stores in the sparse field (FNV-1a of each token)."""
+    return [_term_id(token) for token in analyze(text)]
+
+
+# Tokens a process has hashed, kept: the hash is a pure-Python loop over each token's UTF-8 bytes (about a
+# sixth of a text's term ids after jieba), and a knowledge base's texts and questions reuse a few tens of
+# thousands of words over and over.
+TERM_ID_CACHE = 1 << 15
+
+
+@lru_cache(maxsize=TERM_ID_CACHE)
+def _term_id(token: str) -> int:
     # heavy: milvus_lite's analyzer (about 0.5 s) loads only when term ids are asked for
     from milvus_lite.analyzer.hash import term_to_id
 
-    return [term_to_id(token) for token in analyze(text)]
+    return term_to_id(token)
 
 
 _STOP = frozenset(LEXICAL_STOP_WORDS)

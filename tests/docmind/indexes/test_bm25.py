@@ -7,7 +7,7 @@ import pytest
 
 from docmind.indexes import bm25
 from docmind.indexes.bm25 import Bm25Index
-from docmind.indexes.lexical import analyze, term_ids
+from docmind.indexes.lexical import ANALYZER_PARAMS, analyze, term_ids
 
 TEXTS = {
     1: "大熊猫主要吃竹子，生活在四川的山林里。",
@@ -42,6 +42,16 @@ def _index(texts: dict[int, str], domains=None) -> Bm25Index:
     counts = [Counter(term_ids(texts[i])) for i in ids]
     return Bm25Index(terms=term_ids, load=lambda: iter([(ids, counts, ids, domains)]))
 
+
+
+@pytest.mark.parametrize("text", [*TEXTS.values(), "熊猫 熊猫 PANDA panda", "的了在"])
+def test_term_ids_are_the_ids_milvus_lite_stores_for_the_text_also_when_cached(text):
+    # heavy: milvus_lite's analyzer loads on first use
+    from milvus_lite.analyzer.factory import create_analyzer
+
+    stored = create_analyzer(ANALYZER_PARAMS).analyze(text)
+    assert term_ids(text) == stored
+    assert term_ids(text) == stored  # every token's id now comes from the cache
 
 @pytest.mark.parametrize("query", ["熊猫吃竹子", "报销 发票", "borrow checker", "熊猫 熊猫 报销", "没有的词"])
 def test_scores_match_the_bm25_formula(query):
