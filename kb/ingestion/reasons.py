@@ -41,7 +41,6 @@ CSV_FIELD_TOO_LONG = N_("the CSV file has a field longer than %(limit)s characte
 CSV_MALFORMED = N_("the CSV file could not be read at line %(line)s (it is not well-formed CSV)")
 
 # --- PDF -------------------------------------------------------------------------------------------------------------
-PDF_UNREADABLE = N_("the PDF could not be read (%(error)s)")
 PDF_DAMAGED = N_("the PDF could not be read (it is damaged or not a PDF)")
 PDF_ENCRYPTED = N_("the PDF is encrypted with a password; upload an unprotected copy")
 PDF_NO_PAGES = N_("the PDF has no pages")
@@ -71,7 +70,7 @@ class Container:
     """The refusals of one kind of zip-based file, each a whole sentence naming the kind, so that a translation
     can put the kind's own word where its language wants it."""
 
-    unreadable: str  # %(error)s: the exception's class name
+    unreadable: str
     not_a_zip: str
     too_many_parts: str
     too_large: str
@@ -79,7 +78,7 @@ class Container:
 
 
 WORD = Container(
-    unreadable=N_("the Word file could not be read (%(error)s)"),
+    unreadable=N_("the Word file could not be read (it is damaged, or not a .docx file)"),
     not_a_zip=N_("the Word file could not be read (it is not a valid zip container)"),
     too_many_parts=N_("the Word file holds %(parts)s parts; the limit is %(limit)s"),
     too_large=N_("the Word file would unpack to %(size)s MB; the limit is %(limit)s MB"),
@@ -87,7 +86,7 @@ WORD = Container(
                 "it looks like a zip bomb"),
 )
 PRESENTATION = Container(
-    unreadable=N_("the presentation could not be read (%(error)s)"),
+    unreadable=N_("the presentation could not be read (it is damaged, or not a .pptx file)"),
     not_a_zip=N_("the presentation could not be read (it is not a valid zip container)"),
     too_many_parts=N_("the presentation holds %(parts)s parts; the limit is %(limit)s"),
     too_large=N_("the presentation would unpack to %(size)s MB; the limit is %(limit)s MB"),
@@ -95,7 +94,7 @@ PRESENTATION = Container(
                 "it looks like a zip bomb"),
 )
 SPREADSHEET = Container(
-    unreadable=N_("the spreadsheet could not be read (%(error)s)"),
+    unreadable=N_("the spreadsheet could not be read (it is damaged, or not an .xlsx file)"),
     not_a_zip=N_("the spreadsheet could not be read (it is not a valid zip container)"),
     too_many_parts=N_("the spreadsheet holds %(parts)s parts; the limit is %(limit)s"),
     too_large=N_("the spreadsheet would unpack to %(size)s MB; the limit is %(limit)s MB"),

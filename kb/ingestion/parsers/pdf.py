@@ -84,7 +84,7 @@ def pdf_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
         raise
     except Exception as exc:  # PDFium and pdfminer raise many types for damaged files
         log.info("a PDF could not be read: %s: %s", type(exc).__name__, exc)
-        raise ParseError(reasons.PDF_UNREADABLE % {"error": type(exc).__name__}) from None
+        raise ParseError(reasons.PDF_DAMAGED) from None
     finally:
         if plumber is not None:
             plumber.close()

@@ -43,7 +43,8 @@ def xlsx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # not a workbook, a missing part: openpyxl raises many types
-        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
+        log.info("a spreadsheet could not be read: %s: %s", type(exc).__name__, exc)
+        raise ParseError(_KIND.unreadable) from None
     builder = TextBuilder(limits)
     counter = _Counter(limits)
     try:

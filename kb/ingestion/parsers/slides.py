@@ -2,6 +2,8 @@
 speaker notes), each slide's number as its location."""
 from __future__ import annotations
 
+import logging
+
 import pptx
 
 from kb.ingestion import reasons
@@ -10,6 +12,8 @@ from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextB
 from kb.ingestion.parsers.tables import markdown_row, separator, square
 
 _KIND = reasons.PRESENTATION
+
+log = logging.getLogger(__name__)
 
 
 def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
@@ -20,7 +24,8 @@ def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # not a presentation, a missing part: python-pptx raises many types
-        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
+        log.info("a presentation could not be read: %s: %s", type(exc).__name__, exc)
+        raise ParseError(_KIND.unreadable) from None
     if len(slides) > limits.max_slides:
         raise ParseError(reasons.SLIDES_TOO_MANY % {"slides": f"{len(slides):,}", "limit": f"{limits.max_slides:,}"})
     builder = TextBuilder(limits)

@@ -2,6 +2,7 @@
 its tree."""
 from __future__ import annotations
 
+import logging
 import re
 import zipfile
 
@@ -17,6 +18,8 @@ from kb.ingestion.parsers.tables import markdown_row, row_groups, separator, squ
 _KIND = reasons.WORD
 _W_PARAGRAPH = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
 
+log = logging.getLogger(__name__)
+
 
 def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     """Paragraphs and tables in the order the body holds them; headings as Markdown '#' lines, tables as
@@ -28,7 +31,8 @@ def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     except MemoryError:
         raise
     except Exception as exc:  # a missing part, not a docx at all: python-docx raises many types
-        raise ParseError(_KIND.unreadable % {"error": type(exc).__name__}) from None
+        log.info("a Word file could not be read: %s: %s", type(exc).__name__, exc)
+        raise ParseError(_KIND.unreadable) from None
 
     builder = TextBuilder(limits)
     # python-docx resolves a paragraph's style by searching the style part each time (~2 ms):

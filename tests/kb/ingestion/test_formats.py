@@ -1,7 +1,9 @@
 """Spreadsheets, slides, Word tables and web pages: each piece where it stands, with its place recorded;
 oversized sheets refused with the bound they passed."""
+import io
 import json
 import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -133,3 +135,14 @@ def test_every_gold_answer_of_the_saved_web_pages_survives_the_removal_of_page_f
         all(_normalised(part) in texts[name] for part in ([answer] if isinstance(answer, str) else answer))
         for answer in row["answers"] for name in row["documents"])]
     assert len(texts) == 10 and lost == []
+
+
+@pytest.mark.parametrize(("kind", "says"), [("docx", "not a .docx file"), ("pptx", "not a .pptx file"),
+                                            ("xlsx", "not an .xlsx file")])
+def test_a_zip_that_is_not_the_office_file_it_claims_is_refused_saying_what_to_check(kind, says):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("notes.txt", "a zip holding none of the parts an Office file has")
+    with pytest.raises(ParseError) as refused:
+        parse_located(buffer.getvalue(), kind)
+    assert says in str(refused.value) and "Error" not in str(refused.value)
