@@ -52,3 +52,30 @@ def test_the_header_fits_a_phone_and_an_answer_without_evidence_says_so_once(ser
         assert not EMOJI.search(button.inner_text())
         assert button.get_attribute("aria-label")
     assert errors == []
+
+
+def test_a_conversation_can_be_deleted_by_touch_and_by_keyboard(server, browser):
+    from playwright.sync_api import expect
+
+    page = signed_in_chat(browser, server)
+    page.fill("#input", "年假有几天？")
+    page.keyboard.press("Enter")
+    expect(page.locator(".msg-assistant .answer-actions .fb-up").last).to_be_visible(timeout=60_000)
+    page.goto(server.url + "/")  # a new chat: the saved conversation is listed, not active, no pointer over it
+    delete = page.locator(".conv-item .conv-delete").first
+    expect(delete).to_be_attached(timeout=10_000)
+    assert delete.evaluate("el => getComputedStyle(el).opacity") == "0"  # a mouse's hover shows it
+    delete.focus()
+    assert page.evaluate("document.activeElement.classList.contains('conv-delete')")
+    assert delete.evaluate("el => getComputedStyle(el).opacity") == "1"
+
+    phone = browser.new_context(locale="zh-CN", has_touch=True, is_mobile=True, viewport={"width": 390, "height": 800})
+    touch = phone.new_page()
+    touch.goto(server.url + "/")
+    touch.fill("input[name=username]", server.username)
+    touch.fill("input[name=password]", server.password)
+    touch.click("button[type=submit]")
+    touch.wait_for_selector("#input")
+    shown = touch.locator(".conv-item .conv-delete").first
+    expect(shown).to_be_attached(timeout=10_000)
+    assert shown.evaluate("el => getComputedStyle(el).opacity") == "1"  # no hover on a touch screen
