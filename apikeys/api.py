@@ -1,6 +1,7 @@
 """`/api/keys/`: issue (the secret shown once), list and revoke API keys."""
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -71,7 +72,7 @@ class ApiKeyListView(APIView):
         404: error_response("a knowledge base the caller cannot see")})
     def post(self, request: Request) -> Response:
         if not services.can_issue_keys(request.user):
-            raise PermissionDenied("only administrators and knowledge-base editors may issue API keys")
+            raise PermissionDenied(_("Only administrators and knowledge-base editors may issue API keys."))
         form = ApiKeyWrite(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.http import Http404
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 
@@ -19,7 +20,7 @@ from kb.models import KnowledgeBase
 class IsAdministrator(BasePermission):
     """Administrators only (the admin role or a superuser, never through an API key)."""
 
-    message = "Only administrators may do this."
+    message = gettext_lazy("Only administrators may do this.")
 
     def has_permission(self, request, view) -> bool:
         return access.is_kb_admin(request.user)
@@ -29,7 +30,7 @@ class IsKbEditor(BasePermission):
     """Editors of at least one knowledge base and administrators; each view then cuts its rows to the bases the
     caller edits."""
 
-    message = "Only editors of a knowledge base and administrators may do this."
+    message = gettext_lazy("Only editors of a knowledge base and administrators may do this.")
 
     def has_permission(self, request, view) -> bool:
         return access.is_kb_editor(request.user)
@@ -39,7 +40,7 @@ class HasEditorRoleOrReadOnly(BasePermission):
     """Reads for anyone signed in (the view cuts them to the readable bases); writes for the admin and kb_editor
     roles, whose view then asks about the base itself (404 unreadable, 403 read-only)."""
 
-    message = "Only administrators and knowledge-base editors may change documents."
+    message = gettext_lazy("Only administrators and knowledge-base editors may change documents.")
 
     def has_permission(self, request, view) -> bool:
         if not (request.user and request.user.is_authenticated):
@@ -52,7 +53,7 @@ class EditsObjectKb(BasePermission):
     answers 404); changing it needs edit access to its base. A view may name its refusal per method in
     `edit_refusals`."""
 
-    message = "Changing this needs edit access to its knowledge base."
+    message = gettext_lazy("Changing this needs edit access to its knowledge base.")
 
     def has_object_permission(self, request, view, obj: Any) -> bool:
         if request.method in SAFE_METHODS:
@@ -64,7 +65,7 @@ class EditsObjectKb(BasePermission):
 
 
 class IsStaff(BasePermission):
-    message = "Only staff may do this."
+    message = gettext_lazy("Only staff may do this.")
 
     def has_permission(self, request, view) -> bool:
         return access.is_staff(request.user)

@@ -43,7 +43,7 @@ def _readable(request: HttpRequest, pk: int) -> Document:
     try:
         return selectors.document_list(kb_ids=readable_kb_ids(request.user)).get(pk=pk)
     except Document.DoesNotExist:
-        raise Http404("no such document") from None
+        raise Http404(_("No such document.")) from None
 
 
 def split_sections(parents: list[Chunk], cited: Chunk | None) -> list[Section]:
@@ -173,7 +173,7 @@ def document_page_image(request: HttpRequest, pk: int, number: int) -> HttpRespo
     try:
         path = page_image(document, number)
     except NoSuchPage:
-        raise Http404("no such page") from None
+        raise Http404(_("No such page.")) from None
     response = FileResponse(path.open("rb"), content_type="image/png")
     response["Cache-Control"] = "private, max-age=3600"
     return response
@@ -190,9 +190,9 @@ class DocumentFileView(APIView):
     def get(self, request: Request, pk: int) -> FileResponse:
         document = _readable(request, pk)
         if not document.file:
-            raise Http404("this document has no stored file")
+            raise Http404(_("This document has no stored file."))
         try:
             handle = document.file.open("rb")
         except OSError:
-            raise Http404("the stored file is missing") from None
+            raise Http404(_("The stored file is missing.")) from None
         return FileResponse(handle, as_attachment=True, filename=Path(document.file.name).name)

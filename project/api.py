@@ -5,9 +5,10 @@ import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404
 from django.utils.translation import gettext as _
 from rest_framework import status
-from rest_framework.exceptions import NotAcceptable
+from rest_framework.exceptions import NotAcceptable, NotFound
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -34,6 +35,10 @@ def _as_fields(data: Any) -> dict[str, Any]:
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, Http404) and str(exc).endswith("matches the given query."):
+        # Django's get_object_or_404 names the model in English ("No Document matches the given query."); the
+        # caller learns the same from a 404 in its language.
+        exc = NotFound()
     response = drf_exception_handler(exc, context)
     if response is not None:
         data = response.data

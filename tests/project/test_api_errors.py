@@ -49,3 +49,26 @@ def test_an_unreadable_body_is_a_json_400(member_client):
     response = member_client.generic("POST", "/api/memories/", b"{not json", content_type="application/json")
     assert response.status_code == 400 and response["Content-Type"] == "application/json"
     assert "ErrorDetail" not in response.json()["error"]
+
+
+@pytest.mark.django_db
+def test_a_missing_object_and_a_refused_change_answer_in_the_requests_language(member_client):
+    missing = member_client.get("/api/kb/documents/987654/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert missing.status_code == 404 and missing.json()["error"] == "未找到。"
+    assert "matches the given query" not in member_client.get("/api/conversations/987654/").json()["error"]
+    refused = member_client.post("/api/kb/documents/", {}, HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert refused.status_code == 403
+    assert refused.json()["error"] == "只有管理员和知识库编辑者可以修改文档。"
+    english = member_client.post("/api/kb/documents/", {}, HTTP_ACCEPT_LANGUAGE="en")
+    assert english.json()["error"] == "Only administrators and knowledge-base editors may change documents."
+
+
+@pytest.mark.django_db
+def test_a_missing_page_is_explained_in_the_readers_language_with_a_way_back(member):
+    browser = Client()
+    browser.force_login(member)
+    response = browser.get("/documents/987654/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert response.status_code == 404 and response["Content-Type"].startswith("text/html")
+    html = response.content.decode()
+    assert "该页面不存在，或你无权查看。" in html and 'href="/"' in html
+    assert "The requested resource was not found" not in html
