@@ -368,9 +368,21 @@ class ConversationRewriter:
         short_follow_up = (_size(text) <= SHORT_FOLLOW_UP or not nouns) and not names_new_subject(nouns, previous)
         if resolved and subject and subject not in rewritten and not new_focus and not named:
             rewritten = f"{subject} {rewritten}"
-        elif short_follow_up and not resolved and not new_focus and referent and referent not in rewritten:
-            rewritten = f"{referent} {rewritten}"
-            resolved.append(f"context → {referent}")
+        elif short_follow_up and not resolved and not new_focus:
+            # What the last question was about: the person or code it named, else the title of the document that
+            # answered it with the last question's own topic words ("病假" of "病假有几天？" for "超过了怎么办？"),
+            # which say what in that document was asked about. A
+            # question naming a thing of the same kind as that topic (婚假 after 病假: the same last character, as
+            # `_reframed` reads "X呢？") asks about its own thing and stands alone.
+            before = _nouns(previous.question, self.lexicon)
+            if not any(mine != theirs and mine[-1] == theirs[-1] for mine in nouns for theirs in before):
+                # Chinese content words only: an English question's words are all tagged as names, its verbs too.
+                words = " ".join(w for w in before if w not in rewritten and w not in subject and is_content_word(w)
+                                 and all(_CJK.match(ch) for ch in w))[:ITEM_MAX_CHARS]
+                topic = person or named_code(previous) or " ".join(w for w in (subject, words) if w)
+                if topic and topic not in rewritten:
+                    rewritten = f"{topic} {rewritten}"
+                    resolved.append(f"context → {topic}")
         return Rewrite(text=rewritten, resolved=tuple(resolved), leans_back=refers or bool(resolved))
 
     @staticmethod

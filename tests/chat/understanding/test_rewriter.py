@@ -149,7 +149,8 @@ def test_a_question_of_any_length_that_names_nothing_leans_on_the_last_subject()
     # 小时 is the unit of the count asked, not a thing the question names
     context = _context(question="会议室能提前多久订？", answer="会议室最多可提前14天预订，单次预订不超过4小时。[1]",
                        sources=(SourceRef(5, "行政常见问题"),), sections=())
-    assert rewrite("一次最多订几个小时？", context).text == "行政常见问题 一次最多订几个小时？"
+    # the document that answered, and what in it the last question asked about
+    assert rewrite("一次最多订几个小时？", context).text == "行政常见问题 会议室 一次最多订几个小时？"
     # one that names something the last turn never mentioned starts afresh, however long
     assert rewrite("一次最多能订几个停车位？", context).text == "一次最多能订几个停车位？"
 
@@ -266,3 +267,20 @@ def test_an_english_fragment_after_and_asks_the_last_question_with_its_phrase_ch
 def test_an_english_question_after_and_with_a_verb_of_its_own_is_no_fragment(message):
     result = rewrite(message, _context(question="How do I reset the router?", sources=(), sections=()))
     assert result.text == message and not result.resolved
+
+
+LEAVE = "员工请假管理办法"
+
+
+def test_a_follow_up_naming_nothing_keeps_what_the_last_question_asked_about_beside_the_document():
+    context = _context(question="病假有几天？", sources=(SourceRef(7, LEAVE),), sections=(),
+                       answer="员工患病的，每年累计病假12天。超过部分按本人基本工资的60%发放。[1]")
+    result = rewrite("超过了怎么办？", context)
+    assert result.text == f"{LEAVE} 病假 超过了怎么办？" and result.leans_back
+
+
+def test_a_question_naming_a_thing_of_the_same_kind_as_the_last_topic_stands_alone():
+    context = _context(question="病假有几天？", answer="员工患病的，每年累计病假12天；婚假10天。[1]",
+                       sources=(SourceRef(7, LEAVE),), sections=())
+    result = rewrite("婚假有几天？", context)
+    assert result.text == "婚假有几天？" and not result.resolved and not result.leans_back
