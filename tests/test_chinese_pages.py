@@ -51,11 +51,18 @@ def english_in(html: str, data: set[str]) -> list[str]:
     return found
 
 
+def _foreign(node) -> bool:
+    """Marked as written in another language than Chinese (`lang="en"`): the language switch names English in
+    English, so that a reader of English finds it."""
+    language = node.get("lang") or ""
+    return bool(language) and not language.lower().startswith("zh")
+
+
 def _shown_texts(root):
     for node in root.iter():
-        if not isinstance(node.tag, str) or node.tag in SKIPPED_TAGS:
+        if not isinstance(node.tag, str) or node.tag in SKIPPED_TAGS or _foreign(node):
             continue
-        if any(a.tag in SKIPPED_TAGS for a in node.iterancestors()):
+        if any(a.tag in SKIPPED_TAGS or a.tag != "html" and _foreign(a) for a in node.iterancestors()):
             continue
         if node.text:
             yield node.text
@@ -135,6 +142,8 @@ def test_the_signed_out_pages_are_in_chinese():
     ("<p>上传 PDF 或 DOCX 文件，见 chat.max_message_chars</p>", []),
     ("<p>由 DocMind 回答</p><code>print('hello world')</code>", []),
     ("<p><strong>盐值</strong>: <bdi>dcdcad**********</bdi></p>", []),
+    ('<select><option lang="zh-hans">简体中文</option><option lang="en">English</option></select>', []),
+    ('<p lang="zh-hans">请在设置页面 set the language</p>', ["set the language"]),
 ])
 def test_the_check_finds_english_prose_and_passes_names_and_code(html, english):
     assert english_in(html, set()) == english
