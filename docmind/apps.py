@@ -12,7 +12,8 @@ from docmind.telemetry import configure_tracing
 
 class DocmindConfig(AppConfig):
     name = "docmind"
-    verbose_name = "DocMind"
+    # What the admin index lists under it: the external MCP servers DocMind calls.
+    verbose_name = _("Integrations")
 
     def ready(self) -> None:
         # django-axes names its app after its label only, so the admin index would say "Axes" in every language.

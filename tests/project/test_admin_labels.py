@@ -6,11 +6,12 @@ from django.utils.functional import Promise
 
 from chat.models import Conversation, Message, MessageFeedback
 from config_admin.models import SysAiConfig, SysAiConfigChange
+from docmind.models import McpServer
 from kb.models import Chunk, ChunkLevel, Document, DocumentStatus, KnowledgeDomain
 from memory.models import UserMemory
 
 MODELS = [Document, Chunk, KnowledgeDomain, SysAiConfig, SysAiConfigChange, Conversation, Message, MessageFeedback,
-          UserMemory]
+          UserMemory, McpServer]
 
 
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)
