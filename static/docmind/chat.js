@@ -468,6 +468,40 @@
     turn.sourcesSummary.textContent = _("Sources") + " · " + (cards.length - uncited.length);
   }
 
+  // A cited card shows what its [n] quotes: the answer's text before that [n], found in the passage as this asker
+  // received it (the trace's evidence: the passage where the original is readable, else its snippet), marked and
+  // shown from just before it. Text written in other words than the passage's is found nowhere: the card keeps the
+  // passage's opening.
+  const REFS = /\[(\d+(?:\s*[,，、]\s*\d+)*)\]/g;
+  function showQuoted(turn, answer, evidence) {
+    const texts = new Map((evidence || []).map((c) => [String(c.chunk_id), plainSnippet(c.content)]));
+    const quotes = new Map();
+    for (const line of String(answer || "").split("\n")) {
+      let from = 0;
+      for (const ref of line.matchAll(REFS)) {
+        const said = plainSnippet(line.slice(from, ref.index).replace(REFS, ""));
+        from = ref.index + ref[0].length;
+        if (said.length < 8) continue;
+        for (const n of ref[1].split(/\s*[,，、]\s*/)) {
+          if (!quotes.has(n)) quotes.set(n, []);
+          quotes.get(n).push(said);
+        }
+      }
+    }
+    for (const card of turn.sourcesWrap.querySelectorAll(".source-card.cited")) {
+      const source = (turn.sources || []).find((s) => String(s.index) === card.dataset.index);
+      const text = source && texts.get(String(source.chunk_id));
+      const quote = text && (quotes.get(card.dataset.index) || []).find((q) => text.includes(q));
+      const box = card.querySelector(".source-snippet");
+      if (!quote || !box) continue;
+      const at = text.indexOf(quote);
+      const start = Math.max(0, at - 30);
+      const end = Math.min(text.length, at + quote.length + 160);
+      box.replaceChildren((start > 0 ? "…" : "") + text.slice(start, at), el("mark", "quoted", quote),
+        text.slice(at + quote.length, end) + (end < text.length ? "…" : ""));
+    }
+  }
+
   function traceRow(turn, label, value) {
     if (value === undefined || value === null || value === "") return;
     turn.traceBody.appendChild(el("dt", null, label));
@@ -633,6 +667,7 @@
         turn.text = data.answer || turn.text;
         renderMarkdown(turn.body, turn.text, turn);
         markCited(turn, data.citations);
+        showQuoted(turn, turn.text, log.kb_chunks);
         confidenceBadge(turn, data.confidence_band, data.confidence_score);
         Object.assign(log.timings_ms, data.timings_ms || {});
         if (data.trace_id) log.trace_id = data.trace_id;
@@ -785,6 +820,7 @@
       turn.text = m.content;
       renderMarkdown(turn.body, m.content, turn);
       markCited(turn, m.citations);
+      showQuoted(turn, m.content, log.kb_chunks);
       confidenceBadge(turn, m.confidence_band, m.confidence_score);
       if (m.status === "error") showError(turn, m.error.replace(/^[a-z_]+: /, "") || _("The answer did not finish"));
       if (m.status === "cancelled") badge(turn, _("Stopped"), "muted");

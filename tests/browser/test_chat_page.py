@@ -209,3 +209,22 @@ def test_an_editor_adds_an_answer_to_an_evaluation_set_and_a_member_sees_no_such
     expect(member.locator("#input")).to_be_enabled(timeout=60_000)
     expect(member.locator(".msg-assistant .fb-up").last).to_be_visible()
     expect(member.locator(".eval-btn")).to_have_count(0)
+
+
+def test_a_cited_card_shows_the_sentence_the_answer_quotes_marked_also_after_a_reload(server, browser):
+    from playwright.sync_api import expect
+
+    page = signed_in_chat(browser, server)
+    page.fill("#input", "星河公司的报销申请要在多久内提交？")
+    page.keyboard.press("Enter")
+    expect(page.locator("#input")).to_be_enabled(timeout=60_000)
+    sentence = "公司的报销申请需要在费用发生后三十天内提交，超过期限不予报销。"
+    expect(page.locator(".msg-assistant .answer").last).to_contain_text("三十天", timeout=30_000)
+    for attempt in ("answered", "reloaded"):
+        card = page.locator(".msg-assistant").last.locator(".source-card.cited").first
+        expect(card.locator(".source-snippet mark.quoted")).to_have_text(sentence)
+        # shown from just before the sentence, not from the passage's opening two sentences earlier
+        assert card.locator(".source-snippet").inner_text().startswith("…"), attempt
+        if attempt == "answered":
+            page.reload()
+            expect(page.locator(".msg-assistant .answer").last).to_contain_text("三十天", timeout=30_000)
