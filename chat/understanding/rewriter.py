@@ -371,9 +371,9 @@ class ConversationRewriter:
         elif short_follow_up and not resolved and not new_focus:
             # What the last question was about: the person or code it named, else the title of the document that
             # answered it with the last question's own topic words ("病假" of "病假有几天？" for "超过了怎么办？"),
-            # which say what in that document was asked about. A
-            # question naming a thing of the same kind as that topic (婚假 after 病假: the same last character, as
-            # `_reframed` reads "X呢？") asks about its own thing and stands alone.
+            # which say what in that document was asked about. A question naming a thing of the same kind as that
+            # topic (婚假 after 病假: the same last character, as `_reframed` reads "X呢？") asks about its own thing
+            # and stands alone.
             before = _nouns(previous.question, self.lexicon)
             if not any(mine != theirs and mine[-1] == theirs[-1] for mine in nouns for theirs in before):
                 # Chinese content words only: an English question's words are all tagged as names, its verbs too.
