@@ -56,3 +56,10 @@ class UserSession(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} @ {self.created_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def provider_label(self) -> str:
+        """How the session signed in, in the reader's language: a provider's name, or DocMind's own password."""
+        if self.provider in Provider.values:
+            return str(Provider(self.provider).label)
+        return str(_("DocMind password"))

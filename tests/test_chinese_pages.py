@@ -156,10 +156,11 @@ def test_every_string_the_scripts_translate_has_a_chinese_translation():
 
     root = Path(__file__).resolve().parents[1]
     catalogue = polib.pofile(str(root / "locale/zh_Hans/LC_MESSAGES/djangojs.po"))
-    translated = {entry.msgid for entry in catalogue if entry.msgstr and not entry.obsolete}
+    translated = {entry.msgid for entry in catalogue
+                  if (entry.msgstr or any(entry.msgstr_plural.values())) and not entry.obsolete}
     missing = {}
     for script in sorted((root / "static/docmind").glob("*.js")):
-        wanted = re.findall(r"\b(?:_|gettext)\(\s*\"((?:[^\"\\\\]|\\\\.)*)\"", script.read_text())
+        wanted = re.findall(r"\b(?:_|gettext|ngettext)\(\s*\"((?:[^\"\\\\]|\\\\.)*)\"", script.read_text())
         if absent := [text for text in wanted if text not in translated]:
             missing[script.name] = absent
     assert missing == {}

@@ -4,6 +4,7 @@
   "use strict";
   const $ = (id) => document.getElementById(id);
   const _ = window.gettext || ((text) => text);
+  const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
   const fmt = (text, values) => (window.interpolate ? window.interpolate(text, values, true)
     : text.replace(/%\((\w+)\)s/g, (m, k) => values[k]));
   const typeName = (t) => ({ preference: _("preference"), fact: _("fact"), profile: _("profile"),
@@ -57,7 +58,8 @@
     $("mem-table").hidden = items.length === 0;
     $("mem-empty").hidden = items.length !== 0;
     $("mem-forget-all").hidden = items.length === 0;
-    $("mem-count").textContent = items.length ? fmt(_("%(n)s memories"), { n: items.length }) : "";
+    $("mem-count").textContent = items.length
+      ? fmt(ngettext("%(n)s memory", "%(n)s memories", items.length), { n: items.length }) : "";
   }
 
   function row(m) {

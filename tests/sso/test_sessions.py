@@ -56,6 +56,7 @@ def test_the_sessions_page_lists_and_ends_sessions(member):
     phone = _signed_in("alice", "pw-alice", "phone")
     page = laptop.get("/account/sessions/").content.decode()
     assert "laptop" in page and "phone" in page and "this browser" in page
+    assert "<td>DocMind password</td>" in page and "<td>local</td>" not in page  # how it signed in, in words
     phone_row = UserSession.objects.get(user_agent="phone")
     assert laptop.post(f"/account/sessions/{phone_row.pk}/end/").status_code == 302
     assert not _is_signed_in(phone) and _is_signed_in(laptop)
