@@ -9,8 +9,10 @@ ABSTAIN_ZH = "知识库中没有找到能回答这个问题的内容。"
 ABSTAIN_EN = "The knowledge base does not contain an answer to this question."
 RELATED_ZH = "以下文档与问题相关，但不是答案："
 RELATED_EN = "These documents are related, but do not answer it:"
-HINT_ZH = "可以换个说法，或上传相关文档后再问。"
-HINT_EN = "Try rephrasing the question, or upload a document that covers it."
+# Said to every asker alike (the answer may be cached for others who read the same bases), most of whom cannot
+# upload: the document that is missing is an editor's to add.
+HINT_ZH = "可以换个说法再问，或请知识库的编辑者补充相关文档。"
+HINT_EN = "Try rephrasing the question, or ask an editor of the knowledge base to add a document that covers it."
 
 
 def abstention(*, question: str, related_titles: Sequence[str]) -> str:
