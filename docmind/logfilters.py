@@ -1,4 +1,4 @@
-"""Logging filters: one line per outage instead of one per request."""
+"""Logging filters: one line per outage instead of one per request, and a refusal without its traceback."""
 from __future__ import annotations
 
 import logging
@@ -34,4 +34,15 @@ class OncePerWindow(logging.Filter):
             dropped = self._dropped.pop(record.name, 0)
         if dropped:
             record.msg = f"{record.msg} ({dropped} similar records dropped in the last window)"
+        return True
+
+
+class RefusalWithoutTraceback(logging.Filter):
+    """A refused request (403) is routine: Django's warning line for it stays, the traceback of the PermissionDenied
+    a view raised to refuse it does not."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "status_code", None) == 403:
+            record.exc_info = None
+            record.exc_text = None
         return True

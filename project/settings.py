@@ -326,8 +326,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("DOCMIND_LOG_LEVEL", "INFO")},
-    "filters": {"once_per_outage": {"()": "docmind.logfilters.OncePerWindow", "seconds": 300}},
+    "filters": {"once_per_outage": {"()": "docmind.logfilters.OncePerWindow", "seconds": 300},
+                "refusal_without_traceback": {"()": "docmind.logfilters.RefusalWithoutTraceback"}},
     "loggers": {
+        # A 403 is one warning line, not a traceback.
+        "django.request": {"filters": ["refusal_without_traceback"]},
         # Redis errors the cache ignored: one line per outage, not one per request.
         "docmind.cache": {"level": "WARNING", "filters": ["once_per_outage"]},
         "jieba": {"level": "WARNING"},
