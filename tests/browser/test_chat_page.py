@@ -63,6 +63,8 @@ def test_ask_see_the_streamed_answer_and_jump_to_the_source(server, browser, tmp
     page.reload()  # the conversation reopened from its saved answer shows the same
     expect(page.locator(".msg-assistant .answer").last).to_contain_text("十五天", timeout=30_000)
     _assert_trust_and_trace_shown(page, saved=True)
+    # the signed-in name is shown whole beside the account links, not cut to its first letter
+    assert page.locator(".user-name").evaluate("n => n.scrollWidth <= n.clientWidth")
     assert errors == []
 
 
