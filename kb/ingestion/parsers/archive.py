@@ -1,11 +1,17 @@
-"""Zip containers (.docx): declared sizes, ratios and member counts checked before anything is unpacked."""
+"""Zip containers (.docx, .pptx, .xlsx): declared sizes, ratios and member counts checked before anything is unpacked,
+and what the reading library then fails on said as the container's reason."""
 from __future__ import annotations
 
 import io
+import logging
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from kb.ingestion import reasons
 from kb.ingestion.parsers.base import MIB, ParseError, ParseLimits
+
+log = logging.getLogger(__name__)
 
 
 def open_zip(data: bytes, *, limits: ParseLimits, kind: reasons.Container) -> zipfile.ZipFile:
@@ -32,3 +38,17 @@ def open_zip(data: bytes, *, limits: ParseLimits, kind: reasons.Container) -> zi
         if ratio > limits.max_zip_ratio:
             raise ParseError(kind.zip_bomb % {"ratio": f"{ratio:,.0f}", "limit": f"{limits.max_zip_ratio:,.0f}"})
     return archive
+
+
+@contextmanager
+def reading(kind: reasons.Container) -> Iterator[None]:
+    """Any failure of the library that reads `kind`'s parts (python-docx, python-pptx and openpyxl raise many types
+    for a missing part or a file of another format) as `kind`'s unreadable reason; the exception itself goes to the
+    log. A MemoryError passes: the parser child reports it as the memory limit."""
+    try:
+        yield
+    except MemoryError:
+        raise
+    except Exception as exc:
+        log.info("%s: %s: %s", kind.unreadable, type(exc).__name__, exc)
+        raise ParseError(kind.unreadable) from None

@@ -8,7 +8,7 @@ import io
 import logging
 
 from kb.ingestion import reasons
-from kb.ingestion.parsers.archive import open_zip
+from kb.ingestion.parsers.archive import open_zip, reading
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.text import decode_text
 
@@ -35,16 +35,11 @@ class _Counter:
 
 def xlsx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     archive = open_zip(data, limits=limits, kind=_KIND)
-    try:
+    with reading(_KIND):
         # heavy: openpyxl (about 0.4 s) loads only for .xlsx, never for .csv
         import openpyxl
 
         book = openpyxl.load_workbook(archive.fp, read_only=True, data_only=True)
-    except MemoryError:
-        raise
-    except Exception as exc:  # not a workbook, a missing part: openpyxl raises many types
-        log.info("a spreadsheet could not be read: %s: %s", type(exc).__name__, exc)
-        raise ParseError(_KIND.unreadable) from None
     builder = TextBuilder(limits)
     counter = _Counter(limits)
     try:

@@ -2,30 +2,21 @@
 speaker notes), each slide's number as its location."""
 from __future__ import annotations
 
-import logging
-
 import pptx
 
 from kb.ingestion import reasons
-from kb.ingestion.parsers.archive import open_zip
+from kb.ingestion.parsers.archive import open_zip, reading
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, separator, square
 
 _KIND = reasons.PRESENTATION
 
-log = logging.getLogger(__name__)
-
 
 def pptx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     archive = open_zip(data, limits=limits, kind=_KIND)
-    try:
+    with reading(_KIND):
         deck = pptx.Presentation(archive.fp)
         slides = list(deck.slides)
-    except MemoryError:
-        raise
-    except Exception as exc:  # not a presentation, a missing part: python-pptx raises many types
-        log.info("a presentation could not be read: %s: %s", type(exc).__name__, exc)
-        raise ParseError(_KIND.unreadable) from None
     if len(slides) > limits.max_slides:
         raise ParseError(reasons.SLIDES_TOO_MANY % {"slides": f"{len(slides):,}", "limit": f"{limits.max_slides:,}"})
     builder = TextBuilder(limits)

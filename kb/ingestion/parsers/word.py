@@ -2,7 +2,6 @@
 its tree."""
 from __future__ import annotations
 
-import logging
 import re
 import zipfile
 
@@ -11,14 +10,12 @@ from docx.table import Table
 from lxml import etree
 
 from kb.ingestion import reasons
-from kb.ingestion.parsers.archive import open_zip
+from kb.ingestion.parsers.archive import open_zip, reading
 from kb.ingestion.parsers.base import ParsedText, ParseError, ParseLimits, TextBuilder
 from kb.ingestion.parsers.tables import markdown_row, row_groups, separator, square
 
 _KIND = reasons.WORD
 _W_PARAGRAPH = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}p"
-
-log = logging.getLogger(__name__)
 
 
 def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
@@ -26,13 +23,8 @@ def docx_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
     Markdown tables led by their header row."""
     archive = open_zip(data, limits=limits, kind=_KIND)
     _check_paragraphs(archive, limits)
-    try:
+    with reading(_KIND):
         document = docx.Document(archive.fp)
-    except MemoryError:
-        raise
-    except Exception as exc:  # a missing part, not a docx at all: python-docx raises many types
-        log.info("a Word file could not be read: %s: %s", type(exc).__name__, exc)
-        raise ParseError(_KIND.unreadable) from None
 
     builder = TextBuilder(limits)
     # python-docx resolves a paragraph's style by searching the style part each time (~2 ms):
