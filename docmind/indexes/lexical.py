@@ -1,6 +1,9 @@
 """BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
 from __future__ import annotations
 
+import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from contextlib import nullcontext
 from functools import lru_cache
@@ -9,6 +12,8 @@ from typing import Any, Protocol
 from docmind.indexes.bm25 import Bm25Index
 from docmind.indexes.vectorstore import STRONG, MilvusCollection, build_filter
 from docmind.text import LEXICAL_STOP_WORDS, _jieba
+
+log = logging.getLogger(__name__)
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
@@ -51,6 +56,8 @@ class MilvusLexicalIndex(MilvusCollection):
         instead of Milvus (Milvus Lite only, where one process owns the file: Lite scores every row in Python
         on every query)."""
         super().__init__(client=client, collection=collection, lite_path=lite_path)
+        if lite_path is not None:
+            share_term_ids_with_milvus_lite()
         self._ensure()
         if in_process:
             self._local = Bm25Index(terms=term_ids, load=self._read_all, snapshot=self._saved, count=self.count_rows)
@@ -169,7 +176,24 @@ def analyze(text: str) -> list[str]:
 
 def term_ids(text: str) -> list[int]:
     """The analyzer's tokens as the term ids Milvus Lite stores in the sparse field (FNV-1a of each token)."""
-    return [_term_id(token) for token in analyze(text)]
+    with _RECENT_LOCK:
+        known = _RECENT.get(text)
+    if known is not None:
+        return list(known)
+    ids = [_term_id(token) for token in analyze(text)]
+    with _RECENT_LOCK:
+        _RECENT[text] = tuple(ids)
+        if len(_RECENT) > RECENT_TEXTS:
+            _RECENT.popitem(last=False)
+    return ids
+
+
+# The texts last analysed and their term ids. A write tokenises each text twice in one process, in Milvus Lite's BM25
+# function and for the in-process copy (`share_term_ids_with_milvus_lite`), right after one another: the second
+# reads the first's result. Bounded by count: an ingestion batch is at most a few hundred child chunks.
+RECENT_TEXTS = 1024
+_RECENT: OrderedDict[str, tuple[int, ...]] = OrderedDict()
+_RECENT_LOCK = threading.Lock()
 
 
 # Tokens a process has hashed, kept: the hash is a pure-Python loop over each token's UTF-8 bytes (about a
@@ -187,6 +211,32 @@ def _term_id(token: str) -> int:
 
 
 _STOP = frozenset(LEXICAL_STOP_WORDS)
+_SHARED = False
+
+
+def share_term_ids_with_milvus_lite() -> None:
+    """Make Milvus Lite's analyzer for ANALYZER_PARAMS use `term_ids`, whose tokens are the same by construction.
+
+    Milvus Lite runs in this process and tokenises every inserted text again for its BM25 function, then hashes each
+    token in a pure-Python loop; this way a text is cut once for both copies of the index and its tokens are hashed
+    through `_term_id`'s cache. An analyzer configured otherwise keeps its own code. When a milvus_lite release no
+    longer has the attributes relied on, nothing is changed: the writes stay correct, only slower."""
+    global _SHARED
+    if _SHARED:
+        return
+    try:
+        from milvus_lite.analyzer.jieba_analyzer import JiebaAnalyzer
+    except ImportError:  # a Milvus server, or another milvus_lite
+        return
+    own = JiebaAnalyzer.analyze
+
+    def analyze_shared(self, text: str) -> list[int]:
+        if getattr(self, "_mode", None) == "search" and getattr(self, "_stop_words", None) == _STOP:
+            return term_ids(text)
+        return own(self, text)
+
+    JiebaAnalyzer.analyze = analyze_shared
+    _SHARED = True
 
 
 def _fit(text: str) -> str:

@@ -103,6 +103,12 @@ def test_apikey_bench_runs(seeded, tmp_path):
     assert set(result["retrieve_ms"]) == {"token", "key"}
 
 
+def test_lexical_write_bench_writes_and_finds_its_texts(tmp_path):
+    result = smoke("lexical_write_bench", tmp_path)
+
+    assert result["rounds"][0]["texts"] > 0 and result["rounds"][0]["searchable"]
+
+
 @pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_feedback_bench_runs(seeded, tmp_path):
     fresh_default_kb()
