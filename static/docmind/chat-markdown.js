@@ -12,7 +12,8 @@
   }
 
   function renderInline(parent, text, cite) {
-    const pattern = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d{1,3}\])/g;
+    // A group ([1, 2], [1，2], [1、2]) cites each of its sources, as the server's citation parser reads it.
+    const pattern = /(\*\*[^*\n]+\*\*|`[^`\n]+`|\[\d{1,3}(?:\s*[,，、]\s*\d{1,3})*\])/g;
     let last = 0;
     let m;
     while ((m = pattern.exec(text)) !== null) {
@@ -22,8 +23,10 @@
         parent.appendChild(el("strong", null, tok.slice(2, -2)));
       } else if (tok.startsWith("`")) {
         parent.appendChild(el("code", null, tok.slice(1, -1)));
+      } else if (cite) {
+        tok.slice(1, -1).split(/\s*[,，、]\s*/).forEach((n) => parent.appendChild(cite(parseInt(n, 10))));
       } else {
-        parent.appendChild(cite ? cite(parseInt(tok.slice(1, -1), 10)) : document.createTextNode(tok));
+        parent.appendChild(document.createTextNode(tok));
       }
       last = m.index + tok.length;
     }

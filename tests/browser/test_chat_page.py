@@ -97,6 +97,24 @@ def test_markup_in_documents_and_questions_never_runs(server, browser):
     expect(page.locator(".source-card").filter(has_text="<b>安全</b>测试").first).to_be_visible()
 
 
+def test_a_group_of_citations_links_each_of_its_sources(server, browser):
+    page = signed_in_chat(browser, server)
+    rendered = page.evaluate("""() => {
+        const box = document.createElement("div");
+        window.DocMindMarkdown.render(box, "甲[1, 2]乙[3、4]丙[5]丁[2024年]", (n) => {
+            const a = document.createElement("a");
+            a.className = "cite";
+            a.dataset.index = String(n);
+            a.textContent = "[" + n + "]";
+            return a;
+        });
+        return {links: [...box.querySelectorAll("a.cite")].map((a) => a.dataset.index), text: box.textContent};
+    }""")
+
+    assert rendered["links"] == ["1", "2", "3", "4", "5"]
+    assert rendered["text"] == "甲[1][2]乙[3][4]丙[5]丁[2024年]"
+
+
 def test_my_memories_page_lists_edits_and_forgets(server, browser):
     from playwright.sync_api import expect
 
