@@ -17,9 +17,9 @@ _EN_JOIN = re.compile(r"\s(?:and|with|to|vs\.?|versus|or|from)\s|,", re.I)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _ARTICLE = re.compile(r"^(?:a|an)\s+(?=\S)", re.I)
 # What the sides are compared on, when the question names it apart from them: "the difference in response time
-# between P1 and P2", "compare the warranty of A and B".
-_EN_ASPECT = re.compile(r"\b(?:differences?|compare[ds]?|comparison)\s+(?:in\s+|of\s+)?(?:the\s+)?(?P<aspect>.+?)\s+"
-                        r"(?:between|of|for)\s+(?P<sides>.+)$", re.I)
+# between P1 and P2", "compare the warranty of A and B", "the difference between the return window for A and B".
+_EN_ASPECT = re.compile(r"\b(?:differences?|compare[ds]?|comparison)\s+(?:in\s+|of\s+|between\s+)?(?:the\s+)?"
+                        r"(?P<aspect>.+?)\s+(?:between|of|for)\s+(?P<sides>.+)$", re.I)
 # …and in Chinese, after the last side: "X100 和 X200 的 RO 膜更换周期", "A 和 B 在价格上".
 _ZH_ASPECT = re.compile(r"^(?P<side>.+?)\s*(?:的(?P<of>.+)|在(?P<on>.+?)(?:上|方面))$")
 MAX_SIDES = 4

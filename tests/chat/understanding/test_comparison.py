@@ -18,6 +18,9 @@ def test_the_sides_are_the_things_named_around_the_joining_word(question, sides)
 @pytest.mark.parametrize(("question", "sides"), [
     ("What is the difference in response time between P1 and P2?", ("P1 response time", "P2 response time")),
     ("Compare the warranty of the X100 and the X200", ("X100 warranty", "X200 warranty")),
+    ("What's the difference between the return window for regular customers and Plus members?",
+     ("regular customers return window", "Plus members return window")),
+    ("What is the difference between the price of the X100 and the X200?", ("X100 price", "X200 price")),
     ("X100 和 X200 的 RO 膜更换周期有什么区别？", ("X100 RO 膜更换周期", "X200 RO 膜更换周期")),
     ("年假和病假在工资上有什么不同？", ("年假 工资", "病假 工资")),
 ])
