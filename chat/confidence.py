@@ -440,10 +440,12 @@ class ConfidenceCalibrator:
             score = min(score, written["p_answerable"])
         return replace(assessment, score=score, features=MappingProxyType(written))
 
-    def reads_low(self, assessment: Assessment) -> bool:
-        """An answering verdict whose score (re-estimated on the written answer) is under the medium band: the badge
-        will say low, so the answer's own words should as well."""
-        return assessment.verdict is Verdict.ANSWER and assessment.score < self.medium_from
+    def reads_low(self, assessment: Assessment, citation_coverage: float | None = None) -> bool:
+        """An answering verdict whose final band is low — its score re-estimated on the written answer, as `finish`
+        weighs it by what the answer's citations cover (a comparison saying one side is missing cites half of it):
+        the badge will say low, so the answer's own words should as well."""
+        return assessment.verdict is Verdict.ANSWER \
+            and self.finish(assessment=assessment, citation_coverage=citation_coverage)[1] == "low"
 
     def finish(self, *, assessment: Assessment, citation_coverage: float | None) -> tuple[float, str]:
         """The answer's final (score, band). An answer that cites little of what it says is trusted less;

@@ -56,6 +56,13 @@ def assemble(stages: TurnStages, turn: ChatTurn, evidence: Evidence, assessment:
     return replace(prompt, answer_style=memory.style, memory_applied=memory.applied)
 
 
+def citation_coverage(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
+                      question: str = "") -> float | None:
+    """The share of the answer's sentences its citations cover, as `cite` will read it."""
+    return stages.citations.run(answer=answer, chunks=list(prompt.chunks), rerank_top1=evidence.grade.rerank_top1,
+                                grade=evidence.grade, question=question).citation_coverage
+
+
 def cite(stages: TurnStages, answer: str, prompt: PromptParts, evidence: Evidence,
          assessment: Assessment, question: str = "") -> CitationReport:
     """Citations and coverage from the parser; score and band from the calibrated assessment."""

@@ -245,12 +245,14 @@ class ChatPipeline:
     def _labelled_as_written(stages: TurnStages, assessment: Assessment, prompt: PromptParts, evidence: Evidence,
                              question: str, shape: AnswerShape,
                              sides: tuple[str, ...]) -> tuple[Assessment, PromptParts, str]:
-        """The offline answer, written before it streams, with its assessment and prompt: a quote the calibrator reads
-        as less likely right than its evidence (the badge will be low) carries the low-relevance label from the start,
+        """The offline answer, written before it streams, with its assessment and prompt: a quote whose badge will be
+        low (the calibrator's reading of what it says and cites) carries the low-relevance label from the start,
         in its lead and in `start`, instead of a plain lead under a low badge. Rewritten only then."""
         written = stages.generator.written(prompt=prompt, question=question, shape=shape, sides=sides)
-        if assessment.low_confidence or assessment.no_evidence \
-                or not stages.calibrator.reads_low(trust.reassess(stages, assessment, written, question, evidence)):
+        if assessment.low_confidence or assessment.no_evidence:
+            return assessment, prompt, written
+        coverage = answering.citation_coverage(stages, written, prompt, evidence, question)
+        if not stages.calibrator.reads_low(trust.reassess(stages, assessment, written, question, evidence), coverage):
             return assessment, prompt, written
         prompt = replace(prompt, low_confidence=True)
         written = stages.generator.written(prompt=prompt, question=question, shape=shape, sides=sides)

@@ -392,3 +392,13 @@ def test_an_answering_verdict_whose_written_score_is_under_the_medium_band_reads
     assert cal.reads_low(Assessment(score=cal.medium_from - 0.01, verdict=Verdict.ANSWER))
     assert not cal.reads_low(Assessment(score=cal.medium_from, verdict=Verdict.ANSWER))
     assert not cal.reads_low(Assessment(score=0.1, verdict=Verdict.LOW))  # already labelled
+
+
+def test_an_answer_whose_citations_cover_too_little_for_the_medium_band_reads_low():
+    cal = calibrator()
+    answer = Assessment(score=cal.medium_from + 0.05, verdict=Verdict.ANSWER)
+
+    assert not cal.reads_low(answer, 1.0)
+    # Half its sentences uncited ("nothing about the other side"): the final band is low, so is its label.
+    assert cal.reads_low(answer, 0.5)
+    assert cal.finish(assessment=answer, citation_coverage=0.5)[1] == "low"

@@ -61,7 +61,7 @@ def test_an_offline_quote_read_as_low_once_written_says_so_in_its_lead_and_start
     assert by_type(plain, "start").data["low_confidence"] is False
     assert "相关性偏低" not in by_type(plain, "done").data["answer"]
     cache.clear()
-    monkeypatch.setattr(ConfidenceCalibrator, "reads_low", lambda self, assessment: True)
+    monkeypatch.setattr(ConfidenceCalibrator, "reads_low", lambda self, assessment, coverage=None: True)
     events = ask(member, QUESTION)
     done = by_type(events, "done").data
     assert by_type(events, "start").data["low_confidence"] is True
