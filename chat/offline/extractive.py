@@ -120,6 +120,13 @@ _BREAKS = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*(?=[^:：]{1,24}[:：])[^\s:：。.，,]+(?:\s[^\s:：。.，,]+){0,2}[:：]\s*\S")
+# A question-and-answer pair of an FAQ ("Q: Does it work without Wi-Fi?" then "A: Yes. …", "问：…" then "答：…"): the
+# question line says what the answer is about in the asker's own words, so it matches a question best, yet alone it
+# answers nothing. It is quoted with its answer, whole up to twice a clause's length, else with the answer's first
+# sentence (the rest of a long answer is quoted sentence by sentence).
+_FAQ_QUESTION = re.compile(r"^\s*(?:Q|Question|问|问题)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+_FAQ_ANSWER = re.compile(r"^\s*(?:A|Answer|答|回答)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+FAQ_ANSWER_CLAUSES = 2
 # A question asking for several things ("会上定了哪些待办事项？", "What are the supported systems?"): its answer is
 # a list of the document's when one is introduced by a line naming what the question asks.
 _ASKS_LIST = re.compile(r"哪些|哪几[个项条种类]|有什么|都有|\bwhat are\b|\bwhich\b.+\bare\b|\blist\b", re.IGNORECASE)
@@ -307,6 +314,7 @@ def _units(content: str) -> list[_Unit]:
     lines = content.splitlines()
     header: list[str] | None = None
     columns: list[str] = []  # the header line of a spreadsheet's rows ("a | b | c"), once one is seen
+    answered: set[int] = set()  # an FAQ's answer lines, quoted with their question
     for i, line in enumerate(lines):
         record = _record(line.strip(), columns) if columns else None
         if record is not None:
@@ -327,13 +335,34 @@ def _units(content: str) -> list[_Unit]:
                 out.append(_Unit(text, True, text, item=True))
             continue
         header = None
-        if not line.strip() or i in headings:
+        if not line.strip() or i in headings or i in answered:
+            continue
+        answer = _faq_answer(lines, i)
+        if answer is not None:
+            answered.add(answer)
+            out.extend(_faq_units(line.strip(), lines[answer].strip()))
             continue
         if _HEADING.match(line) or _ITEM.match(line) and len(_key(line)) <= CLAUSE_CHARS:
             out.append(_Unit(line.strip(), item=True))
         else:
             out.extend(_Unit(sentence) for sentence in _closed(split_sentences(line, clauses=False)))
     return out
+
+
+def _faq_answer(lines: Sequence[str], i: int) -> int | None:
+    """The index of the answer line of an FAQ question at line i (the next non-blank line, marked as an answer)."""
+    if not _FAQ_QUESTION.match(lines[i]):
+        return None
+    following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+    return following if following is not None and _FAQ_ANSWER.match(lines[following]) else None
+
+
+def _faq_units(question: str, answer: str) -> list[_Unit]:
+    """An FAQ pair as quotable units: the question with its whole answer, or with the first sentence of a long one."""
+    if len(_key(answer)) <= FAQ_ANSWER_CLAUSES * CLAUSE_CHARS:
+        return [_Unit(f"{question} {answer}", item=True)]
+    first, *rest = _closed(split_sentences(answer, clauses=False)) or [answer]
+    return [_Unit(f"{question} {first}", item=True), *(_Unit(sentence) for sentence in rest)]
 
 
 def quotable(content: str) -> list[str]:

@@ -71,6 +71,25 @@ def test_extractive_answer_prefers_matching_sentences():
     assert "cafeteria" not in answer and "Remote work" not in answer
 
 
+FAQ = [ScoredChunk(chunk_id="f1", score=0.8, document_title="LumaLock FAQ", content=(
+    "Q: What batteries does it use?\nA: It uses 8 AA batteries, which last about 12 months.\n\n"
+    "Q: How do I reset the lock to factory settings?\n"
+    "A: Hold the reset button under the battery cover for 10 seconds until you hear two beeps.\n")),
+    ScoredChunk(chunk_id="f2", score=0.7, document_title="常见问题", content=(
+        "问：密码忘了怎么办？\n答：在登录页点击“忘记密码”，用手机验证码重置。\n\n问：一个账号能登录几台手机？\n答：一台。"))]
+
+
+@pytest.mark.parametrize(("question", "chunks", "said"), [
+    ("How do I reset the lock to factory settings?", FAQ[:1], "Hold the reset button"),
+    ("密码忘了怎么办", FAQ[1:], "用手机验证码重置"),
+])
+def test_an_faq_question_line_is_quoted_with_its_answer(question, chunks, said):
+    answer = ExtractiveAnswerer().run(question=question, chunks=chunks)
+
+    assert said in answer
+    assert "12 months" not in answer and "一台" not in answer
+
+
 def test_extractive_answer_keeps_document_order():
     answer = ExtractiveAnswerer(max_sentences=3).run(question="年假 病假 报销 审批", chunks=ZH)
     refs = [r for _, rr in _answer_sentences(answer) for r in rr]
