@@ -28,6 +28,11 @@ _CROSS_SHARE = 0.2
 _MAX_ROW_PITCH = 2.6
 # Cells are short: a run whose cells average more characters than this is text set in columns.
 _MAX_MEAN_CELL_CHARS = 24
+# The space before a column is wider than the space between the words of a cell: where the words that start the
+# columns follow the word before them by no more than this many times the run's usual gap between words, the run
+# is prose whose word starts happen to line up (ragged lines of a paragraph often share three), not a table. A
+# priori: a table's columns are set apart by more than half a space again.
+_MIN_COLUMN_GAP = 1.5
 # A first column of bullets or list numbers is a list whose wrapped lines happen to line up.
 _LIST_MARKER = re.compile(r"^(?:[•·▪◦●○■□\-–—*]|\(?\d{1,3}[.)、]|[a-z][.)])$", re.IGNORECASE)
 
@@ -116,6 +121,8 @@ def _table_from(lines: list[list[dict]], start: int, follows: AlignedTable | Non
     end, starts = best
     if _filled(lines[start], starts) < 2:
         return None  # a line of text above the table: the table starts at a later line
+    if _spaced_as_prose(lines[start:end], starts):
+        return None
     rows, boxes = _rows(lines[start:end], starts)
     full = sum(1 for row in rows if all(row))
     cells = [c for row in rows for c in row if c]
@@ -125,6 +132,17 @@ def _table_from(lines: list[list[dict]], start: int, follows: AlignedTable | Non
     words = [w for line in lines[start:end] for w in line]
     return end, AlignedTable(rows, boxes, min(w["x0"] for w in words), min(w["top"] for w in words),
                              max(w["x1"] for w in words), max(w["bottom"] for w in words), starts)
+
+
+def _spaced_as_prose(lines: list[list[dict]], starts: list[float]) -> bool:
+    """Whether the words that open the columns follow the word before them as closely as the words of a cell do."""
+    column, inner = [], []
+    for line in lines:
+        for before, word in zip(line, line[1:], strict=False):
+            gap = word["x0"] - before["x1"]
+            opens = any(abs(word["x0"] - x) <= _ALIGN_POINTS for x in starts[1:])
+            (column if opens else inner).append(gap)
+    return bool(column and inner) and statistics.median(column) < _MIN_COLUMN_GAP * statistics.median(inner)
 
 
 def _filled(line: list[dict], starts: list[float]) -> int:

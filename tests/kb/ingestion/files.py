@@ -136,6 +136,32 @@ def unruled_table_pdf() -> bytes:
     return buffer.getvalue()
 
 
+PROSE_SECTIONS = [
+    ("5. Damaged or defective items",
+     "Items that arrive damaged must be reported within 7 days of delivery with photos through the Help Center. "
+     "Northwind will send a replacement or issue a full refund including original shipping costs, at the customer's "
+     "choice. Defects that appear later are covered by the manufacturer warranty, typically 1 year."),
+    ("6. Refund timing",
+     "Once the warehouse receives and inspects the returned item, refunds are issued within 5 business days."),
+]
+
+
+def prose_pdf() -> bytes:
+    """Paragraphs set ragged-right by reportlab's platypus, as a word processor exports them: three lines of the
+    first paragraph and the heading after it have words that start at the same three places."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
+
+    buffer = io.BytesIO()
+    styles = getSampleStyleSheet()
+    story = []
+    for heading, text in PROSE_SECTIONS:
+        story += [Paragraph(heading, styles["Heading2"]), Paragraph(text, styles["Normal"]), Spacer(1, 6)]
+    SimpleDocTemplate(buffer, pagesize=A4).build(story)
+    return buffer.getvalue()
+
+
 def scanned_pdf() -> bytes:
     """One page holding only a picture (of nothing): what a scanner produces, without a text layer."""
     from PIL import Image
