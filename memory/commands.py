@@ -51,11 +51,13 @@ STATEMENT_MAX_CHARS = 80
 _SELF_QUESTION = re.compile(
     r"(?:请问|那|那么|你知道|你记得)?\s*"
     r"(?:我(?:现在|目前)?(?:在哪(?:里|儿)?(?:工作|上班|办公|住)?|住(?:在)?哪(?:里|儿)?|叫什么(?:名字)?|是谁|"
-    r"是哪(?:里|儿)人|来自哪(?:里|儿)?|在(?:哪个|哪家|什么)(?:部门|团队|城市|公司)(?:工作|上班)?|"
+    r"是哪(?:里|儿)人|来自哪(?:里|儿)?|"
+    r"在(?:哪个|哪家|哪一个|什么)(?:部门|团队|小组|项目组|组|城市|地方|国家|省|公司|分公司|办公室|园区|校区)"
+    r"(?:工作|上班|办公)?|"
     r"是(?:哪个|什么)(?:部门|团队|职位|岗位)的?|(?:是)?(?:做|干)什么(?:工作)?(?:的)?)|"
     r"(?:do you know )?(?:where do i (?:work|live)|where am i (?:based|from)|who am i|"
     r"what(?:'s| is) my (?:name|job|role|team|department)|"
-    r"which (?:team|department|city|company) (?:am i (?:in|on|with)|do i work (?:in|on|for|at))))"
+    r"which (?:team|department|city|company|office) (?:am i (?:in|on|with|at)|do i work (?:in|on|for|at))))"
     r"\s*(?:呢|吗|啊|呀)?\s*[?？。.!！]*", re.IGNORECASE)
 
 

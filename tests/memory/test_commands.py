@@ -68,7 +68,9 @@ def test_a_question_or_a_stated_problem_is_not_a_statement(message):
 
 @pytest.mark.parametrize("message", ["我在哪里工作？", "我叫什么名字", "我是哪个部门的？", "那我住哪？",
                                      "我是做什么工作的？", "我是干什么的？",
-                                     "Where do I work?", "What's my name?", "Which team am I on?"])
+                                     "我在哪个办公室上班？", "我在哪个分公司？", "我在哪个项目组？",
+                                     "Where do I work?", "What's my name?", "Which team am I on?",
+                                     "Which office am I in?"])
 def test_a_question_about_the_asker_themselves_is_asked_of_memory(message):
     from memory.commands import is_self_question
 
@@ -78,7 +80,7 @@ def test_a_question_about_the_asker_themselves_is_asked_of_memory(message):
 # Questions about what applies to the asker name something else: the documents answer them.
 @pytest.mark.parametrize("message", ["我在试用期能请年假吗？", "我在哪里可以报销？", "我的年假有几天？",
                                      "What is my leave balance?", "Where do I work from when I'm remote?",
-                                     "我在上海工作", "我做什么工作可以远程？"])
+                                     "我在上海工作", "我做什么工作可以远程？", "我在哪个办公室可以领工牌？"])
 def test_a_question_about_what_applies_to_the_asker_is_not_about_themselves(message):
     from memory.commands import is_self_question
 
