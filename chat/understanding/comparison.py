@@ -23,6 +23,10 @@ _EN_ASPECT = re.compile(r"\b(?:differences?|compare[ds]?|comparison)\s+(?:in\s+|
 # …and in Chinese, after the last side: "X100 和 X200 的 RO 膜更换周期", "A 和 B 在价格上".
 _ZH_ASPECT = re.compile(r"^(?P<side>.+?)\s*(?:的(?P<of>.+)|在(?P<on>.+?)(?:上|方面))$")
 MAX_SIDES = 4
+# English words that qualify a noun named once after the last of them: "annual and sick leave", "full-time and
+# part-time staff" (lower case: a capitalised word names a thing of its own, "Redis and Memcached for caching").
+_QUALIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*")
+_QUALIFIED = re.compile(r"[a-z]+(?:-[a-z]+)* [a-z][\w-]*(?: [\w-]+){0,2}")
 
 
 def comparison_sides(question: str) -> tuple[str, ...]:
@@ -50,12 +54,16 @@ def _split(cleaned: str, joiner: re.Pattern[str]) -> list[str]:
 
 
 def _with_aspect(sides: list[str], aspect: str) -> tuple[str, ...]:
-    """The sides, each followed by the aspect; without one, the aspect the last side names for all ("X200 的 RO 膜")."""
+    """The sides, each followed by the aspect; without one, the aspect the last side names for all ("X200 的 RO 膜",
+    "domestic and international per diems": the noun after the last of words that each qualify it)."""
     if len(sides) >= 2 and not aspect:
         last = _ZH_ASPECT.match(sides[-1])
         if last and not any(_ZH_ASPECT.match(side) for side in sides[:-1]):
             aspect = (last.group("of") or last.group("on")).strip()
             sides = [*sides[:-1], last.group("side").strip()]
+        elif all(_QUALIFIER.fullmatch(side) for side in sides[:-1]) and _QUALIFIED.fullmatch(sides[-1]):
+            first, _, aspect = sides[-1].partition(" ")
+            sides = [*sides[:-1], first]
     sides = sides[:MAX_SIDES]
     if len(sides) < 2:
         return ()

@@ -23,6 +23,10 @@ def test_the_sides_are_the_things_named_around_the_joining_word(question, sides)
     ("What is the difference between the price of the X100 and the X200?", ("X100 price", "X200 price")),
     ("X100 和 X200 的 RO 膜更换周期有什么区别？", ("X100 RO 膜更换周期", "X200 RO 膜更换周期")),
     ("年假和病假在工资上有什么不同？", ("年假 工资", "病假 工资")),
+    ("How do the domestic and international per diems compare?",
+     ("domestic per diems", "international per diems")),
+    ("What is the difference between annual and sick leave?", ("annual leave", "sick leave")),
+    ("Compare full-time and part-time employees", ("full-time employees", "part-time employees")),
 ])
 def test_an_aspect_named_apart_from_the_sides_goes_with_each_side(question, sides):
     assert comparison_sides(question) == sides
