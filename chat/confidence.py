@@ -154,14 +154,18 @@ def _latin_key(word: str) -> str:
     return re.sub(r"[^a-z0-9]", "", word.lower())
 
 
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+
+
 def latin_names(question: str) -> list[str]:
     """The names a Chinese question writes in Latin letters in lower or mixed case ("iPad", "Linux", "Windows", "wifi",
     "5GHz"): products, systems and standards, which Chinese text writes the same way, so evidence that never writes
     one is about something else. Not an acronym in capitals ("CEO", "HR", "SLA"): Chinese text often writes it in
-    its own words (总经理, 人力资源部). Nor codes ("AC-300", "E2"), which `missing_value` and the answerer read, nor
-    any word of an English question, whose words are all Latin and which a document paraphrases freely."""
+    its own words (总经理, 人力资源部). Nor codes ("AC-300", "E2"), which `missing_value` and the answerer read. Of an
+    English question, whose words are all Latin and which a document paraphrases freely, only the names written with a
+    capital inside ("HomeKit", "iPhone", "PayPal"): a brand or product's own spelling, which no paraphrase replaces."""
     if not is_chinese(question):
-        return []
+        return [word for word in _LATIN.findall(question) if _INNER_CAPITAL.search(word)]
     names: list[str] = []
     for word in _LATIN.findall(question):
         if len(_latin_key(word)) >= 2 and any(ch.islower() for ch in word) and word.lower() not in _NOT_CONTENT:

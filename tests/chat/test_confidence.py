@@ -262,8 +262,13 @@ def test_an_acronym_or_a_code_is_not_read_as_an_unsaid_latin_name():
     assert unsaid_words("HR能下载办公App吗？", [APP]) == ()
 
 
-def test_an_english_question_has_no_latin_names_of_its_own():
+def test_of_an_english_question_only_names_spelt_with_a_capital_inside_are_latin_names():
     assert latin_names("Is there a Qinghe Cloud app for Windows?") == []
+    assert latin_names("Does the LumaLock S2 support Apple HomeKit?") == ["LumaLock", "HomeKit"]
+    lock = ScoredChunk(chunk_id="7", score=0.9, document_title="LumaLock FAQ",
+                       content="Voice unlock works with Alexa and Google Assistant.")
+    assert unsaid_words("Does the LumaLock S2 support Apple HomeKit?", [lock]) == ("HomeKit",)
+    assert unsaid_words("Does the LumaLock work with Alexa?", [lock]) == ()
 
 
 def test_a_latin_name_is_unsaid_in_evidence_of_the_other_language_too():
