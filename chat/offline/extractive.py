@@ -26,6 +26,8 @@ from docmind.language import is_chinese
 from docmind.prompts.answer import named_words
 from docmind.text import (
     ANSWER_STOP_WORDS,
+    FAQ_ANSWER,
+    FAQ_QUESTION,
     MARKDOWN_TABLE_ROW,
     MARKDOWN_TABLE_RULE,
     STOP_WORDS,
@@ -120,12 +122,10 @@ _BREAKS = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*(?=[^:：]{1,24}[:：])[^\s:：。.，,]+(?:\s[^\s:：。.，,]+){0,2}[:：]\s*\S")
-# A question-and-answer pair of an FAQ ("Q: Does it work without Wi-Fi?" then "A: Yes. …", "问：…" then "答：…"): the
-# question line says what the answer is about in the asker's own words, so it matches a question best, yet alone it
-# answers nothing. It is quoted with its answer, whole up to twice a clause's length, else with the answer's first
-# sentence (the rest of a long answer is quoted sentence by sentence).
-_FAQ_QUESTION = re.compile(r"^\s*(?:Q|Question|问|问题)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
-_FAQ_ANSWER = re.compile(r"^\s*(?:A|Answer|答|回答)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+# A question-and-answer pair of an FAQ (`docmind.text.FAQ_QUESTION`, `FAQ_ANSWER`): the question line says what the
+# answer is about in the asker's own words, so it matches a question best, yet alone it answers nothing. It is quoted
+# with its answer, whole up to twice a clause's length, else with the answer's first sentence (the rest of a long
+# answer is quoted sentence by sentence).
 FAQ_ANSWER_CLAUSES = 2
 # A question asking for several things ("会上定了哪些待办事项？", "What are the supported systems?"): its answer is
 # a list of the document's when one is introduced by a line naming what the question asks.
@@ -351,10 +351,10 @@ def _units(content: str) -> list[_Unit]:
 
 def _faq_answer(lines: Sequence[str], i: int) -> int | None:
     """The index of the answer line of an FAQ question at line i (the next non-blank line, marked as an answer)."""
-    if not _FAQ_QUESTION.match(lines[i]):
+    if not FAQ_QUESTION.match(lines[i]):
         return None
     following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-    return following if following is not None and _FAQ_ANSWER.match(lines[following]) else None
+    return following if following is not None and FAQ_ANSWER.match(lines[following]) else None
 
 
 def _faq_units(question: str, answer: str) -> list[_Unit]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docmind.text import MARKDOWN_TABLE_ROW, MARKDOWN_TABLE_RULE
+from docmind.text import FAQ_ANSWER, FAQ_QUESTION, MARKDOWN_TABLE_ROW, MARKDOWN_TABLE_RULE
 
 # A heading line as the parsers emit it (Markdown style; docx/html headings are rewritten to it).
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
@@ -87,7 +87,10 @@ class TextChunker:
             if not body_spans:
                 continue
             context = _context(title, [h for _, h in path])
-            for index, group in enumerate(self._pack(spans, self.parent_chars)):
+            # An FAQ's question never ends a piece its answer does not continue: alone it answers nothing.
+            leads = {span for span, after in zip(spans, spans[1:], strict=False)
+                     if FAQ_QUESTION.match(text[span[0]:span[1]]) and FAQ_ANSWER.match(text[after[0]:after[1]])}
+            for index, group in enumerate(self._pack(spans, self.parent_chars, leads)):
                 p_start, p_end = group[0][0], group[-1][1]
                 body = text[p_start:p_end]
                 # Later parents of a section repeat its heading so that they still say what they are about.
@@ -96,7 +99,7 @@ class TextChunker:
                 if not own:
                     continue
                 children = [ChildPiece(_table_header(text, s[0][0]) + text[s[0][0]:s[-1][1]], s[0][0], s[-1][1])
-                            for s in self._pack(own, self.child_chars)]
+                            for s in self._pack(own, self.child_chars, leads)]
                 parents.append(ParentPiece(content, p_start, p_end, children, context))
         return parents
 
@@ -125,7 +128,10 @@ class TextChunker:
         return spans
 
     @staticmethod
-    def _pack(spans: list[tuple[int, int]], target: int) -> list[list[tuple[int, int]]]:
+    def _pack(spans: list[tuple[int, int]], target: int,
+              leads: set[tuple[int, int]] | frozenset = frozenset()) -> list[list[tuple[int, int]]]:
+        """Consecutive spans in pieces of about `target` characters; a span of `leads` opens the next piece rather
+        than close one (it belongs with the span after it)."""
         groups: list[list[tuple[int, int]]] = []
         current: list[tuple[int, int]] = []
         for span in spans:
@@ -133,8 +139,9 @@ class TextChunker:
                 size = span[1] - current[0][0]
                 filled = current[-1][1] - current[0][0]
                 if (size > target and filled >= 0.8 * target) or size > 1.2 * target:
+                    carried = [current.pop()] if len(current) > 1 and current[-1] in leads else []
                     groups.append(current)
-                    current = []
+                    current = carried
             current.append(span)
         if current:
             tail = current[-1][1] - current[0][0]

@@ -118,3 +118,16 @@ def test_prose_after_a_table_gets_no_header():
     children = [c for p in TextChunker(parent_chars=1000, child_chars=120).split(text) for c in p.children]
     prose = [c for c in children if c.content.startswith("表后") or "|" not in c.content]
     assert prose and all(text[c.start:c.end] == c.content for c in prose)
+
+
+def test_an_faq_question_line_starts_the_piece_its_answer_is_in():
+    # Answers of one to four sentences: pieces of about 160 characters close right after a question otherwise.
+    pairs = [(f"Q: How do I reset lock {n}?", f"A: Hold the reset button of lock {n} for ten seconds."
+              + " It erases every code." * (n % 4)) for n in range(12)]
+    text = "\n\n".join(f"{q}\n{a}" for q, a in pairs)
+    parents = TextChunker(parent_chars=600, child_chars=160).split(text)
+
+    pieces = [child.content for parent in parents for child in parent.children] + [p.content for p in parents]
+    assert len(pieces) > 10
+    for piece in pieces:
+        assert not piece.rstrip().endswith("?"), piece
