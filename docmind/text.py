@@ -22,8 +22,10 @@ RARE_IDF_SHARE = 0.7
 MARKDOWN_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 # The question and the answer lines of an FAQ ("Q: Does it work without Wi-Fi?" then "A: Yes. …", "问：…" then "答：…"):
 # a pair is one entry, which chunking keeps together and the offline answer quotes together.
-FAQ_QUESTION = re.compile(r"^\s*(?:Q|Question|问|问题)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
-FAQ_ANSWER = re.compile(r"^\s*(?:A|Answer|答|回答)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+# A bullet or bold markup may open either line ("- **Q:** …", "**答：**…").
+_FAQ_OPENING = r"^\s*(?:[-*•]\s+)?(?:\*\*|__)?"
+FAQ_QUESTION = re.compile(_FAQ_OPENING + r"(?:Q|Question|问|问题)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+FAQ_ANSWER = re.compile(_FAQ_OPENING + r"(?:A|Answer|答|回答)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
 MARKDOWN_TABLE_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 _PUNCT_OR_SPACE = re.compile(r"^[\W_]+$", re.UNICODE)
 _SPACES = re.compile(r"\s+")

@@ -79,9 +79,15 @@ FAQ = [ScoredChunk(chunk_id="f1", score=0.8, document_title="LumaLock FAQ", cont
         "问：密码忘了怎么办？\n答：在登录页点击“忘记密码”，用手机验证码重置。\n\n问：一个账号能登录几台手机？\n答：一台。"))]
 
 
+MARKED_FAQ = ScoredChunk(chunk_id="f3", score=0.7, document_title="Wi-Fi FAQ", content=(
+    "**Q:** What is the guest network called?\n**A:** QH-Guest, and its password changes every Monday.\n\n"
+    "- Q: How long does a guest session last?\n- A: Eight hours, then the guest signs in again."))
+
+
 @pytest.mark.parametrize(("question", "chunks", "said"), [
     ("How do I reset the lock to factory settings?", FAQ[:1], "Hold the reset button"),
     ("密码忘了怎么办", FAQ[1:], "用手机验证码重置"),
+    ("What is the guest network called?", [MARKED_FAQ], "QH-Guest"),
 ])
 def test_an_faq_question_line_is_quoted_with_its_answer(question, chunks, said):
     answer = ExtractiveAnswerer().run(question=question, chunks=chunks)
