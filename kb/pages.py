@@ -1,7 +1,9 @@
-"""PDF pages as images for the reader: rendered by pypdfium2 on first view and cached on disk by the
-document's checksum, so a re-uploaded file never shows a stale picture."""
+"""The original's pages as images for the reader: a PDF's pages rendered by pypdfium2, an uploaded image (a photo or a
+scan, read by OCR) as its one page, re-encoded as PNG; made on first view and cached on disk by the document's checksum,
+so a re-uploaded file never shows a stale picture."""
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from dataclasses import dataclass
@@ -17,15 +19,19 @@ PAGE_WIDTH_PX = 1100
 _MAX_SCALE = 4.0
 
 
+# Uploaded images: one page whose line boxes are in the image's pixels (kb.ingestion.parsers.images).
+IMAGE_TYPES = frozenset({"png", "jpg", "jpeg"})
+
+
 class NoSuchPage(LookupError):
-    """The document is not a PDF with a stored file, or it has no such page."""
+    """The document is not a stored PDF or image, or it has no such page."""
 
 
 @dataclass(frozen=True)
 class PageInfo:
     number: int
     count: int
-    width: float  # PDF points
+    width: float  # PDF points, or an image's pixels: the unit of the chunks' line boxes
     height: float
 
 
@@ -42,7 +48,27 @@ def _open(document: Document):
         raise NoSuchPage("the stored PDF cannot be opened") from None
 
 
+def _open_image(document: Document):
+    # heavy enough: PIL's decoders load with the first image shown
+    from PIL import Image, UnidentifiedImageError
+
+    if not document.file:
+        raise NoSuchPage("the image is not stored")
+    try:
+        with document.file.open("rb") as handle:
+            image = Image.open(io.BytesIO(handle.read()))
+            image.load()  # the file passed the parser's pixel bound when it was ingested
+        return image
+    except (OSError, ValueError, UnidentifiedImageError, Image.DecompressionBombError):
+        raise NoSuchPage("the stored image cannot be opened") from None
+
+
 def page_info(document: Document, number: int) -> PageInfo:
+    if document.file_type in IMAGE_TYPES:
+        if number != 1:
+            raise NoSuchPage(f"the image has no page {number}")
+        width, height = _open_image(document).size
+        return PageInfo(1, 1, float(width), float(height))
     pdf = _open(document)
     try:
         count = len(pdf)
@@ -70,18 +96,7 @@ def page_image(document: Document, number: int) -> Path:
     path = cache / f"{document.pk}-{document.checksum[:16]}-{number}-{PAGE_WIDTH_PX}.png"
     if path.exists():
         return path
-    pdf = _open(document)
-    try:
-        if not 1 <= number <= len(pdf):
-            raise NoSuchPage(f"the document has no page {number}")
-        page = pdf[number - 1]
-        try:
-            scale = min(PAGE_WIDTH_PX / max(page.get_width(), 1.0), _MAX_SCALE)
-            image = page.render(scale=scale).to_pil()
-        finally:
-            page.close()
-    finally:
-        pdf.close()
+    image = _image_page(document, number) if document.file_type in IMAGE_TYPES else _pdf_page(document, number)
     cache.mkdir(parents=True, exist_ok=True)
     # Written beside and renamed into place, so a concurrent request never reads half a file.
     handle, temporary = tempfile.mkstemp(dir=cache, suffix=".tmp")
@@ -89,3 +104,29 @@ def page_image(document: Document, number: int) -> Path:
         image.save(out, format="PNG", optimize=False)
     os.replace(temporary, path)
     return path
+
+
+def _pdf_page(document: Document, number: int):
+    pdf = _open(document)
+    try:
+        if not 1 <= number <= len(pdf):
+            raise NoSuchPage(f"the document has no page {number}")
+        page = pdf[number - 1]
+        try:
+            scale = min(PAGE_WIDTH_PX / max(page.get_width(), 1.0), _MAX_SCALE)
+            return page.render(scale=scale).to_pil()
+        finally:
+            page.close()
+    finally:
+        pdf.close()
+
+
+def _image_page(document: Document, number: int):
+    """The uploaded image, no wider than a rendered page, as RGB(A): shown as a PNG whatever it was uploaded as."""
+    if number != 1:
+        raise NoSuchPage(f"the image has no page {number}")
+    image = _open_image(document)
+    image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
+    if image.width > PAGE_WIDTH_PX:
+        image = image.resize((PAGE_WIDTH_PX, max(1, round(image.height * PAGE_WIDTH_PX / image.width))))
+    return image

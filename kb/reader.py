@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 from kb import selectors
 from kb.access import readable_kb_ids
 from kb.models import Chunk, ChunkLevel, Document
-from kb.pages import NoSuchPage, page_image, page_info
+from kb.pages import IMAGE_TYPES, NoSuchPage, page_image, page_info
 from kb.reader_markdown import display_title, render_section, top_level_heading
 
 
@@ -99,7 +99,7 @@ def location_label(location: dict | None) -> str:
 def _page_view(document: Document, requested: str, cited: Chunk | None) -> PageView | None:
     location = cited.location if cited is not None and isinstance(cited.location, dict) else {}
     number = int(requested) if requested.isdigit() else location.get("page")
-    if document.file_type != "pdf" or not isinstance(number, int):
+    if (document.file_type != "pdf" and document.file_type not in IMAGE_TYPES) or not isinstance(number, int):
         return None
     try:
         info = page_info(document, number)
@@ -168,7 +168,7 @@ def _quoted_then(cited: Chunk | None, requested: str) -> str | None:
 
 @login_required
 def document_page_image(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Page `number` of a readable PDF as a PNG, for the reader."""
+    """Page `number` of a readable PDF, or a readable image as its page 1, as a PNG, for the reader."""
     document = _readable(request, pk)
     try:
         path = page_image(document, number)

@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from kb.ingestion.worker import process_pending_documents
 from kb.models import Chunk, ChunkLevel, Document
 from kb.reader import split_sections
+from tests.kb.ingestion.files import ocr_available
 
 pytestmark = pytest.mark.django_db
 
@@ -133,6 +134,29 @@ def test_the_page_image_is_a_png_rendered_once_and_only_for_readers(member, othe
     assert page_image(pdf_document, 2).exists()  # cached on disk
     assert _browser(member).get(f"/documents/{pdf_document.pk}/pages/3.png").status_code == 404
     assert Client().get(f"/documents/{pdf_document.pk}/pages/1.png").status_code == 302
+
+
+@pytest.fixture
+def image_document(editor_client, kb_index):
+    from tests.kb.ingestion.files import png_bytes, text_image
+
+    notice = png_bytes(text_image(["春节期间门诊时间调整", "2月15日上午8:00至12:00开诊"]))
+    body = editor_client.post("/api/kb/documents/", {"file": SimpleUploadedFile("notice.png", notice)},
+                              format="multipart").json()
+    process_pending_documents()
+    return Document.objects.get(pk=body["id"])
+
+
+@pytest.mark.skipif(not ocr_available(), reason="needs Debian tesseract-ocr, tesseract-ocr-chi-sim and fonts-noto-cjk")
+def test_an_uploaded_image_is_shown_as_its_page_with_the_recognised_line_marked(member, image_document):
+    child = Chunk.objects.filter(document=image_document, level=ChunkLevel.CHILD).first()
+    page = _browser(member).get(f"/documents/{image_document.pk}/?page=1&chunk={child.pk}")
+    html = page.content.decode()
+    assert f"/documents/{image_document.pk}/pages/1.png" in html and 'class="page-mark"' in html
+    picture = _browser(member).get(f"/documents/{image_document.pk}/pages/1.png")
+    assert picture.status_code == 200 and picture["Content-Type"] == "image/png"
+    assert b"".join(picture.streaming_content).startswith(b"\x89PNG")
+    assert _browser(member).get(f"/documents/{image_document.pk}/pages/2.png").status_code == 404
 
 
 def test_a_text_document_has_no_page_image(member, document):

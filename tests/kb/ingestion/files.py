@@ -241,6 +241,15 @@ def docx_with_table(before: str, rows: list[list[str]], after: str) -> bytes:
 CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"  # Debian fonts-noto-cjk
 
 
+def ocr_available() -> bool:
+    """Debian's tesseract and the CJK font the test images are drawn with (CI installs both)."""
+    from pathlib import Path
+
+    from kb.ingestion.parsers.ocr import tesseract_path
+
+    return tesseract_path() is not None and Path(CJK_FONT).exists()
+
+
 def text_image(lines: list[str], size: int = 40):
     """A PIL image of `lines` in `size`-pixel Noto Sans CJK, black on white, like a clean scan: 2.4 line
     heights apart, at least 1,200 pixels wide and wide enough for the longest line."""

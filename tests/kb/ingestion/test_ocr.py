@@ -1,14 +1,19 @@
 """Text recognition for scans and images: read offline, located, bounded, and a page that cannot be read is
 reported instead of left silently empty."""
-from pathlib import Path
 
 import pytest
 
 from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
-from kb.ingestion.parsers.ocr import tesseract_path
-from tests.kb.ingestion.files import CJK_FONT, png_bytes, png_declaring, scanned_pdf, scanned_text_pdf, text_image
+from tests.kb.ingestion.files import (
+    ocr_available,
+    png_bytes,
+    png_declaring,
+    scanned_pdf,
+    scanned_text_pdf,
+    text_image,
+)
 
-needs_ocr = pytest.mark.skipif(tesseract_path() is None or not Path(CJK_FONT).exists(),
+needs_ocr = pytest.mark.skipif(not ocr_available(),
                                reason="needs Debian tesseract-ocr, tesseract-ocr-chi-sim and fonts-noto-cjk")
 LINES = ["密码每90天必须更换一次。", "Backups run every night."]
 
