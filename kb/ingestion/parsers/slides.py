@@ -51,6 +51,40 @@ def _shape_texts(shape) -> list[str]:
         header, *body = rows
         return ["\n".join([markdown_row(header), separator(len(header)), *(markdown_row(r) for r in body)])]
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-        lines = [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
+        bulleted = _content_placeholder(shape)
+        lines = []
+        for paragraph in shape.text_frame.paragraphs:
+            line = " ".join(paragraph.text.split())
+            if line and _is_bullet(paragraph, bulleted):
+                line = f"{'  ' * min(paragraph.level, 4)}- {line}"
+            lines.append(line)
         return ["\n".join(line for line in lines if line)]
     return []
+
+
+# Placeholder types whose paragraphs a slide layout shows as bullets unless a paragraph turns them off: a "Title and
+# Content" slide's body (PP_PLACEHOLDER.BODY, OBJECT). A plain text box shows none unless a paragraph sets one.
+_BULLETED_PLACEHOLDERS = frozenset({2, 7})
+_DRAWING_ML = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+
+
+def _content_placeholder(shape) -> bool:
+    if not getattr(shape, "is_placeholder", False):
+        return False
+    try:
+        return int(shape.placeholder_format.type) in _BULLETED_PLACEHOLDERS
+    except (ValueError, TypeError, AttributeError):
+        return False
+
+
+def _is_bullet(paragraph, bulleted: bool) -> bool:
+    """Whether the paragraph is shown as a list item: its own bullet setting, else its placeholder's. Written as a
+    Markdown item, each bullet stays one item of the slide's list, quoted on a line of its own rather than run into
+    the next one (a slide's bullets seldom end in punctuation)."""
+    properties = paragraph._p.pPr  # python-pptx has no public reader of a paragraph's bullet
+    if properties is not None:
+        if properties.find(f"{_DRAWING_ML}buNone") is not None:
+            return False
+        if any(properties.find(f"{_DRAWING_ML}{tag}") is not None for tag in ("buChar", "buAutoNum")):
+            return True
+    return bulleted

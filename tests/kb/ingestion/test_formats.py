@@ -58,6 +58,21 @@ def test_slides_are_read_in_order_with_their_notes_and_numbers():
     assert _location_of(parsed, "| 基础版") == {"slide": 2}
 
 
+def test_a_content_slide_s_bullets_are_list_items_and_a_text_box_s_lines_are_not():
+    import pptx
+    from pptx.util import Emu
+
+    deck = pptx.Presentation(io.BytesIO(pptx_bytes([{"title": "回滚条件", "body": "错误率超过2%\n延迟超过800毫秒"}])))
+    box = deck.slides[0].shapes.add_textbox(Emu(0), Emu(5_000_000), Emu(4_000_000), Emu(800_000))
+    box.text_frame.text = "负责人：李娜\n备份：王强"
+    buffer = io.BytesIO()
+    deck.save(buffer)
+
+    text = parse_located(buffer.getvalue(), "pptx").text
+    assert "- 错误率超过2%\n- 延迟超过800毫秒" in text
+    assert "负责人：李娜\n备份：王强" in text and "- 负责人" not in text
+
+
 def test_a_word_table_stays_between_the_paragraphs_around_it():
     data = docx_with_table("表格前的段落。", [["套餐", "价格"], ["基础版", "99元"]], "表格后的段落。")
     text = parse_located(data, "docx").text
