@@ -48,8 +48,9 @@ def _open(document: Document):
         raise NoSuchPage("the stored PDF cannot be opened") from None
 
 
-def _open_image(document: Document):
-    # heavy enough: PIL's decoders load with the first image shown
+def _open_image(document: Document, *, decode: bool):
+    """The stored image, its pixels decoded only when asked (its size is in the header)."""
+    # heavy: PIL and its decoders load with the first image page shown, not at django.setup()
     from PIL import Image, UnidentifiedImageError
 
     if not document.file:
@@ -57,7 +58,8 @@ def _open_image(document: Document):
     try:
         with document.file.open("rb") as handle:
             image = Image.open(io.BytesIO(handle.read()))
-            image.load()  # the file passed the parser's pixel bound when it was ingested
+            if decode:
+                image.load()  # the file passed the parser's pixel bound when it was ingested
         return image
     except (OSError, ValueError, UnidentifiedImageError, Image.DecompressionBombError):
         raise NoSuchPage("the stored image cannot be opened") from None
@@ -67,7 +69,7 @@ def page_info(document: Document, number: int) -> PageInfo:
     if document.file_type in IMAGE_TYPES:
         if number != 1:
             raise NoSuchPage(f"the image has no page {number}")
-        width, height = _open_image(document).size
+        width, height = _open_image(document, decode=False).size
         return PageInfo(1, 1, float(width), float(height))
     pdf = _open(document)
     try:
@@ -125,7 +127,7 @@ def _image_page(document: Document, number: int):
     """The uploaded image, no wider than a rendered page, as RGB(A): shown as a PNG whatever it was uploaded as."""
     if number != 1:
         raise NoSuchPage(f"the image has no page {number}")
-    image = _open_image(document)
+    image = _open_image(document, decode=True)
     image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
     if image.width > PAGE_WIDTH_PX:
         image = image.resize((PAGE_WIDTH_PX, max(1, round(image.height * PAGE_WIDTH_PX / image.width))))

@@ -1,7 +1,6 @@
 """BM25 over child chunks with Milvus full-text search (jieba search-mode tokens, stop words removed)."""
 from __future__ import annotations
 
-import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -12,8 +11,6 @@ from typing import Any, Protocol
 from docmind.indexes.bm25 import Bm25Index
 from docmind.indexes.vectorstore import STRONG, MilvusCollection, build_filter
 from docmind.text import LEXICAL_STOP_WORDS, _jieba
-
-log = logging.getLogger(__name__)
 
 LEXICAL_COLLECTION = "docmind_lexical"
 MAX_TEXT_BYTES = 16_384
@@ -225,8 +222,9 @@ def share_term_ids_with_milvus_lite() -> None:
     if _SHARED:
         return
     try:
+        # heavy: milvus_lite's analyzer (about 0.5 s) loads with the first Lite store, never for a Milvus server
         from milvus_lite.analyzer.jieba_analyzer import JiebaAnalyzer
-    except ImportError:  # a Milvus server, or another milvus_lite
+    except ImportError:  # a milvus_lite without this module: its own analyzer stays
         return
     own = JiebaAnalyzer.analyze
 
