@@ -26,6 +26,11 @@ MARKDOWN_TABLE_ROW = re.compile(r"^[ \t]*\|(.*)\|[ \t]*$")
 _FAQ_OPENING = r"^\s*(?:[-*•]\s+)?(?:\*\*|__)?"
 FAQ_QUESTION = re.compile(_FAQ_OPENING + r"(?:Q|Question|问|问题)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
 FAQ_ANSWER = re.compile(_FAQ_OPENING + r"(?:A|Answer|答|回答)\s*\d{0,3}\s*[:：.．]\s*\S", re.IGNORECASE)
+
+
+def faq_pair(line: str, following: str) -> bool:
+    """Whether `line` asks an FAQ's question and `following` (the next line of text) answers it."""
+    return bool(FAQ_QUESTION.match(line) and FAQ_ANSWER.match(following))
 MARKDOWN_TABLE_RULE = re.compile(r"^[ \t]*\|(?:[ \t]*:?-{3,}:?[ \t]*\|)+[ \t]*$")
 _PUNCT_OR_SPACE = re.compile(r"^[\W_]+$", re.UNICODE)
 _SPACES = re.compile(r"\s+")

@@ -26,14 +26,13 @@ from docmind.language import is_chinese
 from docmind.prompts.answer import named_words
 from docmind.text import (
     ANSWER_STOP_WORDS,
-    FAQ_ANSWER,
-    FAQ_QUESTION,
     MARKDOWN_TABLE_ROW,
     MARKDOWN_TABLE_RULE,
     STOP_WORDS,
     Term,
     char_bigrams,
     coverage,
+    faq_pair,
     in_vocabulary,
     names_in,
     plain_headings,
@@ -122,7 +121,7 @@ _BREAKS = re.compile(r"[。！？!?；;\n]+")
 CLAUSE_CHARS = 200
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)、．]|[一二三四五六七八九十]+、|\(\d{1,2}\))\s+|"
                    r"^\s*(?=[^:：]{1,24}[:：])[^\s:：。.，,]+(?:\s[^\s:：。.，,]+){0,2}[:：]\s*\S")
-# A question-and-answer pair of an FAQ (`docmind.text.FAQ_QUESTION`, `FAQ_ANSWER`): the question line says what the
+# A question-and-answer pair of an FAQ (`docmind.text.faq_pair`): the question line says what the
 # answer is about in the asker's own words, so it matches a question best, yet alone it answers nothing. It is quoted
 # with its answer, whole up to twice a clause's length, else with the answer's first sentence (the rest of a long
 # answer is quoted sentence by sentence).
@@ -351,10 +350,8 @@ def _units(content: str) -> list[_Unit]:
 
 def _faq_answer(lines: Sequence[str], i: int) -> int | None:
     """The index of the answer line of an FAQ question at line i (the next non-blank line, marked as an answer)."""
-    if not FAQ_QUESTION.match(lines[i]):
-        return None
     following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-    return following if following is not None and FAQ_ANSWER.match(lines[following]) else None
+    return following if following is not None and faq_pair(lines[i], lines[following]) else None
 
 
 def _faq_units(question: str, answer: str) -> list[_Unit]:

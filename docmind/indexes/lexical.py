@@ -208,9 +208,9 @@ def _term_id(token: str) -> int:
 
 
 _STOP = frozenset(LEXICAL_STOP_WORDS)
-_SHARED = False
 
 
+@lru_cache(maxsize=1)  # once a process: the analyzer class is patched in place
 def share_term_ids_with_milvus_lite() -> None:
     """Make Milvus Lite's analyzer for ANALYZER_PARAMS use `term_ids`, whose tokens are the same by construction.
 
@@ -218,9 +218,6 @@ def share_term_ids_with_milvus_lite() -> None:
     token in a pure-Python loop; this way a text is cut once for both copies of the index and its tokens are hashed
     through `_term_id`'s cache. An analyzer configured otherwise keeps its own code. When a milvus_lite release no
     longer has the attributes relied on, nothing is changed: the writes stay correct, only slower."""
-    global _SHARED
-    if _SHARED:
-        return
     try:
         # heavy: milvus_lite's analyzer (about 0.5 s) loads with the first Lite store, never for a Milvus server
         from milvus_lite.analyzer.jieba_analyzer import JiebaAnalyzer
@@ -234,7 +231,6 @@ def share_term_ids_with_milvus_lite() -> None:
         return own(self, text)
 
     JiebaAnalyzer.analyze = analyze_shared
-    _SHARED = True
 
 
 def _fit(text: str) -> str:

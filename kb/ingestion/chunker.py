@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from docmind.text import FAQ_ANSWER, FAQ_QUESTION, MARKDOWN_TABLE_ROW, MARKDOWN_TABLE_RULE
+from docmind.text import MARKDOWN_TABLE_ROW, MARKDOWN_TABLE_RULE, faq_pair
 
 # A heading line as the parsers emit it (Markdown style; docx/html headings are rewritten to it).
 _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
@@ -89,7 +89,7 @@ class TextChunker:
             context = _context(title, [h for _, h in path])
             # An FAQ's question never ends a piece its answer does not continue: alone it answers nothing.
             leads = {span for span, after in zip(spans, spans[1:], strict=False)
-                     if FAQ_QUESTION.match(text[span[0]:span[1]]) and FAQ_ANSWER.match(text[after[0]:after[1]])}
+                     if faq_pair(text[span[0]:span[1]], text[after[0]:after[1]])}
             for index, group in enumerate(self._pack(spans, self.parent_chars, leads)):
                 p_start, p_end = group[0][0], group[-1][1]
                 body = text[p_start:p_end]

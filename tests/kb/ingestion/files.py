@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import docx
 from pypdf import PdfWriter
+
+from kb.ingestion.parsers.ocr import tesseract_path
 
 _BODY = "<w:body>"
 
@@ -243,10 +246,6 @@ CJK_FONT = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"  # Debian fo
 
 def ocr_available() -> bool:
     """Debian's tesseract and the CJK font the test images are drawn with (CI installs both)."""
-    from pathlib import Path
-
-    from kb.ingestion.parsers.ocr import tesseract_path
-
     return tesseract_path() is not None and Path(CJK_FONT).exists()
 
 
