@@ -89,6 +89,23 @@ def build_filter(*, domains: Sequence[str] | None, document_ids: Sequence[int] |
     return " and ".join(parts)
 
 
+# Milvus Lite swaps a collection's memtable for a fresh one outside its own lock before a flush, so two flushes of
+# one collection at once (an explicit flush, or an insert that fills the memtable) can commit out of order and fail
+# its "current_seq is monotonic" check. A Lite file belongs to one process, so a lock per (file, collection), shared
+# by every store of that file in the process, keeps its writes one at a time; a Milvus server needs none.
+_LITE_WRITES: dict[tuple[str, str], threading.Lock] = {}
+_LITE_WRITES_GUARD = threading.Lock()
+_WRITES = frozenset({"insert", "upsert", "delete", "flush"})
+
+
+def _lite_write_lock(lite_path: str | None, collection: str) -> threading.Lock | nullcontext:
+    if lite_path is None:
+        return nullcontext()
+    key = (str(Path(lite_path).resolve()), collection)
+    with _LITE_WRITES_GUARD:
+        return _LITE_WRITES.setdefault(key, threading.Lock())
+
+
 class MilvusCollection:
     """Plumbing shared by the Milvus-backed stores (vectors here, BM25 in lexical.py): one collection on a
     MilvusClient, which both stores share (one Milvus Lite file, one client); backend errors → VectorStoreError."""
@@ -101,6 +118,8 @@ class MilvusCollection:
         self._client = client
         self.collection = collection
         self._lock = threading.Lock()  # collection set-up and reset only; pymilvus' client is thread-safe
+        self._writes = _lite_write_lock(lite_path, collection)
+        self._meta_writes = _lite_write_lock(lite_path, META_COLLECTION)
         # With a Milvus Lite file: a write-through in-process copy that answers searches (DenseIndex, Bm25Index).
         self._local: Any = None
         # With a Milvus Lite file: the copy of this collection saved beside it, which every write makes stale.
@@ -192,8 +211,9 @@ class MilvusCollection:
         return rows[0]["value"] if rows else None
 
     def _meta_set(self, key: str, value: str) -> None:
-        self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
-        self._client.flush(META_COLLECTION)
+        with self._meta_writes:
+            self._client.upsert(META_COLLECTION, [{"key": key, "value": value, "v": [0.0, 0.0]}])
+            self._client.flush(META_COLLECTION)
 
     def _snapshot(self, lite_path: str) -> IndexSnapshot:
         """Where the in-process copy of this collection is saved: beside the Milvus Lite file it mirrors."""
@@ -250,6 +270,9 @@ class MilvusCollection:
 
     def _call(self, method: str, *args, **kwargs):
         try:
+            if method in _WRITES:
+                with self._writes:
+                    return getattr(self._client, method)(*args, **kwargs)
             return getattr(self._client, method)(*args, **kwargs)
         except Exception as exc:
             raise VectorStoreError(f"Milvus {method} on {self.collection} failed: {exc}") from exc

@@ -1,9 +1,13 @@
 """MilvusCollection: the plumbing both Milvus-backed stores share (client errors, id iteration)."""
 from __future__ import annotations
 
+import threading
+
+import numpy as np
 import pytest
 
-from docmind.indexes.vectorstore import MilvusCollection, VectorStoreError
+from docmind.indexes.lexical import LEXICAL_COLLECTION, MilvusLexicalIndex
+from docmind.indexes.vectorstore import META_COLLECTION, MilvusCollection, MilvusVectorStore, VectorStoreError
 
 
 class _FailingClient:
@@ -70,8 +74,6 @@ def test_a_snapshot_token_is_read_with_strong_consistency():
 
 
 def test_a_milvus_lite_client_does_not_ping_faster_than_the_lite_server_allows(tmp_path):
-    from docmind.indexes.vectorstore import MilvusVectorStore
-
     store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
     options = store._client._handler._grpc_options
     # The Lite server's gRPC policy allows one ping per 5 minutes; faster pings earn a logged GOAWAY.
@@ -116,9 +118,6 @@ def test_an_index_milvus_could_not_build_fails_the_collection_set_up():
 
 
 def test_the_collections_of_a_new_store_have_every_index_built(tmp_path):
-    from docmind.indexes.lexical import LEXICAL_COLLECTION, MilvusLexicalIndex
-    from docmind.indexes.vectorstore import META_COLLECTION, MilvusVectorStore
-
     store = MilvusVectorStore(uri=str(tmp_path / "lite.db"), dim=4, embedder_name="test")
     MilvusLexicalIndex(client=store.client, lite_path=store.uri)
     client = store.client
@@ -126,3 +125,27 @@ def test_the_collections_of_a_new_store_have_every_index_built(tmp_path):
              for name in (META_COLLECTION, store.collection, LEXICAL_COLLECTION) for index in client.list_indexes(name)}
     assert len(built) == 6 and set(built.values()) == {"Finished"}
     assert {str(client.get_load_state(name)["state"]) for name in client.list_collections()} == {"Loaded"}
+
+
+def test_stores_of_one_lite_file_writing_and_flushing_at_once_all_succeed(tmp_path):
+    uri = str(tmp_path / "lite.db")
+    stores = [MilvusVectorStore(uri=uri, dim=4, embedder_name="test", in_process=False) for _ in range(2)]
+    errors: list[Exception] = []
+
+    def write(store, first: int) -> None:
+        try:
+            for pk in range(first, first + 30):
+                store.upsert(ids=[pk], vectors=np.ones((1, 4), np.float32), document_ids=[1], domains=["a"],
+                             kb_ids=[1])
+                store.flush()
+        except Exception as exc:  # noqa: BLE001 - every failure of a writer is the finding
+            errors.append(exc)
+
+    writers = [threading.Thread(target=write, args=(stores[n % 2], n * 100)) for n in range(4)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join()
+
+    assert errors == []
+    assert len(stores[0].all_ids()) == 120
