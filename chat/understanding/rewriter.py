@@ -166,8 +166,19 @@ def _naming(flag: str, first: bool = False) -> bool:
 
 
 def _verb_as_topic(cut: Sequence, i: int) -> bool:
-    return i == 0 and cut[0].flag == "v" and is_content_word(cut[0].word) \
-        and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[1:])
+    return i == _opening(cut) and cut[i].flag == "v" and is_content_word(cut[i].word) \
+        and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[i + 1:])
+
+
+# A date or time said first ("2月15日", "明天") is when the question asks about, not its topic: the topic is the word
+# after it. A number that asks (几点, 多少) is the question itself, and what follows it is what is asked.
+_ASKS = re.compile(r"几|多|哪|什么")
+
+
+def _opening(cut: Sequence) -> int:
+    """The index of the question's first word after a leading date or time ("2月15日诊所几点开诊？" → 诊所)."""
+    return next((i for i, token in enumerate(cut)
+                 if not (token.flag == "t" or token.flag in ("m", "x") and not _ASKS.search(token.word))), 0)
 
 
 # The unit of a count ("几个小时", "多少公里"): what is counted in, not a thing the question names.
@@ -194,6 +205,7 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
     found: list[str] = []
     run: list[tuple[str, str]] = []  # single characters from the question's start on
     cut = list(jieba.posseg.cut(text.strip()))
+    topic_at = _opening(cut)
     for i, token in enumerate([*cut, None]):
         word = token.word.strip().lower() if token is not None else ""
         if token is not None and len(word) == 1 and _CJK.match(word) and token.flag != "r" and len(run) == i:
@@ -212,7 +224,7 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
                 found.append(opening)
         run = []
         if token is None or len(word) < 2 or word in _NOT_CONTENT \
-                or not (_naming(token.flag, first=i == 0) or _verb_as_topic(cut, i)) \
+                or not (_naming(token.flag, first=i == topic_at) or _verb_as_topic(cut, i)) \
                 or _UNIT.match(word) and i > 0 and cut[i - 1].flag == "m":
             continue
         if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
