@@ -78,8 +78,33 @@ def csv_parse(data: bytes, *, limits: ParseLimits) -> ParsedText:
 
 
 def _sheet(builder: TextBuilder, counter: _Counter, name: str | None, rows) -> None:
+    """A sheet's rows as "header: value" lines. Rows of one cell above the first row of several are the sheet's
+    title or caption, not its header: they are written as they are, and the header is the row of several cells
+    below them. Below the header, a row of one cell in a table of several columns is a note or a group's name,
+    written as it is rather than labelled with the first column's name. A sheet of one column keeps its first row
+    as the header."""
     header: list[str] | None = None
+    above: list[tuple[int, list[str]]] = []  # one-cell rows before the first row of several cells
     block: list[tuple[str, dict | None]] = []
+
+    def start(number: int, cells: list[str], titles: list[tuple[int, list[str]]]) -> None:
+        if name:
+            builder.block(f"## {name}", {"sheet": name, "rows": [number, number]})
+        for at, line in titles:
+            builder.block(line[-1], {"sheet": name, "rows": [at, at]})
+        builder.block(" | ".join(c for c in cells if c), {"sheet": name, "rows": [number, number]})
+
+    def record(number: int, cells: list[str]) -> None:
+        nonlocal block
+        if block:
+            block.append(("\n", None))
+        alone = sum(1 for c in cells if c) == 1 and sum(1 for c in header if c) >= 2
+        text = next(c for c in cells if c) if alone else _row_text(header, cells)
+        block.append((text, {"sheet": name, "rows": [number, number]}))
+        if len(block) >= 2 * _ROWS_PER_BLOCK - 1:
+            builder.block(block)
+            block = []
+
     for number, cells in rows:
         counter.add(len(cells), name)
         while cells and not cells[-1]:
@@ -88,17 +113,18 @@ def _sheet(builder: TextBuilder, counter: _Counter, name: str | None, rows) -> N
         if not any(cells):
             continue
         if header is None:
+            if sum(1 for c in cells if c) == 1:
+                above.append((number, cells))
+                continue
             header = cells
-            if name:
-                builder.block(f"## {name}", {"sheet": name, "rows": [number, number]})
-            builder.block(" | ".join(c for c in header if c), {"sheet": name, "rows": [number, number]})
+            start(number, cells, above)
             continue
-        if block:
-            block.append(("\n", None))
-        block.append((_row_text(header, cells), {"sheet": name, "rows": [number, number]}))
-        if len(block) >= 2 * _ROWS_PER_BLOCK - 1:
-            builder.block(block)
-            block = []
+        record(number, cells)
+    if header is None and above:  # a sheet of one column: its first row is the header
+        (number, header), *rest = above
+        start(number, header, [])
+        for at, cells in rest:
+            record(at, cells)
     if block:
         builder.block(block)
 

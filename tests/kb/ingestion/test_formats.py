@@ -161,3 +161,14 @@ def test_a_zip_that_is_not_the_office_file_it_claims_is_refused_saying_what_to_c
     with pytest.raises(ParseError) as refused:
         parse_located(buffer.getvalue(), kind)
     assert says in str(refused.value) and "Error" not in str(refused.value)
+
+
+def test_a_sheet_title_above_the_header_is_written_as_a_title_and_the_header_names_the_columns():
+    rows = [["仓库安全操作规程（2025年版）"], ["作业区域", "叉车限速"], ["装卸平台", "3 km/h"], ["货架区", "5 km/h"],
+            ["其他要求：严禁载人。"]]
+    parsed = parse_located(xlsx_bytes({"叉车作业": rows}), "xlsx")
+    assert "作业区域: 装卸平台; 叉车限速: 3 km/h" in parsed.text
+    assert "仓库安全操作规程（2025年版）:" not in parsed.text and "仓库安全操作规程（2025年版）" in parsed.text
+    assert "作业区域: 其他要求" not in parsed.text and "其他要求：严禁载人。" in parsed.text
+    assert _location_of(parsed, "仓库安全操作规程") == {"sheet": "叉车作业", "rows": [1, 1]}
+    assert _location_of(parsed, "其他要求") == {"sheet": "叉车作业", "rows": [5, 5]}
