@@ -562,7 +562,8 @@ def _section_words(wanted: dict[str, float], chunk: ScoredChunk) -> dict[str, fl
     heading names several things ("婚假、产假与陪产假"); otherwise none (a heading naming one thing names what
     every sentence under it is about, and must not favour the sentences that repeat it)."""
     heading = chunk.context.replace(chunk.document_title, " ")
-    if not _SEVERAL.search(heading):
+    # A heading's own number ("五、出差补贴", "2.1 Scope") is not a list of things.
+    if not any(_SEVERAL.search(_ENUMERATOR.sub("", part, count=1)) for part in heading.split("›")):
         return {}
     title = terms(chunk.document_title)
     section = terms(heading)

@@ -570,3 +570,19 @@ def test_a_cross_language_quote_for_a_kind_of_value_holds_the_row_stating_it():
     answer = ExtractiveAnswerer(embedder=_KeywordEmbedder("humidity")).run(
         question="AC-500多重？", chunks=[overview, specs], low_confidence=True)
     assert "11.2 kg" in answer and "26 dB" not in answer
+
+
+def test_a_numbered_heading_is_not_read_as_naming_several_things():
+    # "五、出差补贴" names one thing, not several: its allowance rows (whose column names say 出差) are not credited
+    # with the heading's word as a clause naming one of several things would be, and are not quoted for a question
+    # about hotel limits that says 出差.
+    hotel = ScoredChunk(chunk_id="h", score=0.9, document_title="差旅管理办法", context="差旅管理办法 › 三、住宿标准",
+                        stage_scores={"rerank": 0.9}, content=(
+                            "## 三、住宿标准\n\n在上海等一类城市，经理住酒店每晚不超过700元。"
+                            "两名经理同行出差的，原则上合住一间。"))
+    allowance = ScoredChunk(chunk_id="a", score=0.6, document_title="差旅管理办法",
+                            context="差旅管理办法 › 五、出差补贴", stage_scores={"rerank": 0.6}, content=(
+                                "## 五、出差补贴\n\n| 补贴项目 | 国内出差 | 国际出差 |\n|---|---|---|\n"
+                                "| 伙食补贴 | 100元/天 | 50美元/天 |\n| 通讯补贴 | 20元/天 | 10美元/天 |"))
+    answer = ExtractiveAnswerer().run(question="上海出差，经理住酒店每晚最多多少钱？", chunks=[hotel, allowance])
+    assert "700元" in answer and "伙食补贴" not in answer
