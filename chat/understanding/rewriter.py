@@ -241,6 +241,34 @@ def named_code(previous: PreviousTurn) -> str:
     return codes.pop() if len(codes) == 1 else ""
 
 
+# A noun phrase a determiner opens ("a mattress", "the R5 router"), up to three words, ended by a word that joins, asks
+# or stands for something rather than names it ("the trial period for a mattress": "trial period", then "mattress").
+_DETERMINED = re.compile(r"\b(?:a|an|the|my|our|your|this|that)\s+([A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*){0,2})", re.I)
+_JOINS_EN = frozenset(_PREPOSITIONS.split("|")) | {
+    "of", "to", "and", "or", "but", "if", "than", "is", "are", "was", "were", "be", "been", "do", "does", "did", "can",
+    "could", "should", "will", "would", "may", "might", "must", "have", "has", "had", "what", "when", "where", "which",
+    "who", "why", "how", "i", "you", "we", "they", "it", "get", "need"}
+# Singular pronouns: "it" stands for one thing the last question named.
+_SINGULAR_EN = re.compile(r"^(?:it|its|this one|that one)$", re.I)
+
+
+def named_thing(previous: PreviousTurn) -> str:
+    """The last noun phrase a determiner opens in the last question, when it was asked in English ("How long is the
+    trial period for a mattress?" → "mattress"), which "it" in an English follow-up stands for rather than the
+    document that answered; "" when it has none."""
+    if _CJK.search(previous.question):
+        return ""
+    found = ""
+    for match in _DETERMINED.finditer(previous.question):
+        words = []
+        for word in match.group(1).split():
+            if word.lower() in _JOINS_EN:
+                break
+            words.append(word)
+        found = " ".join(words) or found
+    return found
+
+
 # Pronouns that stand for a person: after a question naming one, they mean that person, not a document.
 _PERSONAL_ZH = frozenset({"他", "她", "他们", "她们"})
 # Words jieba may tag as a name that ask rather than name ("周几").
@@ -327,10 +355,13 @@ class ConversationRewriter:
             return Rewrite(text=text, leans_back=refers)
         subject = previous.sources[0].title if previous.sources else ""
         # What the question leans on: the person the last question named when a pronoun stands for one ("她"), else the
-        # code it named, else the document its answer cited first.
+        # code it named, else, for an English "it", the thing it named ("a mattress"), else the document its answer
+        # cited first.
         pronoun = PRONOUN_ZH.search(text)
         person = named_person(previous) if pronoun is not None and pronoun.group(0) in _PERSONAL_ZH else ""
-        referent = person or named_code(previous) or subject
+        singular = PRONOUN_EN.search(text)
+        thing = named_thing(previous) if pronoun is None and singular and _SINGULAR_EN.match(singular.group(0)) else ""
+        referent = person or named_code(previous) or thing or subject
         resolved: list[str] = []
         rewritten = text
         item = ""

@@ -286,3 +286,20 @@ def test_a_question_naming_a_thing_of_the_same_kind_as_the_last_topic_stands_alo
                        sources=(SourceRef(7, LEAVE),), sections=())
     result = rewrite("婚假有几天？", context)
     assert result.text == "婚假有几天？" and not result.resolved and not result.leans_back
+
+
+@pytest.mark.parametrize(("question", "follow_up", "expected"), [
+    ("How long is the trial period for a mattress?", "And do I have to pay for it to be picked up?",
+     "And do I have to pay for mattress to be picked up?"),
+    ("How do I reset the router?", "Does it keep my settings?", "Does router keep my settings?"),
+])
+def test_an_english_it_stands_for_the_thing_the_last_question_named_not_the_document(question, follow_up, expected):
+    context = _context(question=question, answer="- Returns are free. [1]", sources=(SourceRef(1, "returns-faq"),),
+                       sections=())
+    assert rewrite(follow_up, context).text == expected
+
+
+def test_an_english_it_after_a_question_naming_nothing_stands_for_the_document():
+    context = _context(question="Who approves expenses?", answer="- Your manager. [1]",
+                       sources=(SourceRef(1, "Expense policy"),), sections=())
+    assert rewrite("Can it be done online?", context).text == "Can Expense policy be done online?"
