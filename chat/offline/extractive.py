@@ -601,6 +601,32 @@ def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: La
     return written @ centred
 
 
+_CLAUSE_END = re.compile(r"(?<=[；;])\s*")
+
+
+def _side_clauses(text: str, side: int, sides: Sequence[str]) -> str:
+    """The clauses of `text` about `sides[side]` when `text` states other sides in clauses of their own ("三、四年级每天
+    不超过45分钟；五、六年级每天不超过60分钟。" for 三四年级: its first clause, and the second for 五六年级, so that each
+    side quotes what it says); `text` otherwise. A clause is about the side whose own words (those no other side has)
+    it says most of; a clause about no side stays with every side."""
+    clauses = [c for c in _CLAUSE_END.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return text
+    said = [terms(s) for s in sides]
+    own = [{t: w for t, w in words.items() if not any(t in other for j, other in enumerate(said) if j != i)}
+           for i, words in enumerate(said)]
+    fits = [[overlap(words, clause) for words in own] for clause in clauses]
+    if not any(max(fit) > 0 and fit[side] < max(fit) for fit in fits):
+        return text  # no clause is about another side
+    kept = [clause for clause, fit in zip(clauses, fits, strict=True) if fit[side] >= max(fit)]
+    if not kept or all(max(fit) == 0 for clause, fit in zip(clauses, fits, strict=True) if clause in kept):
+        return text
+    joined = ("" if is_chinese(text) else " ").join(clause.strip() for clause in kept)
+    if joined.endswith(("；", ";")):
+        joined = joined[:-1] + ("。" if joined.endswith("；") else ".")
+    return joined
+
+
 def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
                 chunks: Sequence[tuple[int, ScoredChunk]], limit: int) -> list[_Candidate]:
     """Adds, when the question asks a kind of value (`chat.value_kinds`: how heavy, when, how long…) and no quoted
@@ -807,7 +833,9 @@ class ExtractiveAnswerer:
         sections = []
         for k, side in enumerate(sides):
             own = [(i, c) for i, c in enumerate(chunks, start=1) if k in owners[i]]
-            picked = self._best(side, own, max(2, self.max_sentences // 2), exclude=quoted)
+            # A table row's cells are not clauses: it stays whole.
+            picked = [c if c.row else replace(c, text=_side_clauses(c.text, k, sides))
+                      for c in self._best(side, own, max(2, self.max_sentences // 2), exclude=quoted)]
             quoted.update(_key(c.text) for c in picked)
             lines = [f"- {_cited(text, index)}" for text, index in _passages(picked)]
             if not lines:

@@ -54,6 +54,16 @@ def test_a_comparison_has_one_section_per_side_and_says_when_a_side_has_nothing(
     assert "没有找到关于“年假”的内容" in missing
 
 
+def test_a_sentence_stating_both_sides_in_clauses_of_their_own_gives_each_side_its_clause():
+    homework = chunk("w", "## 五、家庭作业\n一、二年级不布置书面家庭作业。三、四年级书面作业每天完成时间不超过45分钟；"
+                          "五、六年级每天不超过60分钟。", title="家长手册", context="家长手册 › 五、家庭作业")
+    answer = ExtractiveAnswerer().run(question="三四年级和五六年级的作业时间有什么区别？", chunks=[homework],
+                                      shape=AnswerShape.COMPARISON, sides=("三四年级 作业时间", "五六年级 作业时间"))
+    first, second = answer.split("**五六年级 作业时间**")
+    assert "45分钟" in first and "60分钟" not in first
+    assert "五、六年级每天不超过60分钟。[1]" in second and "没有找到" not in second
+
+
 def test_how_to_lists_the_sources_steps_in_order_with_their_numbers():
     answer = ExtractiveAnswerer().run(question="扣款无回调怎么排查？", chunks=[TIMEOUT, CALLBACK],
                                       shape=AnswerShape.STEPS)
