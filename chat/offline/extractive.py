@@ -605,10 +605,10 @@ _CLAUSE_END = re.compile(r"(?<=[；;])\s*")
 
 
 def _side_clauses(text: str, side: int, sides: Sequence[str]) -> str:
-    """The clauses of `text` about `sides[side]` when `text` states other sides in clauses of their own ("三、四年级每天
-    不超过45分钟；五、六年级每天不超过60分钟。" for 三四年级: its first clause, and the second for 五六年级, so that each
-    side quotes what it says); `text` otherwise. A clause is about the side whose own words (those no other side has)
-    it says most of; a clause about no side stays with every side."""
+    """The clauses of `text` about `sides[side]` when `text` states other sides in clauses of their own
+    ("三、四年级每天不超过45分钟；五、六年级每天不超过60分钟。" for 三四年级: its first clause, and the second
+    for 五六年级, so that each side quotes what it says); `text` otherwise. A clause is about the side whose own
+    words (those no other side has) it says most of; a clause about no side stays with every side."""
     clauses = [c for c in _CLAUSE_END.split(text) if c.strip()]
     if len(clauses) < 2:
         return text
