@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Collection
 from typing import Any
@@ -109,6 +110,34 @@ def ready_documents(*, kb_ids: Collection[int], limit: int = 500) -> list[dict[s
     rows = (Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids))
             .order_by("title", "id")[:limit])
     return [{"id": d.id, "title": d.title, "domain": d.domain, "kb": d.kb_id} for d in rows]
+
+
+# What a title is compared on: its letters and digits, in lower case ("BrightHome returns FAQ" and
+# "brighthome-returns-faq" alike). A title of fewer is contained in too many questions to name a document.
+_NOT_TITLE_CHARS = re.compile(r"[\W_]+")
+NAMING_TITLE_CHARS = 4
+
+
+def _title_key(text: str) -> str:
+    return _NOT_TITLE_CHARS.sub("", text.lower())
+
+
+def document_named_in(*, text: str, kb_ids: Collection[int]) -> tuple[int, str] | None:
+    """The ready document of the knowledge bases in `kb_ids` whose title `text` contains, letters and digits compared
+    ("Summarise the BrightHome returns FAQ" names brighthome-returns-faq), as (id, title); the longest such title
+    when several are contained; None when none is, or when two documents have that title."""
+    said = _title_key(text)
+    best: list[tuple[int, str]] = []
+    best_size = 0
+    rows = Document.objects.filter(status=DocumentStatus.READY, kb_id__in=list(kb_ids)).values_list("id", "title")
+    for pk, title in rows.iterator():
+        key = _title_key(title)
+        if len(key) < max(NAMING_TITLE_CHARS, best_size) or key not in said:
+            continue
+        if len(key) > best_size:
+            best, best_size = [], len(key)
+        best.append((pk, title))
+    return best[0] if len(best) == 1 else None
 
 
 def readable_document_ids(*, document_ids: Collection[int], kb_ids: Collection[int]) -> frozenset[int]:

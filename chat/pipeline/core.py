@@ -16,8 +16,24 @@ from chat.models import MessageStatus
 from chat.pipeline import answering, caching, curated_answers, gathering, memories, observe, payloads, trust
 from chat.pipeline.interrupt import StageGuard
 from chat.pipeline.stages import TurnStages, build_stages
-from chat.pipeline.turn import ChatInputError, ChatTurn, TurnCancelled, begin_turn, finish_turn
-from chat.types import AnswerShape, Assessment, PathDecision, PromptParts, QueryClassification, Verdict
+from chat.pipeline.turn import (
+    ChatInputError,
+    ChatTurn,
+    TurnCancelled,
+    begin_turn,
+    finish_turn,
+    select_named_document,
+)
+from chat.types import (
+    AnswerShape,
+    Assessment,
+    Intent,
+    Mode,
+    PathDecision,
+    PromptParts,
+    QueryClassification,
+    Verdict,
+)
 from config_admin.conf import ai_config
 from docmind.llm.base import LlmCancelled, LlmError, LlmTimeout, LlmTruncated, LlmUnavailable
 from docmind.telemetry import span
@@ -112,8 +128,12 @@ class ChatPipeline:
         if not classification.scope.needs_retrieval:
             yield from self._meta_answer(turn, stages, classification, guard)
             return
+        named = classification.intent is Intent.SUMMARY and select_named_document(turn, classification.rewritten)
         with span("chat.routing"):
             decision = gathering.route(stages, classification, turn.document_id)
+        if named and decision.mode is Mode.SELECTED_DOC:
+            decision = replace(decision, reason=_("the question names the document “%(title)s”: reading it")
+                               % {"title": turn.document_title})
         record.route = decision
         yield payloads.routing(decision)
         with span("chat.curated"):

@@ -177,6 +177,19 @@ def _through_key(user: Any) -> bool:
     return key_scope(user) is not None
 
 
+def select_named_document(turn: ChatTurn, text: str) -> bool:
+    """Select the document `text` names by its title ("总结一下差旅管理办法"), as if it had been picked in the chat,
+    when none is selected and the user may read its original; whether one was. A summary of a named document then
+    reads that document, not whichever passages of others a search ranks near its words."""
+    if turn.document_id is not None:
+        return False
+    named = kb_selectors.document_named_in(text=text, kb_ids=turn.kb_ids & _original_kb_ids(turn.user))
+    if named is None:
+        return False
+    turn.document_id, turn.document_title = named
+    return True
+
+
 def _original_kb_ids(user: Any) -> frozenset[int]:
     return readable_kb_ids(user)
 

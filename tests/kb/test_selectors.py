@@ -41,3 +41,23 @@ def test_a_document_outside_the_readable_bases_is_not_read(handbook):
         selectors.ready_document(document_id=handbook.pk, kb_ids=frozenset())
     assert selectors.document_parent_chunks(document_id=handbook.pk, kb_ids=frozenset()) == []
     assert selectors.ready_documents(kb_ids=frozenset()) == []
+
+
+def test_a_document_is_named_by_its_title_whatever_its_case_and_punctuation(kb_index):
+    for title in ("brighthome-returns-faq", "差旅管理办法", "差旅管理办法补充说明", "FAQ"):
+        document_ingest_text(title=title, text=f"{title}的内容。")
+    process_pending_documents()
+    kb_ids = [kb_default().pk]
+    assert selectors.document_named_in(text="Summarise the BrightHome returns FAQ", kb_ids=kb_ids)[1] == \
+        "brighthome-returns-faq"
+    assert selectors.document_named_in(text="总结一下差旅管理办法", kb_ids=kb_ids)[1] == "差旅管理办法"
+    assert selectors.document_named_in(text="总结差旅管理办法补充说明", kb_ids=kb_ids)[1] == "差旅管理办法补充说明"
+    assert selectors.document_named_in(text="总结一下FAQ", kb_ids=kb_ids) is None  # too short to name one
+    assert selectors.document_named_in(text="总结一下差旅管理办法", kb_ids=[kb_default().pk + 1]) is None
+
+
+def test_a_title_two_documents_share_names_neither(kb_index):
+    for n in range(2):
+        document_ingest_text(title="差旅管理办法", text=f"第{n}版的内容。")
+    process_pending_documents()
+    assert selectors.document_named_in(text="总结一下差旅管理办法", kb_ids=[kb_default().pk]) is None
