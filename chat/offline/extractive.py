@@ -748,6 +748,23 @@ def _action(question: str) -> dict[str, float]:
     return terms(next(g for g in found.groups() if g is not None)) if found else {}
 
 
+_ENDS_SENTENCE = re.compile(r"[。！？.!?；;…」”\"')）]\s*$")
+
+
+def _reading_order(chunks: Sequence[tuple[int, ScoredChunk]]):
+    """A sort key putting sentences in the order their documents are read: each document where its best-ranked part
+    was, its parts as the document has them (a part's parent is stored after the parts before it; a chunk's own id
+    where it has no parent), and each part's sentences in turn."""
+    documents: dict[int | None, int] = {}
+    where: dict[int, tuple[int, int]] = {}
+    for index, chunk in chunks:
+        documents.setdefault(chunk.document_id, len(documents))
+        stored = chunk.parent_id if chunk.parent_id is not None else \
+            int(chunk.chunk_id) if chunk.chunk_id.isdigit() else index
+        where[index] = (documents[chunk.document_id], stored)
+    return lambda c: (*where.get(c.chunk_index, (len(documents), c.chunk_index)), c.chunk_index, c.position)
+
+
 class ExtractiveAnswerer:
     """Never writes a claim of its own: every sentence is copied from the evidence and cited."""
 
@@ -924,13 +941,17 @@ class ExtractiveAnswerer:
         per_part: list[list[_Candidate]] = []
         seen: set[str] = set()
         for index, chunk in chunks:
-            per_part.append(list(self._sentences(index, chunk, seen)))
+            sentences = self._sentences(index, chunk, seen)
+            # A line of running text that ends no sentence (a title, "Updated 10 September 2025", a byline) labels the
+            # part rather than saying something of it; it is quoted only when the part has nothing else.
+            said = [c for c in sentences if c.row or c.item or _ENDS_SENTENCE.search(c.text)]
+            per_part.append(said or sentences)
         picked: list[_Candidate] = []
         for rank in range(3):
             for part in per_part:
                 if rank < len(part) and len(picked) < self.summary_sentences:
                     picked.append(part[rank])
-        picked.sort(key=lambda c: (c.chunk_index, c.position))
+        picked.sort(key=_reading_order(chunks))
         return "\n".join(f"- {_cited(c.text, c.chunk_index)}" for c in picked)
 
     # ------------------------------------------------------------------ helpers

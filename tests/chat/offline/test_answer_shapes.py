@@ -1,6 +1,7 @@
 """The offline answer without padding, and shaped by the question: comparison, how-to steps, summary."""
 from __future__ import annotations
 
+from dataclasses import replace
 from types import MappingProxyType
 
 import pytest
@@ -127,6 +128,21 @@ def test_a_summary_of_a_named_document_quotes_that_document_and_not_its_neighbou
                                       shape=AnswerShape.SUMMARY)
     assert "30 秒" in answer and "回调日志" in answer and "T+1" in answer
     assert "磁盘" not in answer and "[2]" not in answer
+
+
+def test_a_summary_reads_in_the_order_of_the_document_not_of_the_ranking():
+    first, second, third = (replace(part, parent_id=n) for n, part in enumerate((TIMEOUT, CALLBACK, DUPLICATE), 1))
+    answer = ExtractiveAnswerer().run(question="总结一下支付失败排查手册", chunks=[third, first, second],
+                                      shape=AnswerShape.SUMMARY)
+    assert answer.index("30 秒") < answer.index("回调日志") < answer.index("T+1")
+
+
+def test_a_summary_skips_the_lines_that_only_label_a_part():
+    opening = chunk("o", "BrightHome Returns and Refunds\nUpdated 10 September 2025\n\n"
+                         "Most items can be returned within 30 days. Refunds take 5 business days.",
+                    title="brighthome-returns-faq")
+    answer = ExtractiveAnswerer().run(question="Summarise the returns FAQ", chunks=[opening], shape=AnswerShape.SUMMARY)
+    assert "within 30 days" in answer and "Updated" not in answer and "BrightHome Returns and Refunds" not in answer
 
 
 def test_a_passage_belongs_to_the_side_its_section_names_and_is_quoted_once():
