@@ -161,6 +161,8 @@ def _table(table, builder: TextBuilder) -> None:
 
 def _heading_level(paragraph) -> int | None:
     style = (paragraph.style.name or "").lower() if paragraph.style is not None else ""
+    if style in ("title", "标题"):  # the document's title (Word's Title style): its outermost heading
+        return 1
     found = re.search(r"heading\s*(\d)", style) or re.search(r"标题\s*(\d)", style)
     return int(found.group(1)) if found else None
 

@@ -43,6 +43,15 @@ def test_docx_headings_become_markdown():
     assert "段落内容。" in text
 
 
+def test_a_docx_title_paragraph_is_the_outermost_heading():
+    document = docx.Document()
+    document.add_heading("差旅管理办法", level=0)  # Word's Title style
+    document.add_paragraph("本办法适用于全体员工。")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    assert parse_document(buffer.getvalue(), "docx").splitlines()[0] == "# 差旅管理办法"
+
+
 def test_a_pdf_without_text_fails_clearly():
     writer = PdfWriter()
     writer.add_blank_page(width=200, height=200)
