@@ -191,6 +191,11 @@ def _opening_word(run: str, lexicon: Lexicon) -> str:
     return next((run[:k] for k in range(len(run), 1, -1) if lexicon.english_for(run[:k])), "")
 
 
+# Words that lead into a question without being part of it ("那后厨…", "请问后厨…"): jieba may glue them to the
+# question's first characters (那后 is one of its words), which then never start the run of single characters.
+_LEAD_IN = re.compile(r"^(?:那么|那|还有|另外|然后|请问|再问一下)[，,、\s]*(?=\S\S)")
+
+
 def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
     """The words of `text` that name a thing: nouns of two or more characters, Latin content words of three letters
     or more, and the run of single characters the question opens with when jieba could not join them and one is a
@@ -204,7 +209,7 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
 
     found: list[str] = []
     run: list[tuple[str, str]] = []  # single characters from the question's start on
-    cut = list(jieba.posseg.cut(text.strip()))
+    cut = list(jieba.posseg.cut(_LEAD_IN.sub("", text.strip()) or text.strip()))
     topic_at = _opening(cut)
     for i, token in enumerate([*cut, None]):
         word = token.word.strip().lower() if token is not None else ""

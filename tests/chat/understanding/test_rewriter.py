@@ -106,10 +106,10 @@ VPN_ANSWER = "- Error 809 means the network you are on blocks the VPN ports. Swi
 # A verbal noun as the question's topic (工资), a shortened word jieba cuts into single characters (餐补), and a
 # verb that opens the question as its topic (退款, which jieba tags as a verb).
 # An abbreviation jieba tags as one (社保) names its subject too, and so does the word after a leading date (诊所, also
-# tagged as a verb).
+# tagged as a verb) or after a lead-in word jieba glues to it (那后 / 厨: 后厨).
 @pytest.mark.parametrize("message", ["Who is the CEO of the company?", "公司有健身房吗？", "工资几号发？",
                                      "餐补多少钱？", "退款多久到账？", "社保怎么交？", "2月15日诊所几点开诊？",
-                                     "明天食堂几点开门？"])
+                                     "明天食堂几点开门？", "那后厨洗手要洗多少秒？"])
 def test_a_short_question_that_names_a_new_subject_starts_afresh(message):
     context = _context(question="How do I fix VPN error 809?", answer=VPN_ANSWER, sources=(SourceRef(3, VPN),),
                        sections=())
