@@ -627,6 +627,16 @@ def _side_clauses(text: str, side: int, sides: Sequence[str]) -> str:
     return joined
 
 
+def _also_about(side: int, sides: Sequence[str], per_side: Sequence[Sequence[_Candidate]]) -> list[_Candidate]:
+    """What the other sides quoted that says more than half of `sides[side]`'s words, its own ones (those no other side
+    has) among them: a table row or a sentence that states both sides ("…食品中心温度≥70℃，禽肉类中心温度≥75℃")
+    answers this side too, rather than the side being told nothing was found."""
+    said = [terms(s) for s in sides]
+    own = {t: w for t, w in said[side].items() if not any(t in other for j, other in enumerate(said) if j != side)}
+    return [c for k, picked in enumerate(per_side) if k != side for c in picked
+            if overlap(own, c.text) > 0 and overlap(said[side], c.text) > 0.5]
+
+
 def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
                 chunks: Sequence[tuple[int, ScoredChunk]], limit: int) -> list[_Candidate]:
     """Adds, when the question asks a kind of value (`chat.value_kinds`: how heavy, when, how long…) and no quoted
@@ -847,13 +857,17 @@ class ExtractiveAnswerer:
             fit = named if max(named) >= 0.5 else [overlap(terms(side), c.searchable_text) for side in sides]
             owners[i] = {k for k, f in enumerate(fit) if f >= 0.5 and f >= max(fit) - 1e-9}
         quoted: set[str] = set()
-        sections = []
+        per_side: list[list[_Candidate]] = []
         for k, side in enumerate(sides):
             own = [(i, c) for i, c in enumerate(chunks, start=1) if k in owners[i]]
             # A table row's cells are not clauses: it stays whole.
             picked = [c if c.row else replace(c, text=_side_clauses(c.text, k, sides))
                       for c in self._best(side, own, max(2, self.max_sentences // 2), exclude=quoted)]
             quoted.update(_key(c.text) for c in picked)
+            per_side.append(picked)
+        sections = []
+        for k, side in enumerate(sides):
+            picked = per_side[k] or _also_about(k, sides, per_side)
             lines = [f"- {_cited(text, index)}" for text, index in _passages(picked)]
             if not lines:
                 lines = [f"- 知识库中没有找到关于“{side}”的内容。" if zh else

@@ -65,6 +65,16 @@ def test_a_sentence_stating_both_sides_in_clauses_of_their_own_gives_each_side_i
     assert "五、六年级每天不超过60分钟。[1]" in second and "没有找到" not in second
 
 
+def test_a_table_row_stating_both_sides_is_quoted_for_each():
+    sheet = chunk("s", "| 编号 | 控制要求 |\n|---|---|\n| FS-06 | 食品中心温度≥70℃，禽肉类中心温度≥75℃ |",
+                  title="后厨食品安全规范", context="后厨食品安全规范 › 操作规范")
+    sides = ("禽肉 加热中心温度要求", "一般食品 加热中心温度要求")
+    answer = ExtractiveAnswerer().run(question="禽肉和一般食品的加热中心温度要求有什么区别？", chunks=[sheet],
+                                      shape=AnswerShape.COMPARISON, sides=sides)
+    first, second = answer.split("**一般食品 加热中心温度要求**")
+    assert "≥75℃" in first and "≥70℃" in second and "没有找到" not in answer
+
+
 def test_how_to_lists_the_sources_steps_in_order_with_their_numbers():
     answer = ExtractiveAnswerer().run(question="扣款无回调怎么排查？", chunks=[TIMEOUT, CALLBACK],
                                       shape=AnswerShape.STEPS)
