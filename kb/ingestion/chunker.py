@@ -18,8 +18,10 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+\S.*$", re.MULTILINE)
 # whitespace; and line breaks, which end list items and headings.
 # Deliberately not chat/citations.split_sentences: chunks need offsets into the source, quotes stay with their
 # sentence, and any change here moves the chunk boundaries of every ingested document.
-_SENTENCE_END = re.compile(r"[。！？；!?;…]+[”’\"』」）)]*|[.!?]+[\"')\]]*(?=\s)|\n+")
-_SOFT_BREAK = re.compile(r"[，,、：:\s]")
+# An ASCII semicolon ends no sentence: it joins the cells of a spreadsheet row ("编号: FS-12; 环节: 洗手"), which a
+# piece must never split, and an English sentence's clauses, which an over-long sentence is cut at like a comma.
+_SENTENCE_END = re.compile(r"[。！？；!?…]+[”’\"』」）)]*|[.!?]+[\"')\]]*(?=\s)|\n+")
+_SOFT_BREAK = re.compile(r"[，,、：:;\s]")
 _HEADING_MARK = re.compile(r"^[ \t]*(#{1,6})[ \t]+")
 _NON_WORD = re.compile(r"[\W_]+")
 CONTEXT_SEPARATOR = " › "

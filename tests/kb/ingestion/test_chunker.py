@@ -131,3 +131,13 @@ def test_an_faq_question_line_starts_the_piece_its_answer_is_in():
     assert len(pieces) > 10
     for piece in pieces:
         assert not piece.rstrip().endswith("?"), piece
+
+
+def test_a_spreadsheet_row_is_never_split_between_pieces():
+    rows = "\n".join(f"编号: FS-{n:02d}; 环节: 第{n}道工序; 控制要求: 温度保持在{n}℃以下，每班记录一次; 负责人: 厨师长"
+                     for n in range(1, 30))
+    parents = TextChunker(parent_chars=400, child_chars=120).split(rows, title="食品安全规范")
+    pieces = [p.content for p in parents] + [c.content for p in parents for c in p.children]
+    for piece in pieces:
+        for line in piece.splitlines():
+            assert line.startswith("编号: FS-") and line.endswith("负责人: 厨师长"), line
