@@ -44,6 +44,21 @@ def ingest_tiny_kb() -> dict[str, int]:
     return ids
 
 
+def ingest_new_base(name: str, *, title: str, text: str, domain: str):
+    """A new knowledge base holding one ingested document, over emptied vector and BM25 stores; returns the base."""
+    from docmind.backends import get_embedder
+    from docmind.indexes.stores import get_lexical_index, get_vector_store
+    from kb import services
+    from kb.ingestion.worker import process_pending_documents
+
+    get_vector_store().reset(embedder_name=get_embedder().name, dim=get_embedder().dim)
+    get_lexical_index().reset()
+    base = services.kb_create(name=name)
+    services.document_ingest_text(title=title, text=text, domain=domain, kb=base)
+    process_pending_documents()
+    return base
+
+
 def collect(events: Iterable[ChatEvent]) -> list[ChatEvent]:
     return list(events)
 

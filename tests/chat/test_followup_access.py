@@ -9,7 +9,7 @@ import pytest
 from chat.pipeline import ChatPipeline
 from kb import services
 from kb.models import KbAccess
-from tests.chat.chat_helpers import by_type
+from tests.chat.chat_helpers import by_type, ingest_new_base
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -22,16 +22,8 @@ TEXT = (f"# {TITLE}\n## 一、支付超时\n支付超时三十秒后自动重试
 def ops(member):
     from django.core.cache import cache
 
-    from docmind.backends import get_embedder
-    from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from kb.ingestion.worker import process_pending_documents
-
     cache.clear()
-    get_vector_store().reset(embedder_name=get_embedder().name, dim=get_embedder().dim)
-    get_lexical_index().reset()
-    base = services.kb_create(name="Ops")
-    services.document_ingest_text(title=TITLE, text=TEXT, domain="payment", kb=base)
-    process_pending_documents()
+    base = ingest_new_base("Ops", title=TITLE, text=TEXT, domain="payment")
     services.kb_grant(kb=base, user=member, access=KbAccess.READ)
     yield base
     cache.clear()

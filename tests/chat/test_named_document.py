@@ -9,7 +9,7 @@ import pytest
 from chat.pipeline import ChatPipeline
 from kb import services
 from kb.models import KbAccess
-from tests.chat.chat_helpers import BEARS_TITLE, by_type, ingest_tiny_kb
+from tests.chat.chat_helpers import BEARS_TITLE, by_type, ingest_new_base, ingest_tiny_kb
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
@@ -46,15 +46,7 @@ def test_a_question_naming_a_document_without_asking_for_a_summary_is_searched(m
 
 
 def test_a_document_the_asker_may_only_view_is_not_read_whole(member):
-    from docmind.backends import get_embedder
-    from docmind.indexes.stores import get_lexical_index, get_vector_store
-    from kb.ingestion.worker import process_pending_documents
-
-    get_vector_store().reset(embedder_name=get_embedder().name, dim=get_embedder().dim)
-    get_lexical_index().reset()
-    base = services.kb_create(name="Ops")
-    services.document_ingest_text(title=TITLE, text=TEXT, domain="payment", kb=base)
-    process_pending_documents()
+    base = ingest_new_base("Ops", title=TITLE, text=TEXT, domain="payment")
     services.kb_grant(kb=base, user=member, access=KbAccess.VIEW)
     assert by_type(ask(member, f"总结一下{TITLE}"), "routing").data["mode"] != "SELECTED_DOC"
     services.kb_grant(kb=base, user=member, access=KbAccess.READ)
