@@ -11,8 +11,9 @@ from kb.ingestion.parsers.tables import markdown_row, row_groups, separator
 # Characters written without spaces between them: CJK ideographs, kana, hangul and full-width punctuation.
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _SENTENCE_END = re.compile(r"[。！？；：.!?;:…」』”）)]$")
-# A line opening with a bullet or an item number ("1.", "2、", "(3)", "（四）") starts a list item of its own.
-_LIST_ITEM = re.compile(r"^\s*(?:[•·▪◦●○■□]|\d{1,3}[.)、](?!\d)|[(（][0-9一二三四五六七八九十]{1,3}[)）])")
+# A line opening with a bullet or an item number ("1.", "2、", "(3)", "（四）") starts a list item of its own; a number
+# and stop alone on the line ("400.") end the sentence the line before wrapped.
+_LIST_ITEM = re.compile(r"^\s*(?:[•·▪◦●○■□]|\d{1,3}[.)、](?!\d)(?=\s*\S)|[(（][0-9一二三四五六七八九十]{1,3}[)）])")
 # A gutter narrower than this share of the body font size is a word space, not a column gap.
 _MIN_GUTTER_EMS = 1.5
 # Rows whose left pieces are this short against the page's text width are a key/value list, not columns.
@@ -134,9 +135,19 @@ def _piece(words: list[dict]) -> Piece:
     for before, after in zip(words, words[1:], strict=False):
         both_cjk = is_cjk(before["text"][-1]) and is_cjk(after["text"][0])
         text += ("" if both_cjk else " ") + after["text"]
-    sizes = [w.get("size", 0.0) or 0.0 for w in words]
     return Piece(text, min(w["x0"] for w in words), min(w["top"] for w in words),
-                 max(w["x1"] for w in words), max(w["bottom"] for w in words), max(sizes))
+                 max(w["x1"] for w in words), max(w["bottom"] for w in words), _line_size(words))
+
+
+def _line_size(words: list[dict]) -> float:
+    """The type size of most of a line's characters (sizes within half a point together): a larger bullet glyph or
+    symbol in a body line ("• First loss …", the bullet set a size up) does not make the line a heading."""
+    sizes = [(word.get("size", 0.0) or 0.0, len(word["text"])) for word in words]
+    weights: dict[float, int] = {}
+    for size, chars in sizes:
+        weights[round(size * 2) / 2] = weights.get(round(size * 2) / 2, 0) + chars
+    usual = max(weights, key=lambda rounded: (weights[rounded], rounded))
+    return max(size for size, _ in sizes if round(size * 2) / 2 == usual)
 
 
 def reading_order(items: list[Piece | TableItem], body_size: float, depth: int = 0) -> list[Piece | TableItem]:

@@ -165,6 +165,25 @@ def prose_pdf() -> bytes:
     return buffer.getvalue()
 
 
+def bulleted_pdf() -> bytes:
+    """A section of bullets whose bullet glyph is set a size larger than their text, as reportlab and word processors
+    do, one bullet's amount wrapped alone onto its second line ("capped at USD" / "400.")."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import ParagraphStyle, getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    buffer = io.BytesIO()
+    styles = getSampleStyleSheet()
+    bullet = ParagraphStyle("bullet", parent=styles["Normal"], fontSize=10, leftIndent=18, bulletFontSize=12)
+    story = [Paragraph("4. Loss and theft", styles["Heading2"]),
+             Paragraph("A lost device must be reported within 24 hours.", styles["Normal"]),
+             Paragraph("First loss within any 3-year period: no charge to the employee.", bullet, bulletText="•"),
+             Paragraph("Second loss within 3 years: the employee pays 25%, capped at USD<br/>400.", bullet,
+                       bulletText="•")]
+    SimpleDocTemplate(buffer, pagesize=A4).build(story)
+    return buffer.getvalue()
+
+
 def scanned_pdf() -> bytes:
     """One page holding only a picture (of nothing): what a scanner produces, without a text layer."""
     from PIL import Image

@@ -4,7 +4,7 @@ import pytest
 
 from kb.ingestion.parsers import ParseError, ParseLimits, parse_located
 from kb.ingestion.parsers.pdf_layout import join_gap
-from tests.kb.ingestion.files import blank_pdf, password_pdf, scanned_pdf, two_column_pdf
+from tests.kb.ingestion.files import blank_pdf, bulleted_pdf, password_pdf, scanned_pdf, two_column_pdf
 
 
 @pytest.fixture(scope="module")
@@ -46,6 +46,13 @@ def test_each_line_records_its_page_and_box(parsed):
     assert x0 == pytest.approx(50, abs=1) and top < 842 - 760 < bottom and x1 > x0
     assert location_of("备份策略")["boxes"][0][0] == pytest.approx(320, abs=1)
     assert location_of("| 基础版")["page"] == 2
+
+
+def test_a_bullet_set_larger_than_its_text_is_no_heading_and_a_wrapped_amount_stays_in_its_sentence():
+    text = parse_located(bulleted_pdf(), "pdf").text
+    assert "## 4. Loss and theft" in text
+    assert "## •" not in text and "• First loss within any 3-year period: no charge to the employee." in text
+    assert "capped at USD 400." in text
 
 
 def test_a_password_protected_pdf_is_refused_with_that_reason():
