@@ -75,8 +75,13 @@ KINDS: tuple[ValueKind, ...] = (
                          r"当[天日月年]|(?<=[\u4e00-\u9fff])(?:以|之)?[前后内](?![\u4e00-\u9fff])|"
                          r"(?<=[\u4e00-\u9fff])(?:以|之)?[前后内](?=的|起|开始|可|须|需|应|即|方可|才)|期间|届时|节假日|工作日|"
                          rf"\b(?:{_MONTHS}|{_WEEKDAYS})\b|\b\d{{4}}\b|"
-                         r"\b(?:before|after|within|by|until|from|during|each|every|end|start|beginning|once|"
-                         r"today|tomorrow|weekly|monthly|yearly|annually|quarterly|daily|day|week|month|quarter|year)\b",
+                         # A preposition says when only of a time after it ("within 30 days", "by Friday", "from
+                         # 1 May"): "supported from 5.0" names a version.
+                         r"\b(?:before|after|within|by|until|from|during|end of|start of|beginning of)\s+"
+                         r"(?:the\s+|each\s+|every\s+|next\s+|\d+\s+)?(?:\d+(?![.,]\d)|"
+                         rf"(?:{_MONTHS}|{_WEEKDAYS})\b|(?:today|tomorrow|noon|midnight|day|week|month|quarter|year)s?\b)|"
+                         r"\b(?:each|every|once|today|tomorrow|weekly|monthly|yearly|annually|quarterly|daily|day|week|"
+                         r"month|quarter|year)\b",
                          re.I)),
     # Where something is: a web or network address (a link, a host, an IP), an e-mail address or a street address.
     # After the date: "When do share links expire?" asks when.

@@ -49,6 +49,7 @@ def test_a_question_that_does_not_say_which_kind_asks_for_none(question):
     ("年终奖什么时候发？", "年终奖于次年3月随工资发放。"),
     ("什么时候可以申请远程办公？", "转正后的员工每周最多可以远程办公2天。"),
     ("When is the commission paid?", "Commission is paid in the month after each quarter."),
+    ("When must the claim be filed?", "File the claim within 30 days."), ("When is rent due?", "Pay by Friday."),
     ("几点上班？", "上午9:30前到岗。"),
     ("AC-300定价多少", "AC-300首发定价为1999元。"),
     ("How much does the filter cost?", "The F300 filter is 199 CNY."),
@@ -74,6 +75,8 @@ def test_a_value_of_the_kind_asked_is_stated_in_either_language_and_numeral(ques
     ("年终奖什么时候发？", "年终奖系数：S级2.0，A级1.5，B级1.0。"),
     ("试用期多长？", "试用期员工不参加当期考核。"),
     ("How heavy is the AC-500?", "The AC-500 adds a 4.3-inch touch display."),
+    # A preposition before a version number is not a time.
+    ("When was Atlas CRM 5.2 released?", "A direct upgrade to 5.2 is supported from 5.0 and 5.1 only."),
     ("三季度卖了多少台？", "三季度退货率为2.3%。"),
     ("售后客服电话是多少？", "邮件在1个工作日内回复。"),
     ("What is the AC-500 price?", "Its price will be announced at launch."),
