@@ -617,37 +617,41 @@ def _similarity(question: np.ndarray, sentences: np.ndarray, zh: bool, means: La
 _CLAUSE_END = re.compile(r"(?<=[；;])\s*")
 
 
-def _side_clauses(text: str, side: int, sides: Sequence[str]) -> str:
-    """The clauses of `text` about `sides[side]` when `text` states other sides in clauses of their own
-    ("三、四年级每天不超过45分钟；五、六年级每天不超过60分钟。" for 三四年级: its first clause, and the second
-    for 五六年级, so that each side quotes what it says); `text` otherwise. A clause is about the side whose own
-    words (those no other side has) it says most of; a clause about no side stays with every side."""
-    clauses = [c for c in _CLAUSE_END.split(text) if c.strip()]
-    if len(clauses) < 2:
-        return text
+def _side_words(sides: Sequence[str]) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
+    """Each side's terms, and its own ones: those no other side has ("三四" of 三四年级 beside 五六年级)."""
     said = [terms(s) for s in sides]
     own = [{t: w for t, w in words.items() if not any(t in other for j, other in enumerate(said) if j != i)}
            for i, words in enumerate(said)]
+    return said, own
+
+
+def _side_clauses(text: str, side: int, own: Sequence[dict[str, float]]) -> str:
+    """The clauses of `text` about side `side` when `text` states other sides in clauses of their own
+    ("三、四年级每天不超过45分钟；五、六年级每天不超过60分钟。" for 三四年级: its first clause, and the second
+    for 五六年级, so that each side quotes what it says); `text` otherwise. A clause is about the side whose own
+    words (`own`, see `_side_words`) it says most of; a clause about no side stays with every side."""
+    clauses = [c for c in _CLAUSE_END.split(text) if c.strip()]
+    if len(clauses) < 2:
+        return text
     fits = [[overlap(words, clause) for words in own] for clause in clauses]
     if not any(max(fit) > 0 and fit[side] < max(fit) for fit in fits):
         return text  # no clause is about another side
+    if not any(fit[side] > 0 and fit[side] >= max(fit) for fit in fits):
+        return text  # no clause is about this side
     kept = [clause for clause, fit in zip(clauses, fits, strict=True) if fit[side] >= max(fit)]
-    if not kept or all(max(fit) == 0 for clause, fit in zip(clauses, fits, strict=True) if clause in kept):
-        return text
     joined = ("" if is_chinese(text) else " ").join(clause.strip() for clause in kept)
     if joined.endswith(("；", ";")):
         joined = joined[:-1] + ("。" if joined.endswith("；") else ".")
     return joined
 
 
-def _also_about(side: int, sides: Sequence[str], per_side: Sequence[Sequence[_Candidate]]) -> list[_Candidate]:
-    """What the other sides quoted that says more than half of `sides[side]`'s words, its own ones (those no other side
-    has) among them: a table row or a sentence that states both sides ("…食品中心温度≥70℃，禽肉类中心温度≥75℃")
-    answers this side too, rather than the side being told nothing was found."""
-    said = [terms(s) for s in sides]
-    own = {t: w for t, w in said[side].items() if not any(t in other for j, other in enumerate(said) if j != side)}
+def _also_about(side: int, said: Sequence[dict[str, float]], own: Sequence[dict[str, float]],
+                per_side: Sequence[Sequence[_Candidate]]) -> list[_Candidate]:
+    """What the other sides quoted that says more than half of side `side`'s words (`said`), its own ones (`own`,
+    see `_side_words`) among them: a table row or a sentence that states both sides ("…食品中心温度≥70℃，禽肉类中心
+    温度≥75℃") answers this side too, rather than the side being told nothing was found."""
     return [c for k, picked in enumerate(per_side) if k != side for c in picked
-            if overlap(own, c.text) > 0 and overlap(said[side], c.text) > 0.5]
+            if overlap(own[side], c.text) > 0 and overlap(said[side], c.text) > 0.5]
 
 
 def _with_value(question: str, picked: list[_Candidate], candidates: Sequence[_Candidate],
@@ -869,18 +873,19 @@ class ExtractiveAnswerer:
             named = [overlap(terms(side), named_by(c)) for side in sides]
             fit = named if max(named) >= 0.5 else [overlap(terms(side), c.searchable_text) for side in sides]
             owners[i] = {k for k, f in enumerate(fit) if f >= 0.5 and f >= max(fit) - 1e-9}
+        said, own_words = _side_words(sides)
         quoted: set[str] = set()
         per_side: list[list[_Candidate]] = []
         for k, side in enumerate(sides):
             own = [(i, c) for i, c in enumerate(chunks, start=1) if k in owners[i]]
             # A table row's cells are not clauses: it stays whole.
-            picked = [c if c.row else replace(c, text=_side_clauses(c.text, k, sides))
+            picked = [c if c.row else replace(c, text=_side_clauses(c.text, k, own_words))
                       for c in self._best(side, own, max(2, self.max_sentences // 2), exclude=quoted)]
             quoted.update(_key(c.text) for c in picked)
             per_side.append(picked)
         sections = []
         for k, side in enumerate(sides):
-            picked = per_side[k] or _also_about(k, sides, per_side)
+            picked = per_side[k] or _also_about(k, said, own_words, per_side)
             lines = [f"- {_cited(text, index)}" for text, index in _passages(picked)]
             if not lines:
                 lines = [f"- 知识库中没有找到关于“{side}”的内容。" if zh else
