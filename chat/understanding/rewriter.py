@@ -165,8 +165,9 @@ def _naming(flag: str, first: bool = False) -> bool:
     return flag.startswith("n") or flag in ("j", "eng") or first and flag in ("vn", "an")
 
 
-def _verb_as_topic(cut: Sequence, i: int) -> bool:
-    return i == _opening(cut) and cut[i].flag == "v" and is_content_word(cut[i].word) \
+def _verb_as_topic(cut: Sequence, i: int, opening: int) -> bool:
+    """Whether word `i` is a verb that opens the question (at `opening`, see `_opening`) as its topic."""
+    return i == opening and cut[i].flag == "v" and is_content_word(cut[i].word) \
         and any(t.flag.startswith("v") and t.flag != "vn" for t in cut[i + 1:])
 
 
@@ -229,7 +230,7 @@ def _nouns(text: str, lexicon: Lexicon | None = None) -> list[str]:
                 found.append(opening)
         run = []
         if token is None or len(word) < 2 or word in _NOT_CONTENT \
-                or not (_naming(token.flag, first=i == topic_at) or _verb_as_topic(cut, i)) \
+                or not (_naming(token.flag, first=i == topic_at) or _verb_as_topic(cut, i, topic_at)) \
                 or _UNIT.match(word) and i > 0 and cut[i - 1].flag == "m":
             continue
         if token.flag == "eng" and (len(word) < 3 or not word.isalpha()):
