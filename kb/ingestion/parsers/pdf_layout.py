@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections import Counter
 from dataclasses import dataclass, field
 
 from kb.ingestion.parsers.tables import markdown_row, row_groups, separator
@@ -143,11 +144,15 @@ def _line_size(words: list[dict]) -> float:
     """The type size of most of a line's characters (sizes within half a point together): a larger bullet glyph or
     symbol in a body line ("• First loss …", the bullet set a size up) does not make the line a heading."""
     sizes = [(word.get("size", 0.0) or 0.0, len(word["text"])) for word in words]
-    weights: dict[float, int] = {}
+    weights: Counter[float] = Counter()
     for size, chars in sizes:
-        weights[round(size * 2) / 2] = weights.get(round(size * 2) / 2, 0) + chars
+        weights[_half_point(size)] += chars
     usual = max(weights, key=lambda rounded: (weights[rounded], rounded))
-    return max(size for size, _ in sizes if round(size * 2) / 2 == usual)
+    return max(size for size, _ in sizes if _half_point(size) == usual)
+
+
+def _half_point(size: float) -> float:
+    return round(size * 2) / 2
 
 
 def reading_order(items: list[Piece | TableItem], body_size: float, depth: int = 0) -> list[Piece | TableItem]:
